@@ -1,0 +1,52 @@
+/**
+ * `dispatch generate [--watch]`: regenerates `generated/`, writing only changed files and deleting those no
+ * longer produced. With --watch it runs again whenever a face file or template changes.
+ */
+import { watch } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { writeGenerated } from '../generate/write.js';
+import { buildOutput } from './build.js';
+import { generatorPaths, type GeneratorPaths } from './paths.js';
+
+export function registerGenerate(program: Command): void {
+  program
+    .command('generate')
+    .description('Compile faces/*.yaml into generated/ (types, validators, dispatch and scope tables, client, docs, OpenAPI).')
+    .option('--faces <dir>', 'directory of face files', 'faces')
+    .option('--out <dir>', 'output directory', 'generated')
+    .option('--watch', 'regenerate whenever a face file or template changes')
+    .action(async (options: { faces: string; out: string; watch?: boolean }) => {
+      const paths = generatorPaths(options);
+      const ok = await runOnce(paths);
+      if (!options.watch) {
+        process.exitCode = ok ? 0 : 1;
+        return;
+      }
+      watchAndRun(paths);
+    });
+}
+
+async function runOnce(paths: GeneratorPaths): Promise<boolean> {
+  const started = performance.now();
+  const files = await buildOutput(paths);
+  if (!files) return false;
+  const report = writeGenerated(paths.outDir, files);
+  const ms = Math.round(performance.now() - started);
+  for (const path of report.written) console.log(`  wrote   ${path}`);
+  for (const path of report.deleted) console.log(`  deleted ${path}`);
+  console.log(`${report.written.length} written, ${report.deleted.length} deleted, ${report.unchanged} unchanged in ${ms} ms.`);
+  return true;
+}
+
+function watchAndRun(paths: GeneratorPaths): void {
+  let timer: NodeJS.Timeout | undefined;
+  let running = Promise.resolve(true);
+  const schedule = () => {
+    clearTimeout(timer);
+    // Editors write a file in several steps; wait for them to settle.
+    timer = setTimeout(() => (running = running.then(() => runOnce(paths))), 50);
+  };
+  for (const dir of [paths.facesDir, resolve('templates')]) watch(dir, { recursive: true }, schedule);
+  console.log(`Watching ${paths.facesDir} and templates/ ...`);
+}

@@ -1,0 +1,26 @@
+/**
+ * `dispatch`: the command-line program. Exit codes: 0 ok, 1 diagnostics or stale output, 2 usage.
+ */
+import { Command, CommanderError } from 'commander';
+import { packageVersion } from '../runtime/config.js';
+import { registerCheck } from './check.js';
+import { registerGenerate } from './generate.js';
+import { registerKeys } from './keys.js';
+import { registerServe } from './serve.js';
+
+const program = new Command('dispatch')
+  .description('Unified Dispatch: face files in, typed server, client, docs and OpenAPI out; and the server that runs them.')
+  .version(packageVersion())
+  .showHelpAfterError()
+  .exitOverride();
+registerGenerate(program);
+registerCheck(program);
+registerServe(program);
+registerKeys(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (!(error instanceof CommanderError)) throw error;
+  process.exitCode = error.exitCode === 0 ? 0 : 2;
+}

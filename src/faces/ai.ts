@@ -1,0 +1,23 @@
+/**
+ * The `ai` face. Test keys get the built-in deterministic model for every model name; live keys get the
+ * configured OpenAI-compatible provider, or 503 when none is configured.
+ */
+import type { AiHandlers } from '../../generated/server/types.js';
+import { ApiError } from '../runtime/errors.js';
+
+export const ai: AiHandlers = {
+  async generate(payload, ctx) {
+    const model = ctx.mode === 'test' ? ctx.providers.ai.test : ctx.providers.ai.live;
+    if (!model) throw new ApiError('provider_unavailable', 'No live model provider is configured: set AI_BASE_URL (and AI_API_KEY).');
+    return model.generate({
+      model: payload.model,
+      prompt: payload.prompt,
+      input: payload.input,
+      maxTokens: payload.maxTokens,
+      // Versions before 2026-09-01 send `temperature` at the top level.
+      temperature: payload.sampling?.temperature ?? payload.temperature,
+      topP: payload.sampling?.topP,
+      signal: ctx.signal,
+    });
+  },
+};

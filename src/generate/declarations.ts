@@ -1,0 +1,31 @@
+/**
+ * Turns named JSON Schemas into ts-morph statement structures (an interface for a plain object schema,
+ * a type alias otherwise), and prints a list of structures as one source file in a single batch.
+ */
+import { Project, StructureKind, type StatementStructures } from 'ts-morph';
+import { isObject } from '../spec/json-schema.js';
+import type { JsonSchema } from '../spec/model.js';
+import { docLines, propertySignatures, typeOf, type TypeOptions } from './schema-to-type.js';
+
+const COMBINATORS = ['allOf', 'anyOf', 'oneOf', 'const', 'enum', '$ref'];
+
+export function declaration(name: string, schema: JsonSchema, options: TypeOptions, extraDocs: string[] = []): StatementStructures {
+  const lines = [...extraDocs, ...docLines(schema)];
+  const docs = lines.length ? [lines.join('\n')] : [];
+  const plainObject = schema.type === 'object' && !COMBINATORS.some((k) => k in schema) && !isObject(schema.additionalProperties);
+  if (plainObject) {
+    return { kind: StructureKind.Interface, name, isExported: true, docs, properties: propertySignatures(schema, options) };
+  }
+  return { kind: StructureKind.TypeAlias, name, isExported: true, docs, type: typeOf(schema, options) };
+}
+
+let project: Project | undefined;
+
+/** Prints structures as TypeScript text. One in-memory project serves the whole run. */
+export function printStatements(path: string, statements: StatementStructures[]): string {
+  project ??= new Project({ useInMemoryFileSystem: true });
+  const file = project.createSourceFile(path, { statements }, { overwrite: true });
+  const text = file.getFullText();
+  project.removeSourceFile(file);
+  return text;
+}

@@ -1,0 +1,86 @@
+/**
+ * `generated/server/dispatch.ts` (faces → actions → scope, flags, costs, rate overrides and the validator
+ * of each served version), `platform.ts` (versions, limits, tiers and every error code) and `scopes.ts`
+ * (scope → actions and action → scope). Maps rather than object literals, so that a request naming
+ * `__proto__` or `toString` finds nothing.
+ */
+import type { Action, Catalog, Face } from '../spec/model.js';
+import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+
+export const DISPATCH_PATH = 'server/dispatch.ts';
+export const PLATFORM_PATH = 'server/platform.ts';
+export const SCOPES_PATH = 'server/scopes.ts';
+
+const json = (value: unknown) => JSON.stringify(value);
+const TYPES = '../../src/runtime/dispatch-types.js';
+
+export function emitDispatch(catalog: Catalog): string {
+  const imports = catalog.faces.map((f) => `import * as ${f.name}Validators from './validators/${f.name}.js';`);
+  return [
+    `import type { FaceEntry } from '${TYPES}';`,
+    ...imports,
+    '',
+    '/** Every face and action the server routes to. */',
+    `export const faces: ReadonlyMap<string, FaceEntry> = new Map([`,
+    ...catalog.faces.map((f) => `[${json(f.name)}, ${faceEntry(f)}],`),
+    ']);',
+    '',
+  ].join('\n');
+}
+
+function faceEntry(face: Face): string {
+  const actions = face.actions.map((a) => `[${json(a.name)}, ${actionEntry(face, a)}]`).join(',\n');
+  return `{ name: ${json(face.name)}, rate: ${json(face.rate)}, actions: new Map([${actions}]) }`;
+}
+
+function actionEntry(face: Face, action: Action): string {
+  const versions = action.variants.flatMap((v) => v.versions.map((date) => `[${json(date)}, ${face.name}Validators.${v.validator}]`));
+  return `{
+    id: ${json(action.id)}, face: ${json(face.name)}, name: ${json(action.name)}, scope: ${json(action.scope)},
+    stream: ${action.stream}, atomic: ${action.atomic}, cost: ${json(action.cost)}, emits: ${json(action.emits)},
+    rate: ${json(action.rate)}, versions: new Map([${versions.join(', ')}]),
+  }`;
+}
+
+export function emitPlatform(catalog: Catalog): string {
+  const { platform } = catalog;
+  const errors = [...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)];
+  const data = {
+    versions: platform.versions,
+    latest: platform.latest,
+    limits: platform.limits,
+    tiers: platform.tiers,
+    changelogUrl: platform.changelogUrl,
+    errorDocsUrl: platform.errorDocsUrl,
+  };
+  return [
+    `import type { ErrorDefinition, PlatformData } from '${TYPES}';`,
+    '',
+    '/** Versions, limits and tiers from faces/platform.yaml. */',
+    `export const platform: PlatformData = ${json(data)};`,
+    '',
+    '/** Every error code: the platform\'s own and those declared by faces. */',
+    `export const errors: ReadonlyMap<string, ErrorDefinition> = new Map([`,
+    ...errors.map((e) => `[${json(e.code)}, ${json(e)}],`),
+    ']);',
+    '',
+  ].join('\n');
+}
+
+export function emitScopes(catalog: Catalog): string {
+  const actions = catalog.faces.flatMap((f) => f.actions).sort((a, b) => a.id.localeCompare(b.id));
+  return [
+    `import type { ScopeEntry } from '${TYPES}';`,
+    '',
+    '/** The token scopes of faces/platform.yaml and the actions each one grants. */',
+    `export const scopes: ReadonlyMap<string, ScopeEntry> = new Map([`,
+    ...catalog.platform.scopes.map((s) => `[${json(s.name)}, ${json({ description: s.description, actions: s.actions })}],`),
+    ']);',
+    '',
+    '/** The scope each action requires. */',
+    `export const actionScopes: ReadonlyMap<string, string> = new Map([`,
+    ...actions.map((a) => `[${json(a.id)}, ${json(a.scope)}],`),
+    ']);',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,48 @@
+/**
+ * `generated/server/validators/<face>.js`: ajv standalone validators, one export per distinct payload
+ * schema, so the server never compiles a schema at start. Defaults in the schemas are filled in.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import addFormats from 'ajv-formats';
+import type { Face } from '../spec/model.js';
+
+export const validatorsPath = (face: string) => `server/validators/${face}.js`;
+export const validatorTypesPath = (face: string) => `server/validators/${face}.d.ts`;
+
+export function emitValidators(face: Face): { code: string; types: string } {
+  const ajv = new Ajv2020({
+    strict: true,
+    allErrors: true,
+    useDefaults: true,
+    logger: false,
+    code: { source: true, esm: true, lines: true },
+  });
+  addFormats.default(ajv);
+  const exports: Record<string, string> = {};
+  for (const action of face.actions) {
+    for (const variant of action.variants) {
+      ajv.addSchema(variant.schema, variant.validator);
+      exports[variant.validator] = variant.validator;
+    }
+  }
+  const code = esmImports(standaloneCode.default(ajv, exports));
+  const names = Object.keys(exports);
+  const types = [
+    `import type { ValidateFunction } from 'ajv';`,
+    ...names.map((n) => `export declare const ${n}: ValidateFunction;`),
+    '',
+  ].join('\n');
+  return { code, types };
+}
+
+/** ajv's ESM output still `require`s its runtime helpers; hoist those into imports. */
+function esmImports(code: string): string {
+  const specifiers = new Map<string, string>();
+  const body = code.replace(/require\("([^"]+)"\)/g, (_, spec: string) => {
+    if (!specifiers.has(spec)) specifiers.set(spec, `runtime${specifiers.size}`);
+    return specifiers.get(spec)!;
+  });
+  const imports = [...specifiers].map(([spec, name]) => `import ${name} from ${JSON.stringify(spec.endsWith('.js') ? spec : `${spec}.js`)};`);
+  return [...imports, body.replace(/^"use strict";/, '')].join('\n');
+}

@@ -1,0 +1,51 @@
+/**
+ * The state of one call as it moves through the pipeline stages. Each stage reads what earlier stages
+ * set and adds its own part; a stage that refuses the call throws an ApiError.
+ */
+import type { ValidateFunction } from 'ajv';
+import type { Providers } from '../providers/index.js';
+import type { KeyRecord } from '../store/keys.js';
+import type { Db, Mode } from '../store/schema.js';
+import type { ActionEntry } from './dispatch-types.js';
+import type { KeyCache } from './key-cache.js';
+
+/** The request body, once its shape is checked. */
+export interface Envelope {
+  face: string;
+  action: string;
+  payload: Record<string, unknown>;
+  options: { timeout?: number; idempotencyKey?: string; version?: string; stream?: boolean };
+}
+
+export interface CallState {
+  readonly requestId: string;
+  /** `performance.now()` when the request arrived. */
+  readonly startedAt: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  /** The `{version}` of `POST /{version}/do`, if that path was used. */
+  readonly pathVersion?: string;
+  envelope: Envelope;
+  key?: KeyRecord;
+  mode?: Mode;
+  entityId?: string;
+  apiVersion?: string;
+  action?: ActionEntry;
+  validate?: ValidateFunction;
+  timeoutMs?: number;
+  /** Headers every response to this call carries (Request-Id, X-API-Version, deprecation, ...). */
+  readonly responseHeaders: Record<string, string>;
+}
+
+/** What the stages share across calls. */
+export interface RuntimeDeps {
+  readonly db: Db;
+  readonly providers: Providers;
+  readonly keys: KeyCache;
+}
+
+export type Stage = (call: CallState, deps: RuntimeDeps) => void | Promise<void>;
+
+export function header(call: CallState, name: string): string | undefined {
+  const value = call.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

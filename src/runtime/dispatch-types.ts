@@ -1,0 +1,45 @@
+/**
+ * Shapes of the generated dispatch table (`generated/server/dispatch.ts`, `platform.ts`, `scopes.ts`),
+ * which the runtime executes.
+ */
+import type { ValidateFunction } from 'ajv';
+import type { ApiVersion, FaceError, Limits, RatePolicy, Tier } from '../spec/model.js';
+
+export interface ActionEntry {
+  /** `face.action` */
+  readonly id: string;
+  readonly face: string;
+  readonly name: string;
+  readonly scope: string;
+  readonly stream: boolean;
+  readonly atomic: boolean;
+  readonly cost: { readonly perCall: number; readonly perUnit: Readonly<Record<string, number>> };
+  readonly emits: readonly string[];
+  /** Per-tier overrides for this action. */
+  readonly rate: Readonly<Record<string, RatePolicy>>;
+  /** The payload validator of each version that serves the action. */
+  readonly versions: ReadonlyMap<string, ValidateFunction>;
+}
+
+export interface FaceEntry {
+  readonly name: string;
+  /** Per-tier overrides for the whole face. */
+  readonly rate: Readonly<Record<string, RatePolicy>>;
+  readonly actions: ReadonlyMap<string, ActionEntry>;
+}
+
+export interface PlatformData {
+  readonly versions: readonly ApiVersion[];
+  readonly latest: string;
+  readonly limits: Limits;
+  readonly tiers: readonly Tier[];
+  readonly changelogUrl: string;
+  readonly errorDocsUrl: string;
+}
+
+export type ErrorDefinition = FaceError;
+
+export interface ScopeEntry {
+  readonly description: string;
+  readonly actions: readonly string[];
+}

@@ -1,0 +1,37 @@
+/**
+ * `ApiError`: the one way code reports an error to a caller. Status, type and retryability come from the
+ * generated error table (the platform's codes and those face files declare), so a code means the same
+ * thing everywhere, in the docs included.
+ */
+import { errors } from '../../generated/server/platform.js';
+
+export interface ApiErrorOptions {
+  /** JSON pointer of the offending field, e.g. `/payload/prompt`. */
+  param?: string;
+  details?: Record<string, unknown>;
+  /** Extra response headers, e.g. `Retry-After`. */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly type: string;
+  readonly param?: string;
+  readonly details?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: string, message?: string, options: ApiErrorOptions = {}) {
+    const definition = errors.get(code);
+    if (!definition) throw new Error(`Unknown error code "${code}": declare it in a face file or STANDARD_ERRORS.`);
+    super(message ?? definition.message, { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = definition.status;
+    this.type = definition.type;
+    this.param = options.param;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}

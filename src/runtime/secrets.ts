@@ -1,0 +1,65 @@
+/**
+ * Secrets and ids: prefixed time-sortable ids, random base62 secrets, SHA-256 for high-entropy tokens
+ * (API keys, session tokens) and scrypt for passwords. Every comparison of secrets is constant-time.
+ */
+import { randomBytes, scrypt, createHash, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** `prefix_` + 10 characters of millisecond time + 16 random, Crockford base32 (a ULID): sorts by creation. */
+export function newId(prefix: string): string {
+  let time = Date.now();
+  let head = '';
+  for (let i = 0; i < 10; i++) {
+    head = CROCKFORD[time % 32] + head;
+    time = Math.floor(time / 32);
+  }
+  const random = randomBytes(16);
+  let tail = '';
+  for (let i = 0; i < 16; i++) tail += CROCKFORD[random[i]! % 32];
+  return `${prefix}_${head}${tail}`;
+}
+
+/** Uniformly random base62 text (rejection sampling keeps every character equally likely). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+export function equalSecrets(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const SCRYPT = { N: 16384, r: 8, p: 1, keyLength: 32 } as const;
+
+function scryptAsync(password: string, salt: Buffer, keyLength: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => scrypt(password, salt, keyLength, options, (err, key) => (err ? reject(err) : resolve(key))));
+}
+
+/** `scrypt$N$r$p$salt$hash`, so the cost can be raised later without breaking stored hashes. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(password, salt, SCRYPT.keyLength, SCRYPT);
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64'), key.toString('base64')].join('$');
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64');
+  const key = await scryptAsync(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  return timingSafeEqual(key, expected);
+}
+
+/** A valid hash of a random password: checked against when a user does not exist, so timing reveals nothing. */
+export const DECOY_PASSWORD_HASH = hashPassword(randomBase62(24));

@@ -1,0 +1,125 @@
+/**
+ * The HTTP server: `POST /do` and `POST /{version}/do` run the call pipeline; `/healthz`, `/readyz`,
+ * `/openapi.json` and `/docs/*` serve the rest. Every error, the HTTP layer's own included (bad JSON, wrong
+ * content type, body too large, unknown path), leaves in the error envelope of API.md §4.
+ */
+import { readFileSync } from 'node:fs';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { sql } from 'kysely';
+import { platform } from '../../generated/server/platform.js';
+import type { Providers } from '../providers/index.js';
+import type { Db } from '../store/schema.js';
+import type { CallState, RuntimeDeps } from './call.js';
+import { errorBody, meta } from './envelope.js';
+import { ApiError } from './errors.js';
+import { KeyCache } from './key-cache.js';
+import { runCall } from './pipeline.js';
+import { newId } from './secrets.js';
+import { parseEnvelope } from './stages/parse.js';
+
+export interface ServerOptions {
+  db: Db;
+  providers: Providers;
+  /** How long a key lookup is trusted; bounds how soon a revocation made by another process is seen. */
+  keyCacheTtlMs: number;
+  serverVersion: string;
+  logger?: boolean;
+}
+
+const GENERATED = new URL('../../generated/', import.meta.url);
+
+/** What the HTTP layer reports by its own codes, in the contract's terms. */
+const FASTIFY_ERRORS: Record<string, [code: string, message: string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', `The body is larger than ${platform.limits.bodyBytes} bytes.`],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Send the body as Content-Type: application/json.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'The body is empty; send {face, action, payload}.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_json', 'Content-Length does not match the body.'],
+};
+
+export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const deps: RuntimeDeps = { db: options.db, providers: options.providers, keys: new KeyCache(options.db, options.keyCacheTtlMs) };
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: platform.limits.bodyBytes, return503OnClosing: true });
+  const calls = new WeakMap<FastifyRequest, CallState>();
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      // Refuses `__proto__` and `constructor.prototype` keys rather than silently dropping them.
+      done(null, secureJson.parse(body as string, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (error) {
+      const reason = (error as Error).message.includes('prototype') ? 'it holds a forbidden __proto__ or constructor.prototype key' : 'it is not valid JSON';
+      done(new ApiError('invalid_json', `The body cannot be read: ${reason}.`), undefined);
+    }
+  });
+
+  const sendError = (request: FastifyRequest, reply: FastifyReply, error: ApiError) => {
+    const call = calls.get(request);
+    const requestId = call?.requestId ?? newId('req');
+    const headers = { ...(call?.responseHeaders ?? { 'Request-Id': requestId }), ...error.headers };
+    return reply.code(error.status).headers(headers).send(errorBody(error, meta(requestId, startOf(reply), options.serverVersion)));
+  };
+
+  const handleDo = async (request: FastifyRequest, reply: FastifyReply, pathVersion?: string) => {
+    const requestId = newId('req');
+    const call: CallState = {
+      requestId,
+      startedAt: startOf(reply),
+      headers: request.headers,
+      pathVersion,
+      envelope: undefined as never,
+      responseHeaders: { 'Request-Id': requestId },
+    };
+    calls.set(request, call);
+    call.envelope = parseEnvelope(call, request.body);
+    const data = await runCall(call, deps);
+    return reply.code(200).headers(call.responseHeaders).send({ data, meta: meta(requestId, call.startedAt, options.serverVersion) });
+  };
+
+  app.post('/do', (request, reply) => handleDo(request, reply));
+  app.post<{ Params: { version: string } }>('/:version/do', (request, reply) => handleDo(request, reply, request.params.version));
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await sql`select 1`.execute(options.db);
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', store: 'unreachable' });
+    }
+  });
+  const openapi = readFileSync(new URL('openapi.json', GENERATED), 'utf8');
+  app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(openapi));
+  const docs = generatedDocs();
+  app.get<{ Params: { '*': string } }>('/docs/*', (request, reply) => {
+    const page = docs.get(request.params['*'] || 'index.md');
+    if (page === undefined) throw new ApiError('route_not_found', `No document ${request.url}.`);
+    return reply.type('text/markdown; charset=utf-8').send(page);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(request, reply, new ApiError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}; the API is POST /do.`)),
+  );
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) return sendError(request, reply, error);
+    const known = FASTIFY_ERRORS[(error as FastifyError).code ?? ''];
+    if (known) return sendError(request, reply, new ApiError(known[0], known[1]));
+    const requestId = calls.get(request)?.requestId;
+    console.error(`[${requestId ?? 'no request id'}] internal error:`, error);
+    return sendError(request, reply, new ApiError('internal_error', 'The server failed unexpectedly; quote the request id to support.'));
+  });
+  return app;
+}
+
+/** When fastify started on this request, on the `performance.now()` clock. */
+function startOf(reply: FastifyReply): number {
+  return performance.now() - reply.elapsedTime;
+}
+
+/** The generated markdown documents, by path under docs/ (only files the generator listed). */
+function generatedDocs(): Map<string, string> {
+  const manifest = JSON.parse(readFileSync(new URL('manifest.json', GENERATED), 'utf8')) as { files: string[] };
+  return new Map(
+    manifest.files.filter((f) => f.startsWith('docs/')).map((f) => [f.slice('docs/'.length), readFileSync(new URL(f, GENERATED), 'utf8')]),
+  );
+}

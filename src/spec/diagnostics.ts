@@ -1,0 +1,76 @@
+/**
+ * The one registry of generator diagnostics: each code has a severity, a message template and a doc
+ * anchor. Every diagnostic points at a `file:line:col`, and a run collects them all before stopping.
+ */
+
+export type Severity = 'error' | 'warning';
+
+interface DiagnosticDefinition {
+  severity: Severity;
+  /** Message template; `{name}` is replaced by the argument of that name. */
+  message: string;
+}
+
+export const DIAGNOSTICS = {
+  'yaml-syntax': { severity: 'error', message: 'YAML syntax: {detail}' },
+  'duplicate-key': { severity: 'error', message: 'Key "{key}" appears more than once in this mapping.' },
+  'duplicate-action': { severity: 'error', message: 'Action "{action}" is declared more than once in this face.' },
+  'duplicate-face': { severity: 'error', message: 'Face "{face}" is already declared in {other}.' },
+  'face-name-mismatch': { severity: 'error', message: 'Face "{face}" must live in a file named {expected}.' },
+  'schema-violation': { severity: 'error', message: '{detail}' },
+  'unknown-scope': { severity: 'error', message: 'Scope "{scope}" is not declared in platform.yaml.' },
+  'unknown-tier': { severity: 'error', message: 'Tier "{tier}" is not declared in platform.yaml.' },
+  'unknown-version': { severity: 'error', message: 'Version "{version}" is not declared in platform.yaml.' },
+  'unknown-ref': { severity: 'error', message: 'Reference "{ref}" does not name a schema of this face.' },
+  'invalid-json-schema': { severity: 'error', message: 'The {what} schema is rejected by ajv (strict): {detail}' },
+  'example-mismatch': { severity: 'error', message: 'Example {index} does not match the {what} schema: {detail}' },
+  'invalid-event-name': {
+    severity: 'error',
+    message: 'Event "{event}" must have the form <face>.<action>.<outcome> and start with "{face}.".',
+  },
+  'version-range-empty': { severity: 'error', message: '"until" ({until}) must come after "since" ({since}).' },
+  'breaking-change-notice': {
+    severity: 'error',
+    message: 'Version {version} {change}, a breaking change; it must be announced at least 90 days before {version} ({detail}).',
+  },
+  'no-stable-version': { severity: 'error', message: 'platform.yaml declares no stable version.' },
+  'duplicate-version': { severity: 'error', message: 'Version {version} is declared more than once.' },
+  'duplicate-error-code': { severity: 'error', message: 'Error code "{code}" is already defined {where}.' },
+} as const satisfies Record<string, DiagnosticDefinition>;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTICS;
+
+export interface Diagnostic {
+  code: DiagnosticCode;
+  severity: Severity;
+  message: string;
+  file: string;
+  line: number;
+  col: number;
+}
+
+/** Builds a diagnostic from its registered template. */
+export function diagnostic(
+  code: DiagnosticCode,
+  where: { file: string; line: number; col: number },
+  args: Record<string, string | number> = {},
+): Diagnostic {
+  const def: DiagnosticDefinition = DIAGNOSTICS[code];
+  const message = def.message.replace(/\{(\w+)\}/g, (_, name: string) => String(args[name] ?? `{${name}}`));
+  return { code, severity: def.severity, message, ...where };
+}
+
+export function formatDiagnostic(d: Diagnostic): string {
+  return `${d.file}:${d.line}:${d.col} ${d.severity} ${d.code} ${d.message}`;
+}
+
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error');
+}
+
+/** Orders diagnostics by file and position so output is stable. */
+export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
+  return diagnostics.sort(
+    (a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.code.localeCompare(b.code),
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * The spec pipeline: load → validate (meta-schema) → resolve → lint. Returns the Catalog with every
+ * diagnostic found; a face whose file breaks its meta-schema is reported and left out of the catalogue.
+ */
+import { basename } from 'node:path';
+import { diagnostic, hasErrors, sortDiagnostics, type Diagnostic } from './diagnostics.js';
+import { lintFace, lintPlatform } from './lint.js';
+import { loadSources } from './load.js';
+import type { Catalog, Face } from './model.js';
+import { linkScopes, resolveFace, resolvePlatform } from './resolve.js';
+import { STANDARD_ERRORS } from './standard-errors.js';
+import { validateFace, validatePlatform } from './validate.js';
+
+export interface BuildResult {
+  /** Present when there is no error. */
+  catalog?: Catalog;
+  diagnostics: Diagnostic[];
+}
+
+export function buildCatalog(dir: string, files?: Map<string, string>): BuildResult {
+  const loaded = loadSources(dir, files);
+  const diagnostics = [...loaded.diagnostics];
+  const platformSource = loaded.platform;
+  if (!platformSource || platformSource.value === undefined) return { diagnostics: sortDiagnostics(diagnostics) };
+  const platformProblems = validatePlatform(platformSource);
+  diagnostics.push(...platformProblems);
+  if (platformProblems.length) return { diagnostics: sortDiagnostics(diagnostics) };
+  const platform = resolvePlatform(platformSource);
+  diagnostics.push(...lintPlatform(platform, platformSource));
+
+  const faces: Face[] = [];
+  const errorCodes = new Map(STANDARD_ERRORS.map((e) => [e.code, 'by the platform']));
+  for (const source of loaded.faces) {
+    if (source.value === undefined) continue;
+    const problems = validateFace(source);
+    diagnostics.push(...problems);
+    if (problems.length) continue;
+    const face = resolveFace(source, platform);
+    const other = faces.find((f) => f.name === face.name);
+    if (other) {
+      diagnostics.push(diagnostic('duplicate-face', source.at(['face']), { face: face.name, other: other.file }));
+      continue;
+    }
+    if (basename(source.path) !== `${face.name}.yaml`) {
+      diagnostics.push(diagnostic('face-name-mismatch', source.at(['face']), { face: face.name, expected: `${face.name}.yaml` }));
+    }
+    diagnostics.push(...lintFace(face, source, platform, errorCodes));
+    for (const error of face.errors) if (!errorCodes.has(error.code)) errorCodes.set(error.code, `in ${face.file}`);
+    faces.push(face);
+  }
+  const sorted = sortDiagnostics(diagnostics);
+  return hasErrors(sorted) ? { diagnostics: sorted } : { catalog: linkScopes(platform, faces), diagnostics: sorted };
+}

@@ -1,0 +1,102 @@
+/**
+ * JSON Schema helpers of the face language: property-level `since`/`until` versions, and face-level named
+ * schemas referenced as `#/schemas/<Name>`. `materialize` turns a schema as written into the
+ * self-contained schema one API version validates against.
+ */
+import type { JsonSchema } from './model.js';
+
+export const SCHEMA_REF_PREFIX = '#/schemas/';
+
+/** Keywords whose value is a map of property name → schema. */
+const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs'] as const;
+/** Keywords whose value is a schema. */
+const SCHEMA_VALUES = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'] as const;
+/** Keywords whose value is a list of schemas. */
+const SCHEMA_LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const;
+
+type Path = (string | number)[];
+
+/** Calls `visit` for every subschema (the root included) with its path from the root. */
+export function walkSchema(schema: unknown, visit: (node: JsonSchema, path: Path) => void, path: Path = []): void {
+  if (!isObject(schema)) return;
+  visit(schema, path);
+  for (const key of SCHEMA_MAPS) {
+    const map = schema[key];
+    if (isObject(map)) for (const [name, sub] of Object.entries(map)) walkSchema(sub, visit, [...path, key, name]);
+  }
+  for (const key of SCHEMA_VALUES) walkSchema(schema[key], visit, [...path, key]);
+  for (const key of SCHEMA_LISTS) {
+    const list = schema[key];
+    if (Array.isArray(list)) list.forEach((sub, i) => walkSchema(sub, visit, [...path, key, i]));
+  }
+}
+
+/** True when a property annotated with `since`/`until` exists in `version`. */
+export function presentIn(annotated: { since?: unknown; until?: unknown }, version: string): boolean {
+  const since = typeof annotated.since === 'string' ? annotated.since : undefined;
+  const until = typeof annotated.until === 'string' ? annotated.until : undefined;
+  return (!since || since <= version) && (!until || version < until);
+}
+
+/**
+ * The schema as served in `version`: properties outside their `since`/`until` range removed (and dropped
+ * from `required`), annotations stripped, and `#/schemas/X` references rewritten to `#/$defs/X` with the
+ * referenced named schemas attached.
+ */
+export function materialize(schema: JsonSchema, version: string, named: Record<string, JsonSchema>): JsonSchema {
+  const root = forVersion(schema, version);
+  const defs: Record<string, JsonSchema> = {};
+  const pending = [...refsOf(root)];
+  while (pending.length) {
+    const name = pending.pop()!;
+    if (defs[name] || !named[name]) continue;
+    defs[name] = forVersion(named[name], version);
+    pending.push(...refsOf(defs[name]));
+  }
+  const names = Object.keys(defs).sort();
+  if (names.length) root.$defs = Object.fromEntries(names.map((n) => [n, defs[n]]));
+  return root;
+}
+
+/** Names of the face schemas referenced (directly) by a schema. */
+export function refsOf(schema: unknown): string[] {
+  const names: string[] = [];
+  walkSchema(schema, (node) => {
+    const ref = node.$ref;
+    if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF_PREFIX)) names.push(ref.slice(SCHEMA_REF_PREFIX.length));
+    if (typeof ref === 'string' && ref.startsWith('#/$defs/')) names.push(ref.slice('#/$defs/'.length));
+  });
+  return names;
+}
+
+function forVersion(schema: unknown, version: string): JsonSchema {
+  const copy = structuredClone(schema) as JsonSchema;
+  walkSchema(copy, (node) => {
+    const properties = node.properties;
+    if (isObject(properties)) {
+      const removed = Object.keys(properties).filter((name) => !presentIn(properties[name] as JsonSchema, version));
+      for (const name of removed) delete properties[name];
+      if (Array.isArray(node.required)) {
+        node.required = node.required.filter((name) => !removed.includes(name as string));
+        if ((node.required as unknown[]).length === 0) delete node.required;
+      }
+    }
+    delete node.since;
+    delete node.until;
+    if (typeof node.$ref === 'string' && node.$ref.startsWith(SCHEMA_REF_PREFIX)) {
+      node.$ref = `#/$defs/${node.$ref.slice(SCHEMA_REF_PREFIX.length)}`;
+    }
+  });
+  return copy;
+}
+
+/** JSON with object keys sorted, so equal schemas give equal text. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    isObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
+  );
+}
+
+export function isObject(value: unknown): value is JsonSchema {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,167 @@
+/**
+ * Semantic rules over a resolved face: scopes, tiers and versions that exist, references that resolve,
+ * schemas that ajv (strict) accepts, examples that match them, event names of the right form, and the
+ * 90-day notice for breaking changes. Each rule reports at the node it is about.
+ */
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
+import type { Action, Face, JsonSchema, Platform } from './model.js';
+import type { RawFace } from './resolve.js';
+import type { JsonPath, SourceFile } from './source.js';
+
+const NOTICE_DAYS = 90;
+const DAY_MS = 86_400_000;
+const EVENT_NAME = /^[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*$/;
+
+/** A fresh strict ajv with the formats the runtime validators use. */
+export function strictAjv(options: ConstructorParameters<typeof Ajv2020>[0] = {}): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allErrors: true, logger: false, ...options });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+interface BreakingChange {
+  version: string;
+  change: string;
+  at: JsonPath;
+}
+
+export function lintPlatform(platform: Platform, source: SourceFile): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  if (!platform.versions.some((v) => v.status === 'stable')) out.push(diagnostic('no-stable-version', source.at(['versions'])));
+  const raw = (source.value as { versions: { date: string }[] }).versions;
+  raw.forEach((v, i) => {
+    if (raw.findIndex((o) => o.date === v.date) !== i) out.push(diagnostic('duplicate-version', source.at(['versions', i, 'date']), { version: v.date }));
+  });
+  return out;
+}
+
+export function lintFace(face: Face, source: SourceFile, platform: Platform, otherErrorCodes: Map<string, string>): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const raw = source.value as RawFace;
+  const known = new Set(platform.versions.map((v) => v.date));
+  const tiers = new Set(platform.tiers.map((t) => t.name));
+  const scopes = new Set(platform.scopes.map((s) => s.name));
+  const ajv = strictAjv();
+  const breaking: BreakingChange[] = [];
+  const checkVersion = (version: string | undefined, at: JsonPath) => {
+    if (version !== undefined && !known.has(version)) out.push(diagnostic('unknown-version', source.at(at), { version }));
+  };
+  const checkTiers = (rate: Record<string, unknown> | undefined, at: JsonPath) => {
+    for (const tier of Object.keys(rate ?? {})) {
+      if (!tiers.has(tier)) out.push(diagnostic('unknown-tier', source.at([...at, tier], true), { tier }));
+    }
+  };
+
+  checkVersion(face.since, ['since']);
+  checkTiers(raw.rate, ['rate']);
+  for (const [i, error] of face.errors.entries()) {
+    const where = otherErrorCodes.get(error.code);
+    const at = source.at(['errors', raw.errors!.indexOf(error), 'code']);
+    if (where) out.push(diagnostic('duplicate-error-code', at, { code: error.code, where }));
+    else if (face.errors.findIndex((e) => e.code === error.code) !== i) out.push(diagnostic('duplicate-error-code', at, { code: error.code, where: 'in this face' }));
+  }
+  for (const [name, schema] of Object.entries(raw.schemas ?? {})) {
+    out.push(...annotations(schema, ['schemas', name], source, checkVersion, breaking));
+    out.push(...unknownRefs(schema, ['schemas', name], source, raw));
+  }
+
+  for (const action of face.actions) {
+    const at = (...path: JsonPath) => ['actions', action.name, ...path];
+    const rawAction = raw.actions[action.name]!;
+    if (!scopes.has(action.scope)) out.push(diagnostic('unknown-scope', source.at(at('scope')), { scope: action.scope }));
+    checkVersion(rawAction.since, at('since'));
+    checkVersion(rawAction.until, at('until'));
+    if (action.until && action.until <= action.since) {
+      out.push(diagnostic('version-range-empty', source.at(at('until')), { since: action.since, until: action.until }));
+    }
+    if (action.until) breaking.push({ version: action.until, change: `removes action ${action.id}`, at: at('until') });
+    checkTiers(rawAction.rate, at('rate'));
+    for (const [i, event] of action.emits.entries()) {
+      if (!EVENT_NAME.test(event) || !event.startsWith(`${face.name}.`)) {
+        out.push(diagnostic('invalid-event-name', source.at(at('emits', rawAction.emits!.indexOf(event) ?? i)), { event, face: face.name }));
+      }
+    }
+    out.push(...annotations(action.payload, at('payload'), source, checkVersion, breaking));
+    const badRefs = [...unknownRefs(action.payload, at('payload'), source, raw), ...unknownRefs(action.result, at('result'), source, raw)];
+    out.push(...badRefs);
+    if (badRefs.length === 0) out.push(...schemasAndExamples(action, ajv, source, at));
+  }
+
+  for (const change of breaking) {
+    const version = platform.versions.find((v) => v.date === change.version);
+    if (!version) continue;
+    const announced = version.announced;
+    const days = announced ? Math.floor((Date.parse(version.date) - Date.parse(announced)) / DAY_MS) : undefined;
+    if (days === undefined || days < NOTICE_DAYS) {
+      const detail = announced ? `announced ${announced}, ${days} days before` : 'platform.yaml gives it no "announced" date';
+      out.push(diagnostic('breaking-change-notice', source.at(change.at), { version: version.date, change: change.change, detail }));
+    }
+  }
+  return out;
+}
+
+/** Checks `since`/`until` on properties and records the breaking changes they make. */
+function annotations(
+  schema: JsonSchema,
+  base: JsonPath,
+  source: SourceFile,
+  checkVersion: (v: string | undefined, at: JsonPath) => void,
+  breaking: BreakingChange[],
+): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  walkSchema(schema, (node, path) => {
+    const properties = node.properties;
+    if (!isObject(properties)) return;
+    const required = Array.isArray(node.required) ? node.required : [];
+    for (const [name, property] of Object.entries(properties)) {
+      if (!isObject(property)) continue;
+      const at = [...base, ...path, 'properties', name];
+      const since = typeof property.since === 'string' ? property.since : undefined;
+      const until = typeof property.until === 'string' ? property.until : undefined;
+      checkVersion(since, [...at, 'since']);
+      checkVersion(until, [...at, 'until']);
+      if (since && until && until <= since) out.push(diagnostic('version-range-empty', source.at([...at, 'until']), { since, until }));
+      if (until) breaking.push({ version: until, change: `removes field ${name}`, at: [...at, 'until'] });
+      if (since && required.includes(name)) breaking.push({ version: since, change: `adds required field ${name}`, at: [...at, 'since'] });
+    }
+  });
+  return out;
+}
+
+function unknownRefs(schema: JsonSchema, base: JsonPath, source: SourceFile, raw: RawFace): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  walkSchema(schema, (node, path) => {
+    const ref = node.$ref;
+    if (typeof ref !== 'string') return;
+    const name = ref.startsWith(SCHEMA_REF_PREFIX) ? ref.slice(SCHEMA_REF_PREFIX.length) : undefined;
+    if (!name || !raw.schemas?.[name]) out.push(diagnostic('unknown-ref', source.at([...base, ...path, '$ref']), { ref }));
+  });
+  return out;
+}
+
+function schemasAndExamples(action: Action, ajv: Ajv2020, source: SourceFile, at: (...p: JsonPath) => JsonPath): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const compile = (schema: JsonSchema, what: string, path: JsonPath): ValidateFunction | undefined => {
+    try {
+      return ajv.compile(schema);
+    } catch (error) {
+      out.push(diagnostic('invalid-json-schema', source.at(path), { what, detail: (error as Error).message }));
+      return undefined;
+    }
+  };
+  const payloads = action.variants.map((v) => compile(v.schema, 'payload', at('payload')));
+  const result = compile(action.resultSchema, 'result', at('result'));
+  const latestPayload = payloads.at(-1);
+  action.examples.forEach((example, i) => {
+    for (const [what, validate, value] of [['payload', latestPayload, example.payload], ['result', result, example.result]] as const) {
+      if (validate && !validate(value)) {
+        const detail = ajv.errorsText(validate.errors, { dataVar: what });
+        out.push(diagnostic('example-mismatch', source.at(at('examples', i, what)), { index: i + 1, what, detail }));
+      }
+    }
+  });
+  return out;
+}

@@ -1,0 +1,131 @@
+/**
+ * The resolved catalogue: one sorted, immutable model of the platform and its faces. Emitters read only
+ * this, never raw YAML.
+ */
+
+export type JsonSchema = { [keyword: string]: unknown };
+
+export type VersionStatus = 'stable' | 'deprecated' | 'retired';
+
+export interface ApiVersion {
+  date: string;
+  status: VersionStatus;
+  summary: string;
+  announced?: string;
+  deprecatedAt?: string;
+  sunset?: string;
+}
+
+export interface RatePolicy {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface Tier {
+  name: string;
+  token: RatePolicy;
+  entity: RatePolicy;
+}
+
+export interface Scope {
+  name: string;
+  description: string;
+  /** `face.action` ids requiring this scope, sorted. */
+  actions: string[];
+}
+
+export interface Limits {
+  bodyBytes: number;
+  batchSize: number;
+  timeout: { default: number; max: number };
+}
+
+export interface Platform {
+  scopes: Scope[];
+  tiers: Tier[];
+  /** Sorted oldest first. */
+  versions: ApiVersion[];
+  /** The newest stable version: what a request that names none gets. */
+  latest: string;
+  limits: Limits;
+  changelogUrl: string;
+  errorDocsUrl: string;
+}
+
+export interface FaceError {
+  code: string;
+  status: number;
+  type: string;
+  message: string;
+  retryable: boolean;
+}
+
+export interface Cost {
+  perCall: number;
+  perUnit: Record<string, number>;
+}
+
+export interface Example {
+  title?: string;
+  payload: unknown;
+  result: unknown;
+}
+
+/** The payload schema of an action as it stands in one range of versions. */
+export interface PayloadVariant {
+  /** Versions (dates) served by this variant, oldest first. */
+  versions: string[];
+  /** Stable validator name, e.g. `ai_generate_2026_01_01`. */
+  validator: string;
+  /** Self-contained schema (named schemas under `$defs`), `since`/`until` removed. */
+  schema: JsonSchema;
+}
+
+export interface Action {
+  face: string;
+  name: string;
+  /** `face.action` */
+  id: string;
+  /** PascalCase stem of generated type names, e.g. `AiGenerate`. */
+  typeName: string;
+  summary: string;
+  description?: string;
+  scope: string;
+  since: string;
+  until?: string;
+  stream: boolean;
+  atomic: boolean;
+  cost: Cost;
+  emits: string[];
+  rate: Record<string, RatePolicy>;
+  /** As written, with `since`/`until` annotations and `#/schemas/…` references. */
+  payload: JsonSchema;
+  result: JsonSchema;
+  examples: Example[];
+  /** One entry per distinct payload schema across the versions that serve the action. */
+  variants: PayloadVariant[];
+  /** Self-contained result schema (named schemas under `$defs`). */
+  resultSchema: JsonSchema;
+}
+
+export interface Face {
+  name: string;
+  /** PascalCase name, e.g. `Ai`. */
+  typeName: string;
+  summary: string;
+  description?: string;
+  since: string;
+  file: string;
+  rate: Record<string, RatePolicy>;
+  errors: FaceError[];
+  /** Named schemas, referenced as `#/schemas/<Name>`; sorted by name. */
+  schemas: { name: string; schema: JsonSchema }[];
+  /** Sorted by name. */
+  actions: Action[];
+}
+
+export interface Catalog {
+  platform: Platform;
+  /** Sorted by name. */
+  faces: Face[];
+}

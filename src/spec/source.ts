@@ -1,0 +1,90 @@
+/**
+ * A parsed YAML file that remembers where every node came from, so that any later stage can turn a
+ * JSON path (`['actions', 'generate', 'scope']`) back into a `line:col` for its diagnostics.
+ */
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
+
+export type JsonPath = readonly (string | number)[];
+
+export interface SourceFile {
+  /** Path as shown in diagnostics (relative to the working directory). */
+  readonly path: string;
+  readonly doc: Document.Parsed;
+  readonly value: unknown;
+  /** Position of the node at `path`; of its key when `key` is set; of the deepest existing parent otherwise. */
+  at(path: JsonPath, key?: boolean): { file: string; line: number; col: number };
+}
+
+export function parseSource(path: string, text: string): { source: SourceFile; diagnostics: Diagnostic[] } {
+  const lineCounter = new LineCounter();
+  // Duplicate keys are found below with their positions, so the parser is told to keep them.
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
+  const position = (offset: number) => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { file: path, line, col };
+  };
+  const at = (jsonPath: JsonPath, key = false) => position(locate(doc, jsonPath, key));
+  const diagnostics: Diagnostic[] = [];
+  for (const error of [...doc.errors, ...doc.warnings]) {
+    diagnostics.push(diagnostic('yaml-syntax', position(error.pos[0]), { detail: error.message.split('\n')[0]! }));
+  }
+  if (doc.errors.length === 0) findDuplicateKeys(doc, doc.contents, [], (p, k) => diagnostics.push(duplicate(at, p, k)));
+  const value = doc.errors.length === 0 ? doc.toJS({ maxAliasCount: 1000 }) : undefined;
+  return { source: { path, doc, value, at }, diagnostics };
+}
+
+function duplicate(at: SourceFile['at'], parent: (string | number)[], key: string): Diagnostic {
+  const where = at([...parent, key], true);
+  if (parent.length === 1 && parent[0] === 'actions') {
+    return diagnostic('duplicate-action', where, { action: key });
+  }
+  return diagnostic('duplicate-key', where, { key });
+}
+
+/** Reports every key that occurs twice in one mapping, at the position of the second occurrence. */
+function findDuplicateKeys(
+  doc: Document.Parsed,
+  node: unknown,
+  path: (string | number)[],
+  report: (path: (string | number)[], key: string) => void,
+): void {
+  if (isMap(node)) {
+    const seen = new Set<string>();
+    for (const pair of node.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      if (seen.has(key)) report(path, key);
+      seen.add(key);
+      findDuplicateKeys(doc, pair.value, [...path, key], report);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => findDuplicateKeys(doc, item, [...path, i], report));
+  }
+}
+
+/** Offset of the node at `path`, following aliases; stops at the deepest node that exists. */
+function locate(doc: Document.Parsed, path: JsonPath, key: boolean): number {
+  let node: unknown = doc.contents;
+  let offset = rangeStart(node);
+  for (let i = 0; i < path.length; i++) {
+    if (isAlias(node)) node = node.resolve(doc);
+    const segment = path[i];
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = [...node.items].reverse().find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(segment));
+      if (!pair) return offset;
+      node = key && last ? pair.key : (pair.value ?? pair.key);
+    } else if (isSeq(node) && typeof segment === 'number') {
+      node = node.items[segment];
+      if (node === undefined) return offset;
+    } else {
+      return offset;
+    }
+    offset = rangeStart(node) ?? offset;
+  }
+  return offset;
+}
+
+function rangeStart(node: unknown): number {
+  return (node as Node | null)?.range?.[0] ?? 0;
+}
