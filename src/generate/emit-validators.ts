@@ -36,13 +36,12 @@ export function emitValidators(face: Face): { code: string; types: string } {
   return { code, types };
 }
 
-/** ajv's ESM output still `require`s its runtime helpers; hoist those into imports. */
+/**
+ * ajv's ESM output still `require`s its runtime helpers (CommonJS modules). A local `require` loads them
+ * exactly as ajv expects, whatever ESM-to-CommonJS interop the importer applies.
+ */
 function esmImports(code: string): string {
-  const specifiers = new Map<string, string>();
-  const body = code.replace(/require\("([^"]+)"\)/g, (_, spec: string) => {
-    if (!specifiers.has(spec)) specifiers.set(spec, `runtime${specifiers.size}`);
-    return specifiers.get(spec)!;
-  });
-  const imports = [...specifiers].map(([spec, name]) => `import ${name} from ${JSON.stringify(spec.endsWith('.js') ? spec : `${spec}.js`)};`);
-  return [...imports, body.replace(/^"use strict";/, '')].join('\n');
+  const body = code.replace(/^"use strict";/, '');
+  if (!body.includes('require(')) return body;
+  return [`import { createRequire } from 'node:module';`, 'const require = createRequire(import.meta.url);', body].join('\n');
 }

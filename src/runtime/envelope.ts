@@ -10,7 +10,7 @@ export interface Meta {
   version: string;
 }
 
-export function meta(requestId: string, startedAt: number, serverVersion: string): Meta {
+export function responseMeta(requestId: string, startedAt: number, serverVersion: string): Meta {
   return { timing: Math.round((performance.now() - startedAt) * 100) / 100, requestId, version: serverVersion };
 }
 

@@ -4,6 +4,8 @@
  * content type, body too large, unknown path), leaves in the error envelope of API.md §4.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { sql } from 'kysely';
@@ -11,7 +13,7 @@ import { platform } from '../../generated/server/platform.js';
 import type { Providers } from '../providers/index.js';
 import type { Db } from '../store/schema.js';
 import type { CallState, RuntimeDeps } from './call.js';
-import { errorBody, meta } from './envelope.js';
+import { errorBody, responseMeta } from './envelope.js';
 import { ApiError } from './errors.js';
 import { KeyCache } from './key-cache.js';
 import { runCall } from './pipeline.js';
@@ -27,7 +29,7 @@ export interface ServerOptions {
   logger?: boolean;
 }
 
-const GENERATED = new URL('../../generated/', import.meta.url);
+const GENERATED = fileURLToPath(new URL('../../generated/', import.meta.url));
 
 /** What the HTTP layer reports by its own codes, in the contract's terms. */
 const FASTIFY_ERRORS: Record<string, [code: string, message: string]> = {
@@ -57,7 +59,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     const call = calls.get(request);
     const requestId = call?.requestId ?? newId('req');
     const headers = { ...(call?.responseHeaders ?? { 'Request-Id': requestId }), ...error.headers };
-    return reply.code(error.status).headers(headers).send(errorBody(error, meta(requestId, startOf(reply), options.serverVersion)));
+    return reply.code(error.status).headers(headers).send(errorBody(error, responseMeta(requestId, startOf(reply), options.serverVersion)));
   };
 
   const handleDo = async (request: FastifyRequest, reply: FastifyReply, pathVersion?: string) => {
@@ -73,7 +75,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     calls.set(request, call);
     call.envelope = parseEnvelope(call, request.body);
     const data = await runCall(call, deps);
-    return reply.code(200).headers(call.responseHeaders).send({ data, meta: meta(requestId, call.startedAt, options.serverVersion) });
+    return reply.code(200).headers(call.responseHeaders).send({ data, meta: responseMeta(requestId, call.startedAt, options.serverVersion) });
   };
 
   app.post('/do', (request, reply) => handleDo(request, reply));
@@ -88,7 +90,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       return reply.code(503).send({ status: 'unavailable', store: 'unreachable' });
     }
   });
-  const openapi = readFileSync(new URL('openapi.json', GENERATED), 'utf8');
+  const openapi = readFileSync(join(GENERATED, 'openapi.json'), 'utf8');
   app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(openapi));
   const docs = generatedDocs();
   app.get<{ Params: { '*': string } }>('/docs/*', (request, reply) => {
@@ -118,8 +120,8 @@ function startOf(reply: FastifyReply): number {
 
 /** The generated markdown documents, by path under docs/ (only files the generator listed). */
 function generatedDocs(): Map<string, string> {
-  const manifest = JSON.parse(readFileSync(new URL('manifest.json', GENERATED), 'utf8')) as { files: string[] };
+  const manifest = JSON.parse(readFileSync(join(GENERATED, 'manifest.json'), 'utf8')) as { files: string[] };
   return new Map(
-    manifest.files.filter((f) => f.startsWith('docs/')).map((f) => [f.slice('docs/'.length), readFileSync(new URL(f, GENERATED), 'utf8')]),
+    manifest.files.filter((f) => f.startsWith('docs/')).map((f) => [f.slice('docs/'.length), readFileSync(join(GENERATED, f), 'utf8')]),
   );
 }

@@ -1,0 +1,180 @@
+/**
+ * Markdown building blocks of the docs: escaped tables, code spans, GitHub-style heading anchors, and the
+ * field tables of a JSON Schema (one row per property, nested objects as dot paths, array items as `[]`).
+ */
+import { isObject } from '../spec/json-schema.js';
+import type { JsonSchema } from '../spec/model.js';
+
+/** A markdown table as the `table` partial renders it; every cell is already escaped. */
+export interface TableView {
+  header: string[];
+  rows: string[][];
+}
+
+/** What a field table shows of a schema: its type, its properties, and the named schemas it extends. */
+export interface SchemaView {
+  type: string;
+  table: TableView | null;
+  /** Sentences such as "Has every field of [Key](#key).", for `allOf` members that are references. */
+  includes: string[];
+}
+
+/** Turns a named-schema name into a markdown link (or plain text) for a type column. */
+export type RefLink = (name: string) => string;
+/** Turns a version date into a markdown link to its changelog entry. */
+export type VersionLink = (date: string) => string;
+
+interface FieldRow {
+  field: string;
+  type: string;
+  required: boolean;
+  description: string;
+  since?: string;
+  until?: string;
+}
+
+export function table(header: string[], rows: string[][]): TableView {
+  return { header: header.map(cell), rows: rows.map((row) => row.map(cell)) };
+}
+
+/**
+ * One table cell: a pipe would end the cell (GFM reads `\|` as a pipe, inside code spans too), and a line
+ * break would end the row.
+ */
+export function cell(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|').trim();
+}
+
+/** A code span that survives backticks in its text. */
+export function code(text: string): string {
+  if (!text.includes('`')) return `\`${text}\``;
+  return `\`\` ${text} \`\``;
+}
+
+/** The anchor GitHub (and most renderers) give a heading: lower case, punctuation dropped, spaces to dashes. */
+export function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** Decimal text without exponent notation: prices such as 5e-7 read as 0.0000005. */
+export function decimal(value: number): string {
+  return new Intl.NumberFormat('en-US', { maximumFractionDigits: 20, useGrouping: false }).format(value);
+}
+
+/** Collapses a (possibly multi-line) description into one paragraph. */
+export function oneLine(text: string | undefined): string {
+  return (text ?? '').replace(/\s+/g, ' ').trim();
+}
+
+/** The field table of a schema as written in a face file (`since`/`until` still present). */
+export function schemaView(schema: JsonSchema, ref: RefLink, version: VersionLink): SchemaView {
+  const rows: FieldRow[] = [];
+  const includes: string[] = [];
+  collect(schema, '', rows, includes, ref);
+  if (!rows.length) return { type: typeLabel(schema, ref), table: null, includes };
+  const versioned = rows.some((r) => r.since || r.until);
+  const header = ['Field', 'Type', 'Required', 'Description', ...(versioned ? ['Versions'] : [])];
+  const cells = rows.map((r) => {
+    const row = [code(r.field), r.type, r.required ? 'yes' : 'no', r.description];
+    if (versioned) row.push(versionRange(r.since, r.until, version));
+    return row;
+  });
+  return { type: typeLabel(schema, ref), table: table(header, cells), includes };
+}
+
+/** "since 2026-01-01, until 2026-09-01" with each date linked; empty when neither is set. */
+export function versionRange(since: string | undefined, until: string | undefined, version: VersionLink): string {
+  const parts: string[] = [];
+  if (since) parts.push(`since ${version(since)}`);
+  if (until) parts.push(`until ${version(until)}`);
+  return parts.join(', ');
+}
+
+function collect(schema: JsonSchema, prefix: string, rows: FieldRow[], includes: string[], ref: RefLink): void {
+  if (Array.isArray(schema.allOf)) {
+    for (const member of schema.allOf) {
+      if (!isObject(member)) continue;
+      if (typeof member.$ref === 'string') {
+        const owner = prefix ? `${code(prefix.replace(/\.$/, ''))} has` : 'Has';
+        includes.push(`${owner} every field of ${ref(refName(member.$ref))}.`);
+      } else collect(member, prefix, rows, includes, ref);
+    }
+  }
+  if (!isObject(schema.properties)) return;
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  for (const [name, value] of Object.entries(schema.properties)) {
+    const property = isObject(value) ? value : {};
+    const field = prefix + name;
+    rows.push({
+      field,
+      type: typeLabel(property, ref),
+      required: required.has(name),
+      description: describe(property),
+      since: typeof property.since === 'string' ? property.since : undefined,
+      until: typeof property.until === 'string' ? property.until : undefined,
+    });
+    let inner = property;
+    let path = field;
+    // Arrays of objects list their items' fields under `field[]`.
+    while (isObject(inner.items) && !inner.properties) {
+      inner = inner.items;
+      path += '[]';
+    }
+    if (typeof inner.$ref !== 'string' && (isObject(inner.properties) || Array.isArray(inner.allOf))) {
+      collect(inner, `${path}.`, rows, includes, ref);
+    }
+  }
+}
+
+/** A short, readable type: `string (email)`, `integer[]`, a link for a named schema, unions with "or". */
+export function typeLabel(schema: unknown, ref: RefLink): string {
+  if (!isObject(schema)) return 'any';
+  if (typeof schema.$ref === 'string') return ref(refName(schema.$ref));
+  if ('const' in schema) return code(JSON.stringify(schema.const));
+  if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => code(JSON.stringify(v))).join(', ')}`;
+  const union = (schema.oneOf ?? schema.anyOf) as unknown;
+  if (Array.isArray(union)) return union.map((s) => typeLabel(s, ref)).join(' or ');
+  if (Array.isArray(schema.allOf)) return schema.allOf.map((s) => typeLabel(s, ref)).join(' and ');
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
+  if (!types.length) return schema.properties ? 'object' : 'any';
+  return types
+    .map((type) => {
+      if (type === 'array') return Array.isArray(schema.prefixItems) ? 'tuple' : `${typeLabel(schema.items, ref)}[]`;
+      if (type === 'string' && typeof schema.format === 'string') return `string (${schema.format})`;
+      return type;
+    })
+    .join(' or ');
+}
+
+/** The description, followed by the default and the constraints a caller must meet. */
+function describe(schema: JsonSchema): string {
+  const parts = [oneLine(schema.description as string | undefined)];
+  if (schema.default !== undefined) parts.push(`Default: ${code(JSON.stringify(schema.default))}.`);
+  parts.push(bounds(schema.minimum, schema.exclusiveMinimum, schema.maximum, schema.exclusiveMaximum, ''));
+  parts.push(bounds(schema.minLength, undefined, schema.maxLength, undefined, ' characters'));
+  parts.push(bounds(schema.minItems, undefined, schema.maxItems, undefined, ' items'));
+  if (typeof schema.pattern === 'string') parts.push(`Pattern: ${code(schema.pattern)}.`);
+  return parts.filter(Boolean).join(' ');
+}
+
+/** "From 1 to 100 items.", "At least 1.", "More than 0, at most 1."; empty without bounds. */
+function bounds(min: unknown, exclusiveMin: unknown, max: unknown, exclusiveMax: unknown, unit: string): string {
+  const num = (v: unknown) => (typeof v === 'number' ? decimal(v) : undefined);
+  const [lo, xlo, hi, xhi] = [num(min), num(exclusiveMin), num(max), num(exclusiveMax)];
+  if (lo !== undefined && hi !== undefined) return `From ${lo} to ${hi}${unit}.`;
+  const parts = [
+    lo !== undefined ? `at least ${lo}` : xlo !== undefined ? `more than ${xlo}` : '',
+    hi !== undefined ? `at most ${hi}` : xhi !== undefined ? `less than ${xhi}` : '',
+  ].filter(Boolean);
+  if (!parts.length) return '';
+  const text = parts.join(', ') + unit;
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
+function refName(ref: string): string {
+  return ref.split('/').pop()!;
+}

@@ -1,0 +1,82 @@
+/**
+ * Builds the backends from the environment. Bad settings fail at start-up, naming the variable, rather than
+ * on the first live call.
+ */
+import type { Providers } from './index.js';
+import { openAiCompatibleModel } from './openai-compatible.js';
+import { testTextModel } from './test-model.js';
+
+/**
+ * Reads `AI_BASE_URL`, `AI_API_KEY` and `AI_MODEL_MAP`. Without `AI_BASE_URL` there is no live model, and
+ * live calls answer 503 provider_unavailable.
+ * @throws Error naming the variable when `AI_BASE_URL` or `AI_MODEL_MAP` is invalid.
+ */
+export function createProviders(env: NodeJS.ProcessEnv = process.env): Providers {
+  // Checked even without a live provider, so a typo does not surface only once AI_BASE_URL is set.
+  const modelMap = parseModelMap(env.AI_MODEL_MAP);
+  const baseUrl = env.AI_BASE_URL?.trim();
+  if (!baseUrl) return { ai: { test: testTextModel } };
+  checkBaseUrl(baseUrl);
+  const apiKey = env.AI_API_KEY?.trim();
+  return { ai: { test: testTextModel, live: openAiCompatibleModel({ baseUrl, modelMap, ...(apiKey ? { apiKey } : {}) }) } };
+}
+
+function checkBaseUrl(value: string): void {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    // The value is not echoed: a malformed URL may still carry credentials.
+    throw new Error('AI_BASE_URL is not a valid URL. Example: https://api.openai.com/v1');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new Error(`AI_BASE_URL must be an http or https URL, not ${url.protocol}`);
+  }
+}
+
+/**
+ * Parses `AI_MODEL_MAP`: a JSON object (`{"fast":"gpt-4o-mini"}`) or a comma-separated list
+ * (`fast=gpt-4o-mini,smart=gpt-4o`). Unset or empty means no mapping.
+ * @throws Error naming `AI_MODEL_MAP` when the value is neither.
+ */
+export function parseModelMap(value: string | undefined): Record<string, string> {
+  const text = value?.trim() ?? '';
+  if (text === '') return {};
+  const entries = text.startsWith('{') ? jsonEntries(text) : listEntries(text);
+  const map: Record<string, string> = Object.create(null);
+  for (const [name, target] of entries) {
+    if (name === '' || target === '') throw invalid('model names must not be empty');
+    if (Object.hasOwn(map, name)) throw invalid(`"${name}" appears twice`);
+    map[name] = target;
+  }
+  return map;
+}
+
+function jsonEntries(text: string): Array<[string, string]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw invalid('it starts with "{" but is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw invalid('expected a JSON object');
+  return Object.entries(parsed).map(([name, target]) => {
+    if (typeof target !== 'string') throw invalid(`the value for "${name}" must be a string`);
+    return [name.trim(), target.trim()];
+  });
+}
+
+function listEntries(text: string): Array<[string, string]> {
+  return text
+    .split(',')
+    .filter((pair) => pair.trim() !== '')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) throw invalid(`"${pair.trim()}" is not name=model`);
+      return [pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()];
+    });
+}
+
+function invalid(reason: string): Error {
+  return new Error(`AI_MODEL_MAP is invalid: ${reason}. Use {"fast":"gpt-4o-mini"} or fast=gpt-4o-mini,smart=gpt-4o.`);
+}

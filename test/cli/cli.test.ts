@@ -1,0 +1,73 @@
+/**
+ * The `dispatch` program as a user runs it: exit codes (0 ok, 1 diagnostics or stale output, 2 usage),
+ * the diagnostics it prints, and `keys create --json` on a fresh store.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+function dispatch(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...process.env, ...options.env },
+    encoding: 'utf8',
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A copy of the faces and the generated output, to break without touching the repository. */
+function workspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dispatch-cli-'));
+  cpSync(join(ROOT, 'faces'), join(dir, 'faces'), { recursive: true });
+  cpSync(join(ROOT, 'generated'), join(dir, 'generated'), { recursive: true });
+  return dir;
+}
+
+describe('dispatch', () => {
+  it('check passes on the committed output and fails (1) on a stale file', () => {
+    const dir = workspace();
+    expect(dispatch(['check', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')]).code).toBe(0);
+    writeFileSync(join(dir, 'generated/server/scopes.ts'), '// edited by hand\n');
+    writeFileSync(join(dir, 'generated/leftover.ts'), '');
+    const stale = dispatch(['check', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('stale:   server/scopes.ts');
+    expect(stale.stderr).toContain('extra:   leftover.ts');
+    expect(stale.stderr).toContain('-// edited by hand');
+  }, 60_000);
+
+  it('generate reports every diagnostic with file:line:col and exits 1 without writing', () => {
+    const dir = workspace();
+    const face = join(dir, 'faces/ai.yaml');
+    writeFileSync(face, readFileSync(face, 'utf8').replace('scope: ai:generate', 'scope: ai:gen').replace('[ai.generate.completed]', '[done]'));
+    const result = dispatch(['generate', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], { cwd: dir });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/faces\/ai\.yaml:\d+:\d+ error unknown-scope Scope "ai:gen"/);
+    expect(result.stderr).toMatch(/faces\/ai\.yaml:\d+:\d+ error invalid-event-name/);
+    expect(result.stderr).toContain('2 errors; nothing generated.');
+  }, 60_000);
+
+  it('exits 2 on a usage error', () => {
+    expect(dispatch(['generate', '--no-such-flag']).code).toBe(2);
+    expect(dispatch(['keys', 'create', '--mode', 'staging'], { env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'd-')) } }).code).toBe(2);
+  }, 60_000);
+
+  it('keys create --json prints the new key; keys list shows it', () => {
+    const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'dispatch-keys-')) };
+    const created = dispatch(['keys', 'create', '--mode', 'test', '--scopes', '*', '--entities', '*', '--json'], { env });
+    expect(created.code).toBe(0);
+    const key = JSON.parse(created.stdout) as { id: string; key: string; mode: string; scopes: string[]; entities: string };
+    expect(key).toMatchObject({ mode: 'test', scopes: ['*'], entities: '*' });
+    expect(key.id).toMatch(/^key_/);
+    expect(key.key).toMatch(/^sk_test_[0-9A-Za-z]{40}$/);
+    const listed = dispatch(['keys', 'list'], { env });
+    expect(listed.stdout).toContain(key.id);
+    expect(listed.stdout).not.toContain(key.key);
+    expect(dispatch(['keys', 'revoke', key.id], { env }).code).toBe(0);
+    expect(dispatch(['keys', 'list'], { env }).stdout).not.toContain(key.id);
+  }, 60_000);
+});

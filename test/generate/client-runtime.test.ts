@@ -1,0 +1,203 @@
+/**
+ * The generated client against a local `node:http` server that records what it receives and answers
+ * as each test tells it: the wire format of requests, the success envelope, error envelopes, bodies
+ * that are not envelopes, and failures that produce no answer at all.
+ */
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { API_VERSION, createClient, DispatchClient, DispatchConnectionError, DispatchError } from '../../generated/client/index.js';
+
+interface Received {
+  method: string | undefined;
+  url: string | undefined;
+  headers: IncomingHttpHeaders;
+  body: any;
+}
+
+const KEY = 'sk_test_0123456789abcdefghijklmnopqrstuv';
+const META = { timing: 1.5, requestId: 'req_01TEST', version: '9.9.9' };
+
+let server: Server;
+let baseUrl: string;
+let received: Received[];
+let respond: (res: ServerResponse) => void;
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}) {
+  return (res: ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+}
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      received.push({ method: req.method, url: req.url, headers: req.headers, body: text ? JSON.parse(text) : undefined });
+      respond(res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  received = [];
+  respond = json(200, { data: { text: 'hello', model: 'm', tokens: { input: 2, output: 1 } }, meta: META });
+});
+
+describe('generated client runtime', () => {
+  it('posts the envelope with the protocol headers and returns data', async () => {
+    const client = createClient({ baseUrl: `${baseUrl}/`, apiKey: KEY, entityId: 'acme' });
+    const out = await client.ai.generate({ model: 'm', prompt: 'hi' });
+
+    expect(out).toEqual({ text: 'hello', model: 'm', tokens: { input: 2, output: 1 } });
+    expect(received).toHaveLength(1);
+    const [request] = received;
+    expect(request!.method).toBe('POST');
+    expect(request!.url).toBe('/do');
+    expect(request!.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(request!.headers['x-entity-id']).toBe('acme');
+    expect(request!.headers['x-api-version']).toBe(API_VERSION);
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(request!.headers['x-idempotency-key']).toBeUndefined();
+    // No call options given: the envelope carries no `options` at all.
+    expect(request!.body).toEqual({ face: 'ai', action: 'generate', payload: { model: 'm', prompt: 'hi' } });
+  });
+
+  it('sends per-call options: idempotency key, server time-out, version and entity overrides', async () => {
+    const client = new DispatchClient({ baseUrl, apiKey: KEY, entityId: 'acme', headers: { 'x-trace': 't1' } });
+    await client.ai.generate(
+      { model: 'm', prompt: 'hi' },
+      { idempotencyKey: 'order-42', timeout: 5000, apiVersion: '2026-01-01', entityId: 'globex' },
+    );
+
+    const [request] = received;
+    expect(request!.headers['x-idempotency-key']).toBe('order-42');
+    expect(request!.headers['x-api-version']).toBe('2026-01-01');
+    expect(request!.headers['x-entity-id']).toBe('globex');
+    expect(request!.headers['x-trace']).toBe('t1');
+    expect(request!.body.options).toEqual({ timeout: 5000 });
+  });
+
+  it('uses the client-wide apiVersion and sends an empty payload for actions that need none', async () => {
+    respond = json(200, { data: { items: [], hasMore: false }, meta: META });
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', apiVersion: '2026-01-01' });
+    expect(await client.keys.list()).toEqual({ items: [], hasMore: false });
+    expect(received[0]!.headers['x-api-version']).toBe('2026-01-01');
+    expect(received[0]!.body).toEqual({ face: 'keys', action: 'list', payload: {} });
+  });
+
+  it('callWithMeta returns meta and response headers', async () => {
+    respond = json(200, { data: { loggedOut: true }, meta: META }, { 'request-id': META.requestId, ratelimit: '"token";r=9;t=1' });
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
+    const answer = await client.callWithMeta<{ loggedOut: boolean }>('auth', 'logout', { token: 'sess_x' });
+    expect(answer.data).toEqual({ loggedOut: true });
+    expect(answer.meta).toEqual(META);
+    expect(answer.headers.get('RateLimit')).toBe('"token";r=9;t=1');
+  });
+
+  it('throws DispatchError with the fields of an error envelope', async () => {
+    const error = {
+      type: 'invalid_request_error',
+      code: 'payload_invalid',
+      message: 'The payload does not match the schema.',
+      param: '/payload/prompt',
+      details: { errors: [{ param: '/payload/prompt', message: 'is required' }] },
+      docUrl: '/docs/errors.md#payload_invalid',
+    };
+    respond = json(400, { error, meta: { ...META, requestId: 'req_FROMBODY' } }, { 'request-id': 'req_FROMHEADER' });
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
+
+    const thrown = await client.ai.generate({ model: 'm', prompt: '' }).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(DispatchError);
+    const e = thrown as DispatchError;
+    expect(e).toBeInstanceOf(Error);
+    expect(e.name).toBe('DispatchError');
+    expect(e.message).toBe(error.message);
+    expect(e.type).toBe('invalid_request_error');
+    expect(e.code).toBe('payload_invalid');
+    expect(e.status).toBe(400);
+    expect(e.param).toBe('/payload/prompt');
+    expect(e.details).toEqual(error.details);
+    expect(e.docUrl).toBe(error.docUrl);
+    // The envelope's meta wins over the header: they agree on a real server, and the body is the contract.
+    expect(e.requestId).toBe('req_FROMBODY');
+  });
+
+  it('keeps the Retry-After of a 429 and falls back to the Request-Id header', async () => {
+    const error = { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'Slow down.' };
+    respond = json(429, { error }, { 'retry-after': '3', 'request-id': 'req_HEADER' });
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
+    const e = (await client.auth.logout({ token: 'sess_x' }).catch((x: unknown) => x)) as DispatchError;
+    expect(e).toBeInstanceOf(DispatchError);
+    expect(e.code).toBe('rate_limit_exceeded');
+    expect(e.status).toBe(429);
+    expect(e.param).toBeUndefined();
+    expect(e.requestId).toBe('req_HEADER');
+    expect(e.headers.get('Retry-After')).toBe('3');
+  });
+
+  it('turns a non-JSON error body into internal_error with the status', async () => {
+    respond = (res) => {
+      res.writeHead(502, { 'content-type': 'text/html', 'request-id': 'req_PROXY' });
+      res.end('<html><body>Bad Gateway</body></html>');
+    };
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
+    const e = (await client.ai.generate({ model: 'm', prompt: 'hi' }).catch((x: unknown) => x)) as DispatchError;
+    expect(e).toBeInstanceOf(DispatchError);
+    expect(e.code).toBe('internal_error');
+    expect(e.type).toBe('api_error');
+    expect(e.status).toBe(502);
+    expect(e.requestId).toBe('req_PROXY');
+    expect(e.message).toContain('Bad Gateway');
+  });
+
+  it('does not mistake a 2xx body without an envelope for data', async () => {
+    respond = (res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    };
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
+    const e = await client.ai.generate({ model: 'm', prompt: 'hi' }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(DispatchError);
+    expect((e as DispatchError).status).toBe(200);
+  });
+
+  it('throws DispatchConnectionError when nothing listens', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, entityId: 'acme' });
+    const e = await client.ai.generate({ model: 'm', prompt: 'hi' }).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(DispatchConnectionError);
+    expect(e).not.toBeInstanceOf(DispatchError);
+    expect((e as DispatchConnectionError).timedOut).toBe(false);
+    expect((e as DispatchConnectionError).cause).toBeDefined();
+  });
+
+  it('gives up after timeoutMs, and rethrows the reason of a caller abort', async () => {
+    respond = (res) => setTimeout(() => json(200, { data: {}, meta: META })(res), 2000).unref();
+
+    const slow = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', timeoutMs: 50 });
+    const timedOut = await slow.ai.generate({ model: 'm', prompt: 'hi' }).catch((x: unknown) => x);
+    expect(timedOut).toBeInstanceOf(DispatchConnectionError);
+    expect((timedOut as DispatchConnectionError).timedOut).toBe(true);
+
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
+    const controller = new AbortController();
+    const reason = new Error('user navigated away');
+    setTimeout(() => controller.abort(reason), 50);
+    await expect(client.ai.generate({ model: 'm', prompt: 'hi' }, { signal: controller.signal })).rejects.toBe(reason);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * write writes only what changed and deletes what a previous run produced but this one does not; check
+ * reports stale (with a diff), missing and extra files.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkGenerated, isCurrent } from '../../src/generate/check.js';
+import { MANIFEST_PATH } from '../../src/generate/index.js';
+import { writeGenerated } from '../../src/generate/write.js';
+
+const manifest = (files: string[]) => JSON.stringify({ files: [...files, MANIFEST_PATH].sort() });
+
+function files(entries: Record<string, string>): Map<string, string> {
+  return new Map([...Object.entries(entries), [MANIFEST_PATH, manifest(Object.keys(entries))]]);
+}
+
+describe('writeGenerated', () => {
+  it('writes only changed files and deletes orphans listed in the previous manifest', () => {
+    const out = mkdtempSync(join(tmpdir(), 'write-'));
+    const first = writeGenerated(out, files({ 'a.ts': 'a', 'old/b.ts': 'b' }));
+    expect(first.written.sort()).toEqual(['a.ts', 'manifest.json', 'old/b.ts']);
+    const before = statSync(join(out, 'a.ts')).mtimeMs;
+    writeFileSync(join(out, 'hand-made.txt'), 'not ours');
+
+    const second = writeGenerated(out, files({ 'a.ts': 'a', 'c.ts': 'c' }));
+    expect(second.written.sort()).toEqual(['c.ts', 'manifest.json']);
+    expect(second.deleted).toEqual(['old/b.ts']);
+    expect(second.unchanged).toBe(1);
+    expect(statSync(join(out, 'a.ts')).mtimeMs).toBe(before);
+    expect(existsSync(join(out, 'old'))).toBe(false);
+    // Files the generator never produced are left alone by write (check reports them).
+    expect(readFileSync(join(out, 'hand-made.txt'), 'utf8')).toBe('not ours');
+  });
+});
+
+describe('checkGenerated', () => {
+  it('reports stale, missing and extra files', () => {
+    const out = mkdtempSync(join(tmpdir(), 'check-'));
+    const expected = files({ 'a.ts': 'line 1\nline 2\n', 'b.ts': 'b' });
+    writeGenerated(out, expected);
+    expect(isCurrent(checkGenerated(out, expected))).toBe(true);
+
+    writeFileSync(join(out, 'a.ts'), 'line 1\nedited by hand\n');
+    mkdirSync(join(out, 'x'));
+    writeFileSync(join(out, 'x/extra.ts'), '');
+    const changed = new Map(expected).set('new.ts', 'n');
+    const report = checkGenerated(out, changed);
+    expect(report.stale.map((s) => s.path)).toEqual(['a.ts']);
+    expect(report.stale[0]!.diff).toContain('-edited by hand');
+    expect(report.stale[0]!.diff).toContain('+line 2');
+    expect(report.missing).toEqual(['new.ts']);
+    expect(report.extra).toEqual(['x/extra.ts']);
+    expect(isCurrent(report)).toBe(false);
+  });
+});

@@ -1,0 +1,207 @@
+/**
+ * Successful calls over real HTTP: the envelope and its headers, version resolution from every source,
+ * and the `auth` and `keys` faces end to end, partitioned by mode and entity.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateCall, startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.close());
+
+const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
+
+describe('POST /do', () => {
+  it('answers {data, meta} with Request-Id and X-API-Version headers', async () => {
+    const reply = await server.post(generateCall({ input: 'I love it.' }));
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toMatchObject({ model: 'test-model', tokens: { input: expect.any(Number), output: expect.any(Number) } });
+    expect(typeof reply.body.data.text).toBe('string');
+    expect(reply.body.meta).toMatchObject({ requestId: expect.stringMatching(/^req_/), version: '0.0.0-test', timing: expect.any(Number) });
+    expect(reply.headers.get('request-id')).toBe(reply.body.meta.requestId);
+    expect(reply.headers.get('x-api-version')).toBe('2026-09-01');
+    expect(reply.headers.get('deprecation')).toBeNull();
+  });
+
+  it('gives the same answer to the same request (deterministic test model)', async () => {
+    const a = await server.post(generateCall({ prompt: 'Same prompt' }));
+    const b = await server.post(generateCall({ prompt: 'Same prompt' }));
+    expect(a.body.data).toEqual(b.body.data);
+  });
+});
+
+describe('versions', () => {
+  it('serves a version pinned in the path, with deprecation headers and that version\'s schema', async () => {
+    const reply = await server.post(generateCall({ temperature: 0.2 }), { path: '/2026-01-01/do' });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-api-version')).toBe('2026-01-01');
+    expect(reply.headers.get('deprecation')).toBe(`@${Date.parse('2026-09-01') / 1000}`);
+    expect(reply.headers.get('sunset')).toBe('Mon, 01 Mar 2027 00:00:00 GMT');
+    expect(reply.headers.get('link')).toBe('</docs/versions.md#2026-01-01>; rel="deprecation"');
+    const newer = await server.post(generateCall({ sampling: { temperature: 0.2 } }), { path: '/2026-01-01/do' });
+    expect(newer.status).toBe(400);
+    expect(newer.body.error.param).toBe('/payload/sampling');
+  });
+
+  it.each([
+    ['X-API-Version', { headers: { 'x-api-version': '2026-01-01' } }, undefined],
+    ['options.version', {}, '2026-01-01'],
+    ['the same version twice', { headers: { 'x-api-version': '2026-01-01' }, path: '/2026-01-01/do' }, '2026-01-01'],
+  ])('resolves from %s', async (_name, request: { headers?: Record<string, string>; path?: string }, optionVersion) => {
+    const body = { ...generateCall(), ...(optionVersion ? { options: { version: optionVersion } } : {}) };
+    const reply = await server.post(body, request);
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-api-version')).toBe('2026-01-01');
+  });
+
+  it("falls back to the key's pinned version, then to the latest stable", async () => {
+    const pinned = await server.key({ apiVersion: '2026-01-01' });
+    const reply = await server.post(generateCall(), { headers: bearer(pinned.secret) });
+    expect(reply.headers.get('x-api-version')).toBe('2026-01-01');
+    const explicit = await server.post(generateCall(), { headers: { ...bearer(pinned.secret), 'x-api-version': '2026-09-01' } });
+    expect(explicit.headers.get('x-api-version')).toBe('2026-09-01');
+  });
+});
+
+describe('auth face', () => {
+  const signup = { face: 'auth', action: 'signup', payload: { email: 'Ada@Example.com', password: 'correct horse', name: 'Ada' } };
+  const login = (password: string, email = 'ada@example.com') => ({ face: 'auth', action: 'login', payload: { email, password } });
+
+  it('signs up, logs in, reads the session and logs out', async () => {
+    const created = await server.post(signup);
+    expect(created.status).toBe(200);
+    expect(created.body.data.user).toMatchObject({ id: expect.stringMatching(/^usr_/), email: 'ada@example.com', name: 'Ada' });
+    expect(JSON.stringify(created.body)).not.toContain('correct horse');
+
+    const session = await server.post(login('correct horse'));
+    expect(session.status).toBe(200);
+    const token: string = session.body.data.token;
+    expect(token).toMatch(/^sess_/);
+
+    const read = await server.post({ face: 'auth', action: 'session', payload: { token } });
+    expect(read.body.data.user.id).toBe(created.body.data.user.id);
+
+    const out = await server.post({ face: 'auth', action: 'logout', payload: { token } });
+    expect(out.body.data).toEqual({ loggedOut: true });
+    const gone = await server.post({ face: 'auth', action: 'session', payload: { token } });
+    expect(gone.status).toBe(401);
+    expect(gone.body.error.code).toBe('session_invalid');
+  });
+
+  it('refuses a second signup with the same address, in any case', async () => {
+    const again = await server.post({ ...signup, payload: { ...signup.payload, email: 'ADA@example.com' } });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatchObject({ code: 'email_taken', param: '/payload/email' });
+  });
+
+  it('gives the same error for a wrong password and an unknown user', async () => {
+    const wrong = await server.post(login('wrong password'));
+    const unknown = await server.post(login('correct horse', 'nobody@example.com'));
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body.error.message).toBe(unknown.body.error.message);
+    expect(wrong.body.error.code).toBe(unknown.body.error.code);
+  });
+
+  it('keeps users apart by entity and by mode', async () => {
+    const otherEntity = await server.post(login('correct horse'), { headers: { 'x-entity-id': 'globex' } });
+    expect(otherEntity.body.error.code).toBe('invalid_credentials');
+    const liveKey = await server.key({ mode: 'live' });
+    const liveMode = await server.post(login('correct horse'), { headers: bearer(liveKey.secret) });
+    expect(liveMode.body.error.code).toBe('invalid_credentials');
+  });
+});
+
+describe('keys face', () => {
+  it('creates a key with a subset of the scopes; the secret works once shown', async () => {
+    const created = await server.post({ face: 'keys', action: 'create', payload: { name: 'reporting', scopes: ['ai:generate'], entities: ['acme'] } });
+    expect(created.status).toBe(200);
+    const key = created.body.data;
+    expect(key).toMatchObject({ mode: 'test', name: 'reporting', scopes: ['ai:generate'], entities: ['acme'], tier: 'enterprise' });
+    expect(key.key).toMatch(/^sk_test_[0-9A-Za-z]{40}$/);
+    expect(key.prefix).toBe(key.key.slice(0, 12));
+    const used = await server.post(generateCall(), { headers: bearer(key.key) });
+    expect(used.status).toBe(200);
+    const forbidden = await server.post({ face: 'keys', action: 'list', payload: {} }, { headers: bearer(key.key) });
+    expect(forbidden.body.error.code).toBe('insufficient_scope');
+    const fetched = await server.post({ face: 'keys', action: 'get', payload: { id: key.id } });
+    expect(fetched.body.data.key).toBeUndefined();
+  });
+
+  it('refuses to grant more than the caller holds', async () => {
+    const limited = await server.key({ scopes: ['keys:write', 'ai:generate'], entities: ['acme'], tier: 'pro' });
+    const attempts = [
+      [{ scopes: ['auth:signup'], entities: ['acme'] }, '/payload/scopes/0'],
+      [{ scopes: ['*'], entities: ['acme'] }, '/payload/scopes/0'],
+      [{ scopes: ['ai:generate'], entities: '*' }, '/payload/entities'],
+      [{ scopes: ['ai:generate'], entities: ['acme'], tier: 'enterprise' }, '/payload/tier'],
+    ] as const;
+    for (const [payload, param] of attempts) {
+      const reply = await server.post({ face: 'keys', action: 'create', payload }, { headers: bearer(limited.secret) });
+      expect(reply.status).toBe(403);
+      expect(reply.body.error).toMatchObject({ code: 'scope_not_grantable', param });
+    }
+    const unknownScope = await server.post({ face: 'keys', action: 'create', payload: { scopes: ['ai:fly'], entities: ['acme'] } });
+    expect(unknownScope.body.error).toMatchObject({ code: 'payload_invalid', param: '/payload/scopes/0' });
+  });
+
+  it('lists only keys whose entities the caller covers, newest first, in pages', async () => {
+    const scoped = await server.key({ scopes: ['keys:read'], entities: ['acme', 'globex'] });
+    const mine = await server.key({ entities: ['acme'] });
+    const theirs = await server.key({ entities: ['initech'] });
+    const page = await server.post({ face: 'keys', action: 'list', payload: { limit: 100 } }, { headers: bearer(scoped.secret) });
+    const ids: string[] = page.body.data.items.map((k: { id: string }) => k.id);
+    expect(ids).toContain(mine.id);
+    expect(ids).toContain(scoped.id);
+    expect(ids).not.toContain(theirs.id);
+    expect([...ids].sort().reverse()).toEqual(ids);
+    const first = await server.post({ face: 'keys', action: 'list', payload: { limit: 1 } });
+    expect(first.body.data.hasMore).toBe(true);
+    const second = await server.post({ face: 'keys', action: 'list', payload: { limit: 1, startingAfter: first.body.data.items[0].id } });
+    expect(second.body.data.items[0].id < first.body.data.items[0].id).toBe(true);
+    const hidden = await server.post({ face: 'keys', action: 'get', payload: { id: theirs.id } }, { headers: bearer(scoped.secret) });
+    expect(hidden.body.error.code).toBe('resource_not_found');
+  });
+
+  it('rotates a key: the new secret works, the old one stops after the grace period', async () => {
+    const old = await server.key({ name: 'rotating' });
+    const rotated = await server.post({ face: 'keys', action: 'rotate', payload: { id: old.id } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.newKey).toMatchObject({ name: 'rotating', key: expect.stringMatching(/^sk_test_/) });
+    expect(rotated.body.data.previousKey.id).toBe(old.id);
+    const oldUse = await server.post(generateCall(), { headers: bearer(old.secret) });
+    expect(oldUse.body.error.code).toBe('api_key_expired');
+    const newUse = await server.post(generateCall(), { headers: bearer(rotated.body.data.newKey.key) });
+    expect(newUse.status).toBe(200);
+
+    const graceful = await server.key({});
+    const withGrace = await server.post({ face: 'keys', action: 'rotate', payload: { id: graceful.id, graceSeconds: 3600 } });
+    expect(withGrace.body.data.previousKey.expiresAt > new Date().toISOString()).toBe(true);
+    expect((await server.post(generateCall(), { headers: bearer(graceful.secret) })).status).toBe(200);
+  });
+
+  it('takes a revocation into account at once in the same process', async () => {
+    const key = await server.key({});
+    expect((await server.post(generateCall(), { headers: bearer(key.secret) })).status).toBe(200);
+    const revoked = await server.post({ face: 'keys', action: 'revoke', payload: { id: key.id } });
+    expect(revoked.body.data.revokedAt).toEqual(expect.any(String));
+    expect((await server.post(generateCall(), { headers: bearer(key.secret) })).body.error.code).toBe('api_key_revoked');
+    const rotate = await server.post({ face: 'keys', action: 'rotate', payload: { id: key.id } });
+    expect(rotate.body.error.code).toBe('key_revoked');
+  });
+});
+
+describe('other endpoints', () => {
+  it('serves health, readiness, the OpenAPI document and the docs', async () => {
+    expect(await (await fetch(`${server.url}/healthz`)).json()).toEqual({ status: 'ok' });
+    expect(await (await fetch(`${server.url}/readyz`)).json()).toEqual({ status: 'ready' });
+    const openapi = (await (await fetch(`${server.url}/openapi.json`)).json()) as { openapi: string };
+    expect(openapi.openapi).toBe('3.1.0');
+    const errors = await fetch(`${server.url}/docs/errors.md`);
+    expect(errors.headers.get('content-type')).toContain('text/markdown');
+    expect(await errors.text()).toContain('api_key_invalid');
+    expect((await fetch(`${server.url}/docs/../package.json`)).status).toBe(404);
+  });
+});

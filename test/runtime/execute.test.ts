@@ -1,0 +1,73 @@
+/**
+ * Execution under the time-out, and failures inside handlers: the abort reaches the handler, a thrown
+ * non-API error becomes a 500 that reveals nothing, and provider errors keep their codes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TextModel } from '../../src/providers/text-model.js';
+import { ApiError } from '../../src/runtime/errors.js';
+import { generateCall, startServer, type TestServer } from '../helpers/server.js';
+
+let aborted: unknown;
+/** Stands in for a live provider: behaviour picked by the prompt. */
+const liveModel: TextModel = {
+  async generate(request) {
+    if (request.prompt === 'hang') {
+      return new Promise((_, reject) =>
+        request.signal.addEventListener('abort', () => {
+          aborted = request.signal.reason;
+          reject(request.signal.reason);
+        }),
+      );
+    }
+    if (request.prompt === 'ignore') return new Promise(() => {});
+    if (request.prompt === 'crash') throw new Error('secret connection string postgres://admin:hunter2@db');
+    if (request.prompt === 'upstream') throw new ApiError('provider_failed', 'The model provider answered 500.', { details: { upstreamStatus: 500 } });
+    return { text: 'live answer', model: request.model, tokens: { input: 1, output: 2 } };
+  },
+};
+
+let server: TestServer;
+let live: Record<string, string>;
+beforeAll(async () => {
+  server = await startServer({ providers: { live: liveModel } });
+  live = { authorization: `Bearer ${(await server.key({ mode: 'live' })).secret}` };
+});
+afterAll(() => server.close());
+
+describe('execution', () => {
+  it('answers 504 when the time-out fires, and aborts the handler', async () => {
+    const reply = await server.post({ ...generateCall({ prompt: 'hang' }), options: { timeout: 50 } }, { headers: live });
+    expect(reply.status).toBe(504);
+    expect(reply.body.error).toMatchObject({ type: 'timeout_error', code: 'timeout', details: { timeoutMs: 50 } });
+    expect(aborted).toBeInstanceOf(ApiError);
+  });
+
+  it('answers 504 even when the handler ignores its signal', async () => {
+    const started = Date.now();
+    const reply = await server.post({ ...generateCall({ prompt: 'ignore' }), options: { timeout: 100 } }, { headers: live });
+    expect(reply.status).toBe(504);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('turns an unexpected error into a 500 that leaks nothing', async () => {
+    const reply = await server.post(generateCall({ prompt: 'crash' }), { headers: live });
+    expect(reply.status).toBe(500);
+    expect(reply.body.error).toMatchObject({ type: 'api_error', code: 'internal_error' });
+    expect(JSON.stringify(reply.body)).not.toContain('hunter2');
+    expect(JSON.stringify(reply.body)).not.toContain('.ts:');
+  });
+
+  it('passes provider errors through with their status', async () => {
+    const reply = await server.post(generateCall({ prompt: 'upstream' }), { headers: live });
+    expect(reply.status).toBe(502);
+    expect(reply.body.error).toMatchObject({ type: 'provider_error', code: 'provider_failed', details: { upstreamStatus: 500 } });
+  });
+
+  it('routes live keys to the live provider and test keys to the test model', async () => {
+    const liveReply = await server.post(generateCall({ prompt: 'hello' }), { headers: live });
+    expect(liveReply.body.data.text).toBe('live answer');
+    const testReply = await server.post(generateCall({ prompt: 'hello' }));
+    expect(testReply.status).toBe(200);
+    expect(testReply.body.data.text).not.toBe('live answer');
+  });
+});
