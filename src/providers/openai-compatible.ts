@@ -110,7 +110,7 @@ function upstreamError(request: TextGenerationRequest, response: Response, text:
  */
 function redact(message: string, apiKey: string | undefined): string {
   let clean = apiKey ? message.replaceAll(apiKey, '[redacted]') : message;
-  clean = clean.replace(/\bsk-[\w*.-]{3,}/g, '[redacted]');
+  clean = clean.replace(/\bsk-[\w*-]{3,}/g, '[redacted]');
   const chars = Array.from(clean);
   return chars.length > MAX_UPSTREAM_MESSAGE ? `${chars.slice(0, MAX_UPSTREAM_MESSAGE - 1).join('')}…` : clean;
 }

@@ -7,6 +7,20 @@ import { randomBytes, scrypt, createHash, timingSafeEqual, type ScryptOptions } 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
+// Ids are made on every request: draw their randomness from a pool rather than one system call each.
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let poolOffset = 0;
+
+function pooledBytes(n: number): Buffer {
+  if (poolOffset + n > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    poolOffset = 0;
+  }
+  poolOffset += n;
+  return pool.subarray(poolOffset - n, poolOffset);
+}
+
 /** `prefix_` + 10 characters of millisecond time + 16 random, Crockford base32 (a ULID): sorts by creation. */
 export function newId(prefix: string): string {
   let time = Date.now();
@@ -15,8 +29,9 @@ export function newId(prefix: string): string {
     head = CROCKFORD[time % 32] + head;
     time = Math.floor(time / 32);
   }
-  const random = randomBytes(16);
+  const random = pooledBytes(16);
   let tail = '';
+  // 256 is a multiple of 32, so every character is equally likely.
   for (let i = 0; i < 16; i++) tail += CROCKFORD[random[i]! % 32];
   return `${prefix}_${head}${tail}`;
 }
