@@ -14,6 +14,8 @@ export interface TableView {
 /** What a field table shows of a schema: its type, its properties, and the named schemas it extends. */
 export interface SchemaView {
   type: string;
+  /** Default and constraints of a schema shown without a table, e.g. a named string with a pattern. */
+  constraints: string;
   table: TableView | null;
   /** Sentences such as "Has every field of [Key](#key).", for `allOf` members that are references. */
   includes: string[];
@@ -33,6 +35,7 @@ interface FieldRow {
   until?: string;
 }
 
+/** A table with every cell escaped. */
 export function table(header: string[], rows: string[][]): TableView {
   return { header: header.map(cell), rows: rows.map((row) => row.map(cell)) };
 }
@@ -41,8 +44,11 @@ export function table(header: string[], rows: string[][]): TableView {
  * One table cell: a pipe would end the cell (GFM reads `\|` as a pipe, inside code spans too), and a line
  * break would end the row.
  */
-export function cell(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|').trim();
+function cell(text: string): string {
+  return text
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|')
+    .trim();
 }
 
 /** A code span that survives backticks in its text. */
@@ -70,12 +76,16 @@ export function oneLine(text: string | undefined): string {
   return (text ?? '').replace(/\s+/g, ' ').trim();
 }
 
-/** The field table of a schema as written in a face file (`since`/`until` still present). */
-export function schemaView(schema: JsonSchema, ref: RefLink, version: VersionLink): SchemaView {
+/**
+ * The field table of a schema as written in a face file (`since`/`until` still present). `named` holds the
+ * face's named schemas, whose descriptions stand in for those of properties that only reference them.
+ */
+export function schemaView(schema: JsonSchema, ref: RefLink, version: VersionLink, named: Record<string, JsonSchema>): SchemaView {
   const rows: FieldRow[] = [];
   const includes: string[] = [];
-  collect(schema, '', rows, includes, ref);
-  if (!rows.length) return { type: typeLabel(schema, ref), table: null, includes };
+  collect(schema, '', rows, includes, ref, named);
+  const type = typeLabel(schema, ref);
+  if (!rows.length) return { type, constraints: constraints(schema).join(' '), table: null, includes };
   const versioned = rows.some((r) => r.since || r.until);
   const header = ['Field', 'Type', 'Required', 'Description', ...(versioned ? ['Versions'] : [])];
   const cells = rows.map((r) => {
@@ -83,7 +93,7 @@ export function schemaView(schema: JsonSchema, ref: RefLink, version: VersionLin
     if (versioned) row.push(versionRange(r.since, r.until, version));
     return row;
   });
-  return { type: typeLabel(schema, ref), table: table(header, cells), includes };
+  return { type, constraints: '', table: table(header, cells), includes };
 }
 
 /** "since 2026-01-01, until 2026-09-01" with each date linked; empty when neither is set. */
@@ -94,14 +104,21 @@ export function versionRange(since: string | undefined, until: string | undefine
   return parts.join(', ');
 }
 
-function collect(schema: JsonSchema, prefix: string, rows: FieldRow[], includes: string[], ref: RefLink): void {
+function collect(
+  schema: JsonSchema,
+  prefix: string,
+  rows: FieldRow[],
+  includes: string[],
+  ref: RefLink,
+  named: Record<string, JsonSchema>,
+): void {
   if (Array.isArray(schema.allOf)) {
     for (const member of schema.allOf) {
       if (!isObject(member)) continue;
       if (typeof member.$ref === 'string') {
         const owner = prefix ? `${code(prefix.replace(/\.$/, ''))} has` : 'Has';
         includes.push(`${owner} every field of ${ref(refName(member.$ref))}.`);
-      } else collect(member, prefix, rows, includes, ref);
+      } else collect(member, prefix, rows, includes, ref, named);
     }
   }
   if (!isObject(schema.properties)) return;
@@ -113,7 +130,7 @@ function collect(schema: JsonSchema, prefix: string, rows: FieldRow[], includes:
       field,
       type: typeLabel(property, ref),
       required: required.has(name),
-      description: describe(property),
+      description: describe(property, named),
       since: typeof property.since === 'string' ? property.since : undefined,
       until: typeof property.until === 'string' ? property.until : undefined,
     });
@@ -125,13 +142,13 @@ function collect(schema: JsonSchema, prefix: string, rows: FieldRow[], includes:
       path += '[]';
     }
     if (typeof inner.$ref !== 'string' && (isObject(inner.properties) || Array.isArray(inner.allOf))) {
-      collect(inner, `${path}.`, rows, includes, ref);
+      collect(inner, `${path}.`, rows, includes, ref, named);
     }
   }
 }
 
 /** A short, readable type: `string (email)`, `integer[]`, a link for a named schema, unions with "or". */
-export function typeLabel(schema: unknown, ref: RefLink): string {
+function typeLabel(schema: unknown, ref: RefLink): string {
   if (!isObject(schema)) return 'any';
   if (typeof schema.$ref === 'string') return ref(refName(schema.$ref));
   if ('const' in schema) return code(JSON.stringify(schema.const));
@@ -150,15 +167,24 @@ export function typeLabel(schema: unknown, ref: RefLink): string {
     .join(' or ');
 }
 
-/** The description, followed by the default and the constraints a caller must meet. */
-function describe(schema: JsonSchema): string {
-  const parts = [oneLine(schema.description as string | undefined)];
+/**
+ * The description (a referenced named schema's when the property has none), then default and constraints.
+ */
+function describe(schema: JsonSchema, named: Record<string, JsonSchema>): string {
+  let text = schema.description;
+  if (text === undefined && typeof schema.$ref === 'string') text = named[refName(schema.$ref)]?.description;
+  return [oneLine(typeof text === 'string' ? text : undefined), ...constraints(schema)].filter(Boolean).join(' ');
+}
+
+/** Sentences for the default and the bounds and pattern a value must meet. */
+function constraints(schema: JsonSchema): string[] {
+  const parts: string[] = [];
   if (schema.default !== undefined) parts.push(`Default: ${code(JSON.stringify(schema.default))}.`);
   parts.push(bounds(schema.minimum, schema.exclusiveMinimum, schema.maximum, schema.exclusiveMaximum, ''));
   parts.push(bounds(schema.minLength, undefined, schema.maxLength, undefined, ' characters'));
   parts.push(bounds(schema.minItems, undefined, schema.maxItems, undefined, ' items'));
   if (typeof schema.pattern === 'string') parts.push(`Pattern: ${code(schema.pattern)}.`);
-  return parts.filter(Boolean).join(' ');
+  return parts.filter(Boolean);
 }
 
 /** "From 1 to 100 items.", "At least 1.", "More than 0, at most 1."; empty without bounds. */

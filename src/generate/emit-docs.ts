@@ -1,4 +1,273 @@
-import type { Catalog } from '../spec/model.js';
-export function emitDocs(_catalog: Catalog): Map<string, string> {
-  return new Map();
+/**
+ * `generated/docs/`: the markdown reference of the API. Each page is a Handlebars template under
+ * `templates/docs/` filled with a plain view model built here, so the templates hold layout and prose
+ * only. Links are relative, so the pages read the same on a code host and under the server's `/docs/`.
+ */
+import type { Action, ApiVersion, Catalog, Example, Face, FaceError, RatePolicy } from '../spec/model.js';
+import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import { versionChanges } from './docs-changes.js';
+import { code, decimal, oneLine, schemaView, slug, table, versionRange, type TableView } from './docs-tables.js';
+import { renderDoc } from './templates.js';
+
+/** A `label: value` line of a fact list; the value is markdown. */
+interface Fact {
+  label: string;
+  value: string;
+}
+
+const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+const facePath = (face: string) => `faces/${face}.md`;
+/** A link to an action's section, from a page in `docs/` itself. */
+const actionLink = (action: Action) => `[${code(action.id)}](${facePath(action.face)}#${slug(action.id)})`;
+
+/** Every docs page, by path under `generated/`. */
+export function emitDocs(catalog: Catalog): Map<string, string> {
+  const files = new Map<string, string>();
+  files.set('docs/index.md', renderDoc('index', indexView(catalog)));
+  for (const face of catalog.faces) files.set(`docs/${facePath(face.name)}`, renderDoc('face', faceView(face)));
+  files.set('docs/scopes.md', renderDoc('scopes', scopesView(catalog)));
+  files.set('docs/errors.md', renderDoc('errors', errorsView(catalog)));
+  files.set('docs/versions.md', renderDoc('versions', versionsView(catalog)));
+  return files;
+}
+
+function indexView(catalog: Catalog) {
+  const { platform } = catalog;
+  const statuses = [...new Set(STANDARD_ERRORS.map((e) => e.status))].sort((a, b) => a - b);
+  return {
+    latest: platform.latest,
+    errorDocsUrl: platform.errorDocsUrl,
+    limits: {
+      bodyBytes: platform.limits.bodyBytes,
+      batchSize: platform.limits.batchSize,
+      timeoutDefault: platform.limits.timeout.default,
+      timeoutMax: platform.limits.timeout.max,
+    },
+    faces: table(
+      ['Face', 'Summary', 'Actions'],
+      catalog.faces.map((f) => [`[${code(f.name)}](${facePath(f.name)})`, oneLine(f.summary), String(f.actions.length)]),
+    ),
+    versions: table(
+      ['Version', 'Status', 'Summary'],
+      [...platform.versions].reverse().map((v) => [`[${v.date}](versions.md#${slug(v.date)})`, v.status, oneLine(v.summary)]),
+    ),
+    tiers: table(
+      ['Tier', 'Per key', 'Per entity'],
+      [...platform.tiers].sort((a, b) => byString(a.name, b.name)).map((t) => [code(t.name), rate(t.token), rate(t.entity)]),
+    ),
+    errors: statuses.map((status): Fact => {
+      const errors = STANDARD_ERRORS.filter((e) => e.status === status).sort((a, b) => byString(a.code, b.code));
+      const types = [...new Set(errors.map((e) => code(e.type)))].sort(byString);
+      return {
+        label: `${status} ${types.join(', ')}`,
+        value: errors.map((e) => `[${code(e.code)}](errors.md#${slug(e.code)})`).join(', '),
+      };
+    }),
+    scopeCount: platform.scopes.length,
+    example: indexExample(catalog),
+  };
+}
+
+/** The first example of an action the latest version serves, to show a whole request and response. */
+function indexExample(catalog: Catalog) {
+  const { latest } = catalog.platform;
+  for (const action of catalog.faces.flatMap((f) => f.actions)) {
+    const [example] = action.examples;
+    if (example && action.variants.some((v) => v.versions.includes(latest))) {
+      return { action: code(action.id), ...exampleView(action, example, 0) };
+    }
+  }
+  return null;
+}
+
+function faceView(face: Face) {
+  const ref = (name: string) => (face.schemas.some((s) => s.name === name) ? `[${name}](#${slug(name)})` : name);
+  const version = (date: string) => `[${date}](../versions.md#${slug(date)})`;
+  const named = Object.fromEntries(face.schemas.map((s) => [s.name, s.schema]));
+  const facts: Fact[] = [
+    { label: 'Since', value: version(face.since) },
+    { label: 'Face file', value: code(`faces/${face.file}`) },
+  ];
+  if (Object.keys(face.rate).length) facts.push({ label: 'Rate limits', value: rates(face.rate) });
+  return {
+    name: face.name,
+    summary: face.summary.trim(),
+    description: face.description?.trim() ?? '',
+    facts,
+    actionIndex: table(
+      ['Action', 'Summary', 'Scope'],
+      face.actions.map((a) => [`[${code(a.id)}](#${slug(a.id)})`, oneLine(a.summary), code(a.scope)]),
+    ),
+    actions: face.actions.map((action) => ({
+      heading: action.id,
+      summary: action.summary.trim(),
+      description: action.description?.trim() ?? '',
+      facts: actionFacts(action, version),
+      payload: schemaView(action.payload, ref, version, named),
+      result: schemaView(action.result, ref, version, named),
+      examples: action.examples.map((example, i) => exampleView(action, example, action.examples.length > 1 ? i + 1 : 0)),
+    })),
+    schemas: face.schemas.map(({ name, schema }) => ({
+      name,
+      description: typeof schema.description === 'string' ? schema.description.trim() : '',
+      view: schemaView(schema, ref, version, named),
+    })),
+    errors: face.errors.length ? errorTable(face.errors, (c) => `../errors.md#${slug(c)}`) : null,
+  };
+}
+
+function actionFacts(action: Action, version: (date: string) => string): Fact[] {
+  const served = action.variants.flatMap((v) => v.versions);
+  const facts: Fact[] = [
+    { label: 'Scope', value: `[${code(action.scope)}](../scopes.md)` },
+    { label: 'Versions', value: versionRange(action.since, action.until, version) },
+    { label: 'Served in', value: served.length ? served.map(version).join(', ') : 'no version currently served' },
+    {
+      label: 'Streaming',
+      value: action.stream ? 'yes: send `options.stream: true` or `Accept: text/event-stream`' : 'no',
+    },
+    {
+      label: 'Atomic batches',
+      value: action.atomic ? 'yes' : 'no: it has effects outside the store, so an atomic batch refuses it',
+    },
+    { label: 'Cost', value: cost(action) },
+  ];
+  if (action.emits.length) facts.push({ label: 'Events', value: action.emits.map(code).join(', ') });
+  if (Object.keys(action.rate).length) facts.push({ label: 'Rate limits', value: rates(action.rate) });
+  return facts;
+}
+
+/**
+ * A curl call and its response. The call pins the newest version serving the action, in which the
+ * example holds. `number` tells untitled examples apart when an action has several; 0 when it has one.
+ */
+function exampleView(action: Action, example: Example, number: number) {
+  const version = action.variants.at(-1)?.versions.at(-1);
+  const body = JSON.stringify({ face: action.face, action: action.name, payload: example.payload }, null, 2);
+  const request = [
+    'curl http://localhost:8787/do \\',
+    `  -H "Authorization: Bearer $API_KEY" \\`,
+    `  -H 'X-Entity-ID: acme' \\`,
+    ...(version ? [`  -H 'X-API-Version: ${version}' \\`] : []),
+    `  -H 'Content-Type: application/json' \\`,
+    `  --data @- <<'JSON'`,
+    body,
+    'JSON',
+  ].join('\n');
+  const meta = { timing: 12.5, requestId: 'req_…', version: '…' };
+  return {
+    heading: ['Example', number ? ` ${number}` : '', example.title ? `: ${oneLine(example.title)}` : ''].join(''),
+    request,
+    response: JSON.stringify({ data: example.result, meta }, null, 2),
+  };
+}
+
+function scopesView(catalog: Catalog) {
+  const actions = new Map(catalog.faces.flatMap((f) => f.actions.map((a) => [a.id, a] as const)));
+  const scopes = [...catalog.platform.scopes].sort((a, b) => byString(a.name, b.name));
+  return {
+    count: scopes.length,
+    scopes: table(
+      ['Scope', 'Description', 'Actions'],
+      scopes.map((s) => [
+        code(s.name),
+        oneLine(s.description),
+        [...s.actions]
+          .sort(byString)
+          .map((id) => (actions.has(id) ? actionLink(actions.get(id)!) : code(id)))
+          .join(', ') || 'none yet',
+      ]),
+    ),
+  };
+}
+
+function errorsView(catalog: Catalog) {
+  const byStatus = (a: FaceError, b: FaceError) => a.status - b.status || byString(a.code, b.code);
+  const platform = [...STANDARD_ERRORS].sort(byStatus).map((e) => errorView(e, null));
+  const faces = catalog.faces
+    .flatMap((f) => f.errors.map((e) => ({ e, face: f.name })))
+    .sort((a, b) => byStatus(a.e, b.e))
+    .map(({ e, face }) => errorView(e, `[${code(face)}](${facePath(face)})`));
+  const all = [...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)].sort(byStatus);
+  return { errorDocsUrl: catalog.platform.errorDocsUrl, summary: errorTable(all, (c) => `#${slug(c)}`), platform, faces };
+}
+
+function errorView(error: FaceError, face: string | null) {
+  return {
+    code: error.code,
+    status: error.status,
+    type: error.type,
+    message: oneLine(error.message),
+    retry: error.retryable ? 'yes: the same request may succeed later' : 'no: change the request, the key or the setup first',
+    face,
+  };
+}
+
+function errorTable(errors: readonly FaceError[], href: (code: string) => string): TableView {
+  return table(
+    ['Code', 'Status', 'Type', 'Retry can succeed', 'Meaning'],
+    errors.map((e) => [
+      `[${code(e.code)}](${href(e.code)})`,
+      String(e.status),
+      code(e.type),
+      e.retryable ? 'yes' : 'no',
+      oneLine(e.message),
+    ]),
+  );
+}
+
+function versionsView(catalog: Catalog) {
+  const { versions, latest } = catalog.platform;
+  return {
+    latest,
+    versions: versions
+      .map((version, i) => ({
+        date: version.date,
+        summary: oneLine(version.summary),
+        facts: versionFacts(version, latest),
+        changes: changes(catalog, version.date, versions[i - 1]?.date),
+      }))
+      .reverse(),
+  };
+}
+
+function versionFacts(version: ApiVersion, latest: string): Fact[] {
+  const facts: Fact[] = [{ label: 'Status', value: version.date === latest ? `${version.status} (latest)` : version.status }];
+  if (version.announced) facts.push({ label: 'Announced', value: version.announced });
+  if (version.deprecatedAt) facts.push({ label: 'Deprecated', value: version.deprecatedAt });
+  if (version.sunset) facts.push({ label: 'Sunset', value: version.sunset });
+  return facts;
+}
+
+/** The changelog lines of one version: actions added and removed, then payload fields. */
+function changes(catalog: Catalog, date: string, previous: string | undefined): string[] {
+  const c = versionChanges(catalog, date, previous);
+  return [
+    ...c.addedActions.map((a) => `Added ${actionLink(a)}.`),
+    ...c.removedActions.map((a) => `Removed ${actionLink(a)}.`),
+    ...c.addedFields.map((f) => `Added payload field ${code(f.path)} to ${actionLink(f.action)}.`),
+    ...c.removedFields.map((f) => `Removed payload field ${code(f.path)} from ${actionLink(f.action)}.`),
+  ];
+}
+
+function cost(action: Action): string {
+  const parts: string[] = [];
+  if (action.cost.perCall) parts.push(`${decimal(action.cost.perCall)} per call`);
+  for (const unit of Object.keys(action.cost.perUnit).sort(byString)) {
+    parts.push(`${decimal(action.cost.perUnit[unit]!)} per ${code(unit)}`);
+  }
+  return parts.length ? parts.join(' + ') : 'free';
+}
+
+function rates(policies: Record<string, RatePolicy>): string {
+  return Object.keys(policies)
+    .sort(byString)
+    .map((tier) => `${code(tier)}: ${rate(policies[tier]!)}`)
+    .join(', ');
+}
+
+const WINDOWS: Record<number, string> = { 1: 'second', 60: 'minute', 3600: 'hour', 86400: 'day' };
+
+function rate(policy: RatePolicy): string {
+  return `${policy.limit} per ${WINDOWS[policy.windowSeconds] ?? `${policy.windowSeconds} seconds`}`;
 }

@@ -1,0 +1,177 @@
+/**
+ * The parts of the OpenAPI document that every catalogue shares: the envelope schemas (options, meta,
+ * error, stream events), the header parameters and response headers of API.md §2–3 and §8–9, the bearer
+ * scheme, and the health endpoints.
+ */
+import type { JsonSchema, Platform } from '../spec/model.js';
+
+const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
+const ENTITY_PATTERN = '^[A-Za-z0-9._:-]{1,64}$';
+/** 1–255 printable ASCII characters (API.md §9). */
+const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7E]{1,255}$';
+
+/** A reference to a component of the document. */
+export const ref = (kind: 'schemas' | 'parameters' | 'headers' | 'responses', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
+
+/** The names of the shared schemas, which no face schema may take. */
+export const PLATFORM_SCHEMAS = [
+  'DoRequest',
+  'DoResponse',
+  'Error',
+  'ErrorEnvelope',
+  'Meta',
+  'Options',
+  'StreamDelta',
+  'StreamProgress',
+  'StreamStart',
+];
+
+/** The envelope schemas: request options, `meta`, the error envelope and the data of stream events. */
+export function platformSchemas(platform: Platform): Record<string, JsonSchema> {
+  return {
+    Options: {
+      type: 'object',
+      description: 'Per-call options. Unknown fields are refused.',
+      additionalProperties: false,
+      properties: {
+        timeout: {
+          type: 'integer',
+          minimum: 1,
+          maximum: platform.limits.timeout.max,
+          description: `Time-out in milliseconds; default ${platform.limits.timeout.default}.`,
+        },
+        idempotencyKey: {
+          type: 'string',
+          pattern: IDEMPOTENCY_KEY_PATTERN,
+          description: 'Same as the `X-Idempotency-Key` header; when both are sent they must be equal.',
+        },
+        version: { type: 'string', pattern: DATE_PATTERN, description: 'Same as the `X-API-Version` header.' },
+        stream: { type: 'boolean', description: 'Asks a streaming action for server-sent events.' },
+      },
+    },
+    Meta: {
+      type: 'object',
+      description: 'Present on every response, success or error. May carry more fields.',
+      required: ['timing', 'requestId', 'version'],
+      properties: {
+        timing: { type: 'number', minimum: 0, description: 'Server time spent on the request, in milliseconds.' },
+        requestId: { type: 'string', pattern: '^req_', description: 'The request id, also sent as `Request-Id`.' },
+        version: { type: 'string', description: "The server's semantic version." },
+      },
+    },
+    Error: {
+      type: 'object',
+      required: ['type', 'code', 'message', 'docUrl'],
+      properties: {
+        type: { type: 'string', description: 'The kind of error, e.g. `invalid_request_error`.' },
+        code: { type: 'string', description: 'Stable code; never changes once shipped. Listed in the error catalogue.' },
+        message: { type: 'string', description: 'For people; may change at any time.' },
+        param: { type: 'string', description: 'The offending field as a JSON pointer, e.g. `/payload/prompt`.' },
+        details: { type: 'object', description: 'Structured context, e.g. `errors` for `payload_invalid`.' },
+        docUrl: { type: 'string', description: `\`${platform.errorDocsUrl}#<code>\`: the code's documentation.` },
+      },
+    },
+    ErrorEnvelope: {
+      type: 'object',
+      required: ['error', 'meta'],
+      properties: { error: ref('schemas', 'Error'), meta: ref('schemas', 'Meta') },
+    },
+    StreamStart: {
+      type: 'object',
+      required: ['requestId', 'apiVersion'],
+      properties: { requestId: { type: 'string' }, apiVersion: { type: 'string', pattern: DATE_PATTERN } },
+    },
+    StreamDelta: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+    StreamProgress: {
+      type: 'object',
+      required: ['completed', 'total'],
+      properties: { completed: { type: 'number' }, total: { type: 'number' }, message: { type: 'string' } },
+    },
+  };
+}
+
+/** The header parameters of `/do` (API.md §2) and the path version of `/{version}/do`. */
+export function parameters(): Record<string, JsonSchema> {
+  const header = (name: string, required: boolean, description: string, schema: JsonSchema) => ({
+    name,
+    in: 'header',
+    required,
+    description,
+    schema,
+  });
+  return {
+    EntityId: header('X-Entity-ID', true, 'The entity the call acts for.', { type: 'string', pattern: ENTITY_PATTERN }),
+    ApiVersion: header('X-API-Version', false, 'The API version; the path version, when given, must agree.', {
+      type: 'string',
+      pattern: DATE_PATTERN,
+    }),
+    IdempotencyKey: header('X-Idempotency-Key', false, 'Makes a retry safe: the same key and request replay the first response.', {
+      type: 'string',
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+    }),
+    Version: {
+      name: 'version',
+      in: 'path',
+      required: true,
+      description: 'The API version, pinned in the path.',
+      schema: { type: 'string', pattern: DATE_PATTERN },
+    },
+  };
+}
+
+/** Response headers: request id, resolved version, rate limits, replays and deprecation. */
+export function headers(): Record<string, JsonSchema> {
+  const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
+  return {
+    RequestId: header('The request id (`req_…`), as in `meta.requestId`.', { type: 'string', pattern: '^req_' }),
+    ApiVersion: header('The resolved API version.', { type: 'string', pattern: DATE_PATTERN }),
+    RateLimitPolicy: header('The rate policies that apply (draft-ietf-httpapi-ratelimit-headers).'),
+    RateLimit: header('What is left of the policy closest to its limit.'),
+    RetryAfter: header('Whole seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
+    IdempotentReplayed: header('`true` when the response is a replay of an earlier one.', { type: 'string', const: 'true' }),
+    Deprecation: header('Set when the resolved version is deprecated (RFC 9745).'),
+    Sunset: header('When a deprecated version stops being served (RFC 8594).'),
+    Link: header('The changelog, with `rel="deprecation"`, when the resolved version is deprecated.'),
+  };
+}
+
+/** The API key, sent as a bearer token. */
+export const bearerScheme = {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'sk_live_… or sk_test_…',
+  description: '`Authorization: Bearer sk_live_…` or `Bearer sk_test_…`. Test keys see only test data and use sandbox backends.',
+};
+
+/** `GET /healthz` and `GET /readyz`; both are open (no key). */
+export function healthPaths(): Record<string, JsonSchema> {
+  const status = (value: string, extra: JsonSchema = {}) => ({
+    type: 'object',
+    required: ['status', ...Object.keys(extra)],
+    properties: { status: { const: value }, ...extra },
+  });
+  const json = (description: string, schema: JsonSchema) => ({ description, content: { 'application/json': { schema } } });
+  return {
+    '/healthz': {
+      get: {
+        operationId: 'healthz',
+        summary: 'Liveness: the process is up.',
+        security: [],
+        responses: { '200': json('Alive.', status('ok')) },
+      },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'readyz',
+        summary: 'Readiness: the stores are reachable.',
+        security: [],
+        responses: {
+          '200': json('Ready.', status('ready')),
+          '503': json('A store is unreachable.', status('unavailable', { store: { const: 'unreachable' } })),
+        },
+      },
+    },
+  };
+}
