@@ -11,7 +11,7 @@ export interface Started {
 }
 
 export function startChild(script: string): Promise<Started> {
-  const child = fork(new URL(script, import.meta.url), { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(new URL(script, import.meta.url), { execArgv: ['--import', 'tsx', ...(process.env.BENCH_NODE_ARGS?.split(' ') ?? [])], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', (m: { port: number; key?: string }) => resolve({ child, ...m }));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));

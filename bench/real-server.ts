@@ -16,3 +16,4 @@ const { secret } = await createKey(db, { mode: 'test', scopes: ['*'], entities: 
 const app = await buildServer({ db, providers: { ai: { test: testTextModel } }, keyCacheTtlMs: 2000, serverVersion: 'bench' });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.send?.({ port: (app.server.address() as AddressInfo).port, key: secret });
+process.on('SIGTERM', () => process.exit(0));

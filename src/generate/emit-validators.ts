@@ -2,27 +2,20 @@
  * `generated/server/validators/<face>.js`: ajv standalone validators, one export per distinct payload
  * schema, so the server never compiles a schema at start. Defaults in the schemas are filled in.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import addFormats from 'ajv-formats';
+import { faceAjv } from '../spec/face-ajv.js';
 import type { Face } from '../spec/model.js';
 
 export const validatorsPath = (face: string) => `server/validators/${face}.js`;
 export const validatorTypesPath = (face: string) => `server/validators/${face}.d.ts`;
 
 export function emitValidators(face: Face): { code: string; types: string } {
-  const ajv = new Ajv2020({
-    strict: true,
-    allErrors: true,
-    useDefaults: true,
-    logger: false,
-    code: { source: true, esm: true, lines: true },
-  });
-  addFormats.default(ajv);
+  const ajv = faceAjv(face);
   const exports: Record<string, string> = {};
   for (const action of face.actions) {
     for (const variant of action.variants) {
-      ajv.addSchema(variant.schema, variant.validator);
+      // Lint has usually compiled it already in this instance; a catalogue built otherwise is added here.
+      if (!ajv.getSchema(variant.validator)) ajv.addSchema(variant.schema, variant.validator);
       exports[variant.validator] = variant.validator;
     }
   }

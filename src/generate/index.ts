@@ -32,7 +32,7 @@ export async function generate(catalog: Catalog): Promise<Map<string, string>> {
   for (const [path, text] of emitDocs(catalog)) files.set(path, text);
   files.set(OPENAPI_PATH, emitOpenApi(catalog));
   const paths = [...files.keys(), MANIFEST_PATH].sort();
-  files.set(MANIFEST_PATH, JSON.stringify({ generatedBy: NOTICE, files: paths }));
+  files.set(MANIFEST_PATH, JSON.stringify({ generatedBy: NOTICE, files: paths }, null, 2));
 
   const formatted = await Promise.all(paths.map(async (path) => [path, await format(path, withNotice(path, files.get(path)!))] as const));
   return new Map(formatted);

@@ -3,9 +3,9 @@
  * schemas that ajv (strict) accepts, examples that match them, event names of the right form, and the
  * 90-day notice for breaking changes. Each rule reports at the node it is about.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { faceAjv } from './face-ajv.js';
 import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
 import type { Action, Face, JsonSchema, Platform } from './model.js';
 import type { RawFace } from './resolve.js';
@@ -14,13 +14,6 @@ import type { JsonPath, SourceFile } from './source.js';
 const NOTICE_DAYS = 90;
 const DAY_MS = 86_400_000;
 const EVENT_NAME = /^[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*$/;
-
-/** A fresh strict ajv with the formats the runtime validators use. */
-export function strictAjv(options: ConstructorParameters<typeof Ajv2020>[0] = {}): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, logger: false, ...options });
-  addFormats.default(ajv);
-  return ajv;
-}
 
 interface BreakingChange {
   version: string;
@@ -44,7 +37,6 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
   const known = new Set(platform.versions.map((v) => v.date));
   const tiers = new Set(platform.tiers.map((t) => t.name));
   const scopes = new Set(platform.scopes.map((s) => s.name));
-  const ajv = strictAjv();
   const breaking: BreakingChange[] = [];
   const checkVersion = (version: string | undefined, at: JsonPath) => {
     if (version !== undefined && !known.has(version)) out.push(diagnostic('unknown-version', source.at(at), { version }));
@@ -87,7 +79,7 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     out.push(...annotations(action.payload, at('payload'), source, checkVersion, breaking));
     const badRefs = [...unknownRefs(action.payload, at('payload'), source, raw), ...unknownRefs(action.result, at('result'), source, raw)];
     out.push(...badRefs);
-    if (badRefs.length === 0) out.push(...schemasAndExamples(action, ajv, source, at));
+    if (badRefs.length === 0) out.push(...schemasAndExamples(face, action, source, at));
   }
 
   for (const change of breaking) {
@@ -142,21 +134,26 @@ function unknownRefs(schema: JsonSchema, base: JsonPath, source: SourceFile, raw
   return out;
 }
 
-function schemasAndExamples(action: Action, ajv: Ajv2020, source: SourceFile, at: (...p: JsonPath) => JsonPath): Diagnostic[] {
+function schemasAndExamples(face: Face, action: Action, source: SourceFile, at: (...p: JsonPath) => JsonPath): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const compile = (schema: JsonSchema, what: string, path: JsonPath): ValidateFunction | undefined => {
+  const ajv = faceAjv(face);
+  const compile = (schema: JsonSchema, what: string, path: JsonPath, name?: string): ValidateFunction | undefined => {
     try {
-      return ajv.compile(schema);
+      if (!name) return ajv.compile(schema);
+      ajv.addSchema(schema, name);
+      return ajv.getSchema(name);
     } catch (error) {
+      if (name) ajv.removeSchema(name);
       out.push(diagnostic('invalid-json-schema', source.at(path), { what, detail: (error as Error).message }));
       return undefined;
     }
   };
-  const payloads = action.variants.map((v) => compile(v.schema, 'payload', at('payload')));
+  const payloads = action.variants.map((v) => compile(v.schema, 'payload', at('payload'), v.validator));
   const result = compile(action.resultSchema, 'result', at('result'));
   const latestPayload = payloads.at(-1);
   action.examples.forEach((example, i) => {
-    for (const [what, validate, value] of [['payload', latestPayload, example.payload], ['result', result, example.result]] as const) {
+    // Validation fills in defaults; the docs show the example as written.
+    for (const [what, validate, value] of [['payload', latestPayload, structuredClone(example.payload)], ['result', result, structuredClone(example.result)]] as const) {
       if (validate && !validate(value)) {
         const detail = ajv.errorsText(validate.errors, { dataVar: what });
         out.push(diagnostic('example-mismatch', source.at(at('examples', i, what)), { index: i + 1, what, detail }));

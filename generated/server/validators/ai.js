@@ -3,753 +3,518 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 export const ai_generate_2026_01_01 = validate20;
-const schema31 = {
-  type: 'object',
-  required: ['model', 'prompt'],
-  additionalProperties: false,
-  properties: {
-    model: { type: 'string', minLength: 1, maxLength: 200, description: 'Model identifier.' },
-    prompt: { type: 'string', minLength: 1, maxLength: 200000, description: 'Instruction text.' },
-    input: { type: 'string', maxLength: 200000, description: 'Optional text for the prompt to operate on.' },
-    maxTokens: { type: 'integer', minimum: 1, maximum: 32000, description: 'Upper bound on the tokens generated.' },
-    temperature: { type: 'number', minimum: 0, maximum: 2, description: 'Sampling temperature.' },
-  },
-};
-const func1 = require('ajv/dist/runtime/ucs2length').default;
+const schema31 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."}}};
+const func1 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate20(
-  data,
-  { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate20.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.model === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'model' },
-        message: "must have required property '" + 'model' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.prompt === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'prompt' },
-        message: "must have required property '" + 'prompt' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(
-        key0 === 'model' ||
-        key0 === 'prompt' ||
-        key0 === 'input' ||
-        key0 === 'maxTokens' ||
-        key0 === 'temperature'
-      )) {
-        const err2 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-    }
-    if (data.model !== undefined) {
-      let data0 = data.model;
-      if (typeof data0 === 'string') {
-        if (func1(data0) > 200) {
-          const err3 = {
-            instancePath: instancePath + '/model',
-            schemaPath: '#/properties/model/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 200 },
-            message: 'must NOT have more than 200 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (func1(data0) < 1) {
-          const err4 = {
-            instancePath: instancePath + '/model',
-            schemaPath: '#/properties/model/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + '/model',
-          schemaPath: '#/properties/model/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.prompt !== undefined) {
-      let data1 = data.prompt;
-      if (typeof data1 === 'string') {
-        if (func1(data1) > 200000) {
-          const err6 = {
-            instancePath: instancePath + '/prompt',
-            schemaPath: '#/properties/prompt/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 200000 },
-            message: 'must NOT have more than 200000 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (func1(data1) < 1) {
-          const err7 = {
-            instancePath: instancePath + '/prompt',
-            schemaPath: '#/properties/prompt/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-      } else {
-        const err8 = {
-          instancePath: instancePath + '/prompt',
-          schemaPath: '#/properties/prompt/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
-      }
-    }
-    if (data.input !== undefined) {
-      let data2 = data.input;
-      if (typeof data2 === 'string') {
-        if (func1(data2) > 200000) {
-          const err9 = {
-            instancePath: instancePath + '/input',
-            schemaPath: '#/properties/input/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 200000 },
-            message: 'must NOT have more than 200000 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
-      } else {
-        const err10 = {
-          instancePath: instancePath + '/input',
-          schemaPath: '#/properties/input/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err10];
-        } else {
-          vErrors.push(err10);
-        }
-        errors++;
-      }
-    }
-    if (data.maxTokens !== undefined) {
-      let data3 = data.maxTokens;
-      if (!(typeof data3 == 'number' && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
-        const err11 = {
-          instancePath: instancePath + '/maxTokens',
-          schemaPath: '#/properties/maxTokens/type',
-          keyword: 'type',
-          params: { type: 'integer' },
-          message: 'must be integer',
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-      if (typeof data3 == 'number' && isFinite(data3)) {
-        if (data3 > 32000 || isNaN(data3)) {
-          const err12 = {
-            instancePath: instancePath + '/maxTokens',
-            schemaPath: '#/properties/maxTokens/maximum',
-            keyword: 'maximum',
-            params: { comparison: '<=', limit: 32000 },
-            message: 'must be <= 32000',
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-        if (data3 < 1 || isNaN(data3)) {
-          const err13 = {
-            instancePath: instancePath + '/maxTokens',
-            schemaPath: '#/properties/maxTokens/minimum',
-            keyword: 'minimum',
-            params: { comparison: '>=', limit: 1 },
-            message: 'must be >= 1',
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-      }
-    }
-    if (data.temperature !== undefined) {
-      let data4 = data.temperature;
-      if (typeof data4 == 'number' && isFinite(data4)) {
-        if (data4 > 2 || isNaN(data4)) {
-          const err14 = {
-            instancePath: instancePath + '/temperature',
-            schemaPath: '#/properties/temperature/maximum',
-            keyword: 'maximum',
-            params: { comparison: '<=', limit: 2 },
-            message: 'must be <= 2',
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        if (data4 < 0 || isNaN(data4)) {
-          const err15 = {
-            instancePath: instancePath + '/temperature',
-            schemaPath: '#/properties/temperature/minimum',
-            keyword: 'minimum',
-            params: { comparison: '>=', limit: 0 },
-            message: 'must be >= 0',
-          };
-          if (vErrors === null) {
-            vErrors = [err15];
-          } else {
-            vErrors.push(err15);
-          }
-          errors++;
-        }
-      } else {
-        const err16 = {
-          instancePath: instancePath + '/temperature',
-          schemaPath: '#/properties/temperature/type',
-          keyword: 'type',
-          params: { type: 'number' },
-          message: 'must be number',
-        };
-        if (vErrors === null) {
-          vErrors = [err16];
-        } else {
-          vErrors.push(err16);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err17 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-    };
-    if (vErrors === null) {
-      vErrors = [err17];
-    } else {
-      vErrors.push(err17);
-    }
-    errors++;
-  }
-  validate20.errors = vErrors;
-  return errors === 0;
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate20.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.model === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.prompt === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "prompt"},message:"must have required property '"+"prompt"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "model") || (key0 === "prompt")) || (key0 === "input")) || (key0 === "maxTokens")) || (key0 === "temperature"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+let data0 = data.model;
+if(typeof data0 === "string"){
+if(func1(data0) > 200){
+const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.prompt !== undefined){
+let data1 = data.prompt;
+if(typeof data1 === "string"){
+if(func1(data1) > 200000){
+const err6 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.input !== undefined){
+let data2 = data.input;
+if(typeof data2 === "string"){
+if(func1(data2) > 200000){
+const err9 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.maxTokens !== undefined){
+let data3 = data.maxTokens;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err11 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 32000 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 32000},message:"must be <= 32000"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data3 < 1 || isNaN(data3)){
+const err13 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data.temperature !== undefined){
+let data4 = data.temperature;
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 2 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data4 < 0 || isNaN(data4)){
+const err15 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const ai_generate_2026_09_01 = validate21;
-const schema32 = {
-  type: 'object',
-  required: ['model', 'prompt'],
-  additionalProperties: false,
-  properties: {
-    model: { type: 'string', minLength: 1, maxLength: 200, description: 'Model identifier.' },
-    prompt: { type: 'string', minLength: 1, maxLength: 200000, description: 'Instruction text.' },
-    input: { type: 'string', maxLength: 200000, description: 'Optional text for the prompt to operate on.' },
-    maxTokens: { type: 'integer', minimum: 1, maximum: 32000, description: 'Upper bound on the tokens generated.' },
-    sampling: {
-      type: 'object',
-      additionalProperties: false,
-      description: 'Sampling settings.',
-      properties: {
-        temperature: { type: 'number', minimum: 0, maximum: 2, description: 'Sampling temperature.' },
-        topP: { type: 'number', exclusiveMinimum: 0, maximum: 1, description: 'Nucleus sampling mass.' },
-      },
-    },
-  },
-};
+const schema32 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"sampling":{"type":"object","additionalProperties":false,"description":"Sampling settings.","properties":{"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."},"topP":{"type":"number","exclusiveMinimum":0,"maximum":1,"description":"Nucleus sampling mass."}}}}};
 
-function validate21(
-  data,
-  { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate21.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.model === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'model' },
-        message: "must have required property '" + 'model' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.prompt === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'prompt' },
-        message: "must have required property '" + 'prompt' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'model' || key0 === 'prompt' || key0 === 'input' || key0 === 'maxTokens' || key0 === 'sampling')) {
-        const err2 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-    }
-    if (data.model !== undefined) {
-      let data0 = data.model;
-      if (typeof data0 === 'string') {
-        if (func1(data0) > 200) {
-          const err3 = {
-            instancePath: instancePath + '/model',
-            schemaPath: '#/properties/model/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 200 },
-            message: 'must NOT have more than 200 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-        if (func1(data0) < 1) {
-          const err4 = {
-            instancePath: instancePath + '/model',
-            schemaPath: '#/properties/model/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + '/model',
-          schemaPath: '#/properties/model/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (data.prompt !== undefined) {
-      let data1 = data.prompt;
-      if (typeof data1 === 'string') {
-        if (func1(data1) > 200000) {
-          const err6 = {
-            instancePath: instancePath + '/prompt',
-            schemaPath: '#/properties/prompt/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 200000 },
-            message: 'must NOT have more than 200000 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        if (func1(data1) < 1) {
-          const err7 = {
-            instancePath: instancePath + '/prompt',
-            schemaPath: '#/properties/prompt/minLength',
-            keyword: 'minLength',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err7];
-          } else {
-            vErrors.push(err7);
-          }
-          errors++;
-        }
-      } else {
-        const err8 = {
-          instancePath: instancePath + '/prompt',
-          schemaPath: '#/properties/prompt/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err8];
-        } else {
-          vErrors.push(err8);
-        }
-        errors++;
-      }
-    }
-    if (data.input !== undefined) {
-      let data2 = data.input;
-      if (typeof data2 === 'string') {
-        if (func1(data2) > 200000) {
-          const err9 = {
-            instancePath: instancePath + '/input',
-            schemaPath: '#/properties/input/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 200000 },
-            message: 'must NOT have more than 200000 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err9];
-          } else {
-            vErrors.push(err9);
-          }
-          errors++;
-        }
-      } else {
-        const err10 = {
-          instancePath: instancePath + '/input',
-          schemaPath: '#/properties/input/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err10];
-        } else {
-          vErrors.push(err10);
-        }
-        errors++;
-      }
-    }
-    if (data.maxTokens !== undefined) {
-      let data3 = data.maxTokens;
-      if (!(typeof data3 == 'number' && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
-        const err11 = {
-          instancePath: instancePath + '/maxTokens',
-          schemaPath: '#/properties/maxTokens/type',
-          keyword: 'type',
-          params: { type: 'integer' },
-          message: 'must be integer',
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-      if (typeof data3 == 'number' && isFinite(data3)) {
-        if (data3 > 32000 || isNaN(data3)) {
-          const err12 = {
-            instancePath: instancePath + '/maxTokens',
-            schemaPath: '#/properties/maxTokens/maximum',
-            keyword: 'maximum',
-            params: { comparison: '<=', limit: 32000 },
-            message: 'must be <= 32000',
-          };
-          if (vErrors === null) {
-            vErrors = [err12];
-          } else {
-            vErrors.push(err12);
-          }
-          errors++;
-        }
-        if (data3 < 1 || isNaN(data3)) {
-          const err13 = {
-            instancePath: instancePath + '/maxTokens',
-            schemaPath: '#/properties/maxTokens/minimum',
-            keyword: 'minimum',
-            params: { comparison: '>=', limit: 1 },
-            message: 'must be >= 1',
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-      }
-    }
-    if (data.sampling !== undefined) {
-      let data4 = data.sampling;
-      if (data4 && typeof data4 == 'object' && !Array.isArray(data4)) {
-        for (const key1 in data4) {
-          if (!(key1 === 'temperature' || key1 === 'topP')) {
-            const err14 = {
-              instancePath: instancePath + '/sampling',
-              schemaPath: '#/properties/sampling/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key1 },
-              message: 'must NOT have additional properties',
-            };
-            if (vErrors === null) {
-              vErrors = [err14];
-            } else {
-              vErrors.push(err14);
-            }
-            errors++;
-          }
-        }
-        if (data4.temperature !== undefined) {
-          let data5 = data4.temperature;
-          if (typeof data5 == 'number' && isFinite(data5)) {
-            if (data5 > 2 || isNaN(data5)) {
-              const err15 = {
-                instancePath: instancePath + '/sampling/temperature',
-                schemaPath: '#/properties/sampling/properties/temperature/maximum',
-                keyword: 'maximum',
-                params: { comparison: '<=', limit: 2 },
-                message: 'must be <= 2',
-              };
-              if (vErrors === null) {
-                vErrors = [err15];
-              } else {
-                vErrors.push(err15);
-              }
-              errors++;
-            }
-            if (data5 < 0 || isNaN(data5)) {
-              const err16 = {
-                instancePath: instancePath + '/sampling/temperature',
-                schemaPath: '#/properties/sampling/properties/temperature/minimum',
-                keyword: 'minimum',
-                params: { comparison: '>=', limit: 0 },
-                message: 'must be >= 0',
-              };
-              if (vErrors === null) {
-                vErrors = [err16];
-              } else {
-                vErrors.push(err16);
-              }
-              errors++;
-            }
-          } else {
-            const err17 = {
-              instancePath: instancePath + '/sampling/temperature',
-              schemaPath: '#/properties/sampling/properties/temperature/type',
-              keyword: 'type',
-              params: { type: 'number' },
-              message: 'must be number',
-            };
-            if (vErrors === null) {
-              vErrors = [err17];
-            } else {
-              vErrors.push(err17);
-            }
-            errors++;
-          }
-        }
-        if (data4.topP !== undefined) {
-          let data6 = data4.topP;
-          if (typeof data6 == 'number' && isFinite(data6)) {
-            if (data6 > 1 || isNaN(data6)) {
-              const err18 = {
-                instancePath: instancePath + '/sampling/topP',
-                schemaPath: '#/properties/sampling/properties/topP/maximum',
-                keyword: 'maximum',
-                params: { comparison: '<=', limit: 1 },
-                message: 'must be <= 1',
-              };
-              if (vErrors === null) {
-                vErrors = [err18];
-              } else {
-                vErrors.push(err18);
-              }
-              errors++;
-            }
-            if (data6 <= 0 || isNaN(data6)) {
-              const err19 = {
-                instancePath: instancePath + '/sampling/topP',
-                schemaPath: '#/properties/sampling/properties/topP/exclusiveMinimum',
-                keyword: 'exclusiveMinimum',
-                params: { comparison: '>', limit: 0 },
-                message: 'must be > 0',
-              };
-              if (vErrors === null) {
-                vErrors = [err19];
-              } else {
-                vErrors.push(err19);
-              }
-              errors++;
-            }
-          } else {
-            const err20 = {
-              instancePath: instancePath + '/sampling/topP',
-              schemaPath: '#/properties/sampling/properties/topP/type',
-              keyword: 'type',
-              params: { type: 'number' },
-              message: 'must be number',
-            };
-            if (vErrors === null) {
-              vErrors = [err20];
-            } else {
-              vErrors.push(err20);
-            }
-            errors++;
-          }
-        }
-      } else {
-        const err21 = {
-          instancePath: instancePath + '/sampling',
-          schemaPath: '#/properties/sampling/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-        };
-        if (vErrors === null) {
-          vErrors = [err21];
-        } else {
-          vErrors.push(err21);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err22 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-    };
-    if (vErrors === null) {
-      vErrors = [err22];
-    } else {
-      vErrors.push(err22);
-    }
-    errors++;
-  }
-  validate21.errors = vErrors;
-  return errors === 0;
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate21.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate21.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.model === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.prompt === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "prompt"},message:"must have required property '"+"prompt"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "model") || (key0 === "prompt")) || (key0 === "input")) || (key0 === "maxTokens")) || (key0 === "sampling"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+let data0 = data.model;
+if(typeof data0 === "string"){
+if(func1(data0) > 200){
+const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.prompt !== undefined){
+let data1 = data.prompt;
+if(typeof data1 === "string"){
+if(func1(data1) > 200000){
+const err6 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.input !== undefined){
+let data2 = data.input;
+if(typeof data2 === "string"){
+if(func1(data2) > 200000){
+const err9 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.maxTokens !== undefined){
+let data3 = data.maxTokens;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err11 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 32000 || isNaN(data3)){
+const err12 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 32000},message:"must be <= 32000"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(data3 < 1 || isNaN(data3)){
+const err13 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data.sampling !== undefined){
+let data4 = data.sampling;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+for(const key1 in data4){
+if(!((key1 === "temperature") || (key1 === "topP"))){
+const err14 = {instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data4.temperature !== undefined){
+let data5 = data4.temperature;
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 2 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/sampling/temperature",schemaPath:"#/properties/sampling/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data5 < 0 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/sampling/temperature",schemaPath:"#/properties/sampling/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/sampling/temperature",schemaPath:"#/properties/sampling/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data4.topP !== undefined){
+let data6 = data4.topP;
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 1 || isNaN(data6)){
+const err18 = {instancePath:instancePath+"/sampling/topP",schemaPath:"#/properties/sampling/properties/topP/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1},message:"must be <= 1"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(data6 <= 0 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/sampling/topP",schemaPath:"#/properties/sampling/properties/topP/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/sampling/topP",schemaPath:"#/properties/sampling/properties/topP/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/sampling",schemaPath:"#/properties/sampling/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

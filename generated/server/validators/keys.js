@@ -3,1142 +3,789 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 export const keys_create_2026_01_01 = validate20;
-const schema31 = {
-  type: 'object',
-  required: ['scopes', 'entities'],
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string', maxLength: 200, description: 'A label for people.' },
-    scopes: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 64,
-      uniqueItems: true,
-      items: { type: 'string', pattern: '^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$' },
-      description: 'Scopes to grant; each must be held by the caller.',
-    },
-    entities: { $ref: '#/$defs/Entities' },
-    tier: { type: 'string', maxLength: 64, description: "Rate-limit tier; defaults to the caller's." },
-    apiVersion: {
-      type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-      description: 'Pins an API version for requests that name none.',
-    },
-    expiresAt: { type: 'string', format: 'date-time', description: 'When the key stops working.' },
-  },
-  $defs: {
-    Entities: {
-      description: 'The entities the key may act for: `*` for all, or a list of entity ids.',
-      oneOf: [
-        { type: 'string', const: '*' },
-        {
-          type: 'array',
-          minItems: 1,
-          maxItems: 1000,
-          uniqueItems: true,
-          items: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
-        },
-      ],
-    },
-  },
-};
-const schema32 = {
-  description: 'The entities the key may act for: `*` for all, or a list of entity ids.',
-  oneOf: [
-    { type: 'string', const: '*' },
-    {
-      type: 'array',
-      minItems: 1,
-      maxItems: 1000,
-      uniqueItems: true,
-      items: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
-    },
-  ],
-};
-const func1 = require('ajv/dist/runtime/ucs2length').default;
-const pattern4 = new RegExp('^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$', 'u');
-const pattern5 = new RegExp('^[A-Za-z0-9._:-]{1,64}$', 'u');
-const pattern6 = new RegExp('^\\d{4}-\\d{2}-\\d{2}$', 'u');
-const formats0 = require('ajv-formats/dist/formats').fullFormats['date-time'];
+const schema31 = {"type":"object","required":["scopes","entities"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":200,"description":"A label for people."},"scopes":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"},"description":"Scopes to grant; each must be held by the caller."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","maxLength":64,"description":"Rate-limit tier; defaults to the caller's."},"apiVersion":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","description":"Pins an API version for requests that name none."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working."}},"$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]}}};
+const schema32 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
+const func1 = require("ajv/dist/runtime/ucs2length").default;
+const pattern4 = new RegExp("^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$", "u");
+const pattern5 = new RegExp("^[A-Za-z0-9._:-]{1,64}$", "u");
+const pattern6 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate20(
-  data,
-  { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate20.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.scopes === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'scopes' },
-        message: "must have required property '" + 'scopes' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    if (data.entities === undefined) {
-      const err1 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'entities' },
-        message: "must have required property '" + 'entities' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(
-        key0 === 'name' ||
-        key0 === 'scopes' ||
-        key0 === 'entities' ||
-        key0 === 'tier' ||
-        key0 === 'apiVersion' ||
-        key0 === 'expiresAt'
-      )) {
-        const err2 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-    }
-    if (data.name !== undefined) {
-      let data0 = data.name;
-      if (typeof data0 === 'string') {
-        if (func1(data0) > 200) {
-          const err3 = {
-            instancePath: instancePath + '/name',
-            schemaPath: '#/properties/name/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 200 },
-            message: 'must NOT have more than 200 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err3];
-          } else {
-            vErrors.push(err3);
-          }
-          errors++;
-        }
-      } else {
-        const err4 = {
-          instancePath: instancePath + '/name',
-          schemaPath: '#/properties/name/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err4];
-        } else {
-          vErrors.push(err4);
-        }
-        errors++;
-      }
-    }
-    if (data.scopes !== undefined) {
-      let data1 = data.scopes;
-      if (Array.isArray(data1)) {
-        if (data1.length > 64) {
-          const err5 = {
-            instancePath: instancePath + '/scopes',
-            schemaPath: '#/properties/scopes/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 64 },
-            message: 'must NOT have more than 64 items',
-          };
-          if (vErrors === null) {
-            vErrors = [err5];
-          } else {
-            vErrors.push(err5);
-          }
-          errors++;
-        }
-        if (data1.length < 1) {
-          const err6 = {
-            instancePath: instancePath + '/scopes',
-            schemaPath: '#/properties/scopes/minItems',
-            keyword: 'minItems',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 items',
-          };
-          if (vErrors === null) {
-            vErrors = [err6];
-          } else {
-            vErrors.push(err6);
-          }
-          errors++;
-        }
-        const len0 = data1.length;
-        for (let i0 = 0; i0 < len0; i0++) {
-          let data2 = data1[i0];
-          if (typeof data2 === 'string') {
-            if (!pattern4.test(data2)) {
-              const err7 = {
-                instancePath: instancePath + '/scopes/' + i0,
-                schemaPath: '#/properties/scopes/items/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$' },
-                message: 'must match pattern "' + '^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$' + '"',
-              };
-              if (vErrors === null) {
-                vErrors = [err7];
-              } else {
-                vErrors.push(err7);
-              }
-              errors++;
-            }
-          } else {
-            const err8 = {
-              instancePath: instancePath + '/scopes/' + i0,
-              schemaPath: '#/properties/scopes/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-            };
-            if (vErrors === null) {
-              vErrors = [err8];
-            } else {
-              vErrors.push(err8);
-            }
-            errors++;
-          }
-        }
-        let i1 = data1.length;
-        let j0;
-        if (i1 > 1) {
-          const indices0 = {};
-          for (; i1--;) {
-            let item0 = data1[i1];
-            if (typeof item0 !== 'string') {
-              continue;
-            }
-            if (typeof indices0[item0] == 'number') {
-              j0 = indices0[item0];
-              const err9 = {
-                instancePath: instancePath + '/scopes',
-                schemaPath: '#/properties/scopes/uniqueItems',
-                keyword: 'uniqueItems',
-                params: { i: i1, j: j0 },
-                message: 'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
-              };
-              if (vErrors === null) {
-                vErrors = [err9];
-              } else {
-                vErrors.push(err9);
-              }
-              errors++;
-              break;
-            }
-            indices0[item0] = i1;
-          }
-        }
-      } else {
-        const err10 = {
-          instancePath: instancePath + '/scopes',
-          schemaPath: '#/properties/scopes/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-        };
-        if (vErrors === null) {
-          vErrors = [err10];
-        } else {
-          vErrors.push(err10);
-        }
-        errors++;
-      }
-    }
-    if (data.entities !== undefined) {
-      let data3 = data.entities;
-      const _errs10 = errors;
-      let valid5 = false;
-      let passing0 = null;
-      const _errs11 = errors;
-      if (typeof data3 !== 'string') {
-        const err11 = {
-          instancePath: instancePath + '/entities',
-          schemaPath: '#/$defs/Entities/oneOf/0/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err11];
-        } else {
-          vErrors.push(err11);
-        }
-        errors++;
-      }
-      if ('*' !== data3) {
-        const err12 = {
-          instancePath: instancePath + '/entities',
-          schemaPath: '#/$defs/Entities/oneOf/0/const',
-          keyword: 'const',
-          params: { allowedValue: '*' },
-          message: 'must be equal to constant',
-        };
-        if (vErrors === null) {
-          vErrors = [err12];
-        } else {
-          vErrors.push(err12);
-        }
-        errors++;
-      }
-      var _valid0 = _errs11 === errors;
-      if (_valid0) {
-        valid5 = true;
-        passing0 = 0;
-      }
-      const _errs13 = errors;
-      if (Array.isArray(data3)) {
-        if (data3.length > 1000) {
-          const err13 = {
-            instancePath: instancePath + '/entities',
-            schemaPath: '#/$defs/Entities/oneOf/1/maxItems',
-            keyword: 'maxItems',
-            params: { limit: 1000 },
-            message: 'must NOT have more than 1000 items',
-          };
-          if (vErrors === null) {
-            vErrors = [err13];
-          } else {
-            vErrors.push(err13);
-          }
-          errors++;
-        }
-        if (data3.length < 1) {
-          const err14 = {
-            instancePath: instancePath + '/entities',
-            schemaPath: '#/$defs/Entities/oneOf/1/minItems',
-            keyword: 'minItems',
-            params: { limit: 1 },
-            message: 'must NOT have fewer than 1 items',
-          };
-          if (vErrors === null) {
-            vErrors = [err14];
-          } else {
-            vErrors.push(err14);
-          }
-          errors++;
-        }
-        const len1 = data3.length;
-        for (let i2 = 0; i2 < len1; i2++) {
-          let data4 = data3[i2];
-          if (typeof data4 === 'string') {
-            if (!pattern5.test(data4)) {
-              const err15 = {
-                instancePath: instancePath + '/entities/' + i2,
-                schemaPath: '#/$defs/Entities/oneOf/1/items/pattern',
-                keyword: 'pattern',
-                params: { pattern: '^[A-Za-z0-9._:-]{1,64}$' },
-                message: 'must match pattern "' + '^[A-Za-z0-9._:-]{1,64}$' + '"',
-              };
-              if (vErrors === null) {
-                vErrors = [err15];
-              } else {
-                vErrors.push(err15);
-              }
-              errors++;
-            }
-          } else {
-            const err16 = {
-              instancePath: instancePath + '/entities/' + i2,
-              schemaPath: '#/$defs/Entities/oneOf/1/items/type',
-              keyword: 'type',
-              params: { type: 'string' },
-              message: 'must be string',
-            };
-            if (vErrors === null) {
-              vErrors = [err16];
-            } else {
-              vErrors.push(err16);
-            }
-            errors++;
-          }
-        }
-        let i3 = data3.length;
-        let j1;
-        if (i3 > 1) {
-          const indices1 = {};
-          for (; i3--;) {
-            let item1 = data3[i3];
-            if (typeof item1 !== 'string') {
-              continue;
-            }
-            if (typeof indices1[item1] == 'number') {
-              j1 = indices1[item1];
-              const err17 = {
-                instancePath: instancePath + '/entities',
-                schemaPath: '#/$defs/Entities/oneOf/1/uniqueItems',
-                keyword: 'uniqueItems',
-                params: { i: i3, j: j1 },
-                message: 'must NOT have duplicate items (items ## ' + j1 + ' and ' + i3 + ' are identical)',
-              };
-              if (vErrors === null) {
-                vErrors = [err17];
-              } else {
-                vErrors.push(err17);
-              }
-              errors++;
-              break;
-            }
-            indices1[item1] = i3;
-          }
-        }
-      } else {
-        const err18 = {
-          instancePath: instancePath + '/entities',
-          schemaPath: '#/$defs/Entities/oneOf/1/type',
-          keyword: 'type',
-          params: { type: 'array' },
-          message: 'must be array',
-        };
-        if (vErrors === null) {
-          vErrors = [err18];
-        } else {
-          vErrors.push(err18);
-        }
-        errors++;
-      }
-      var _valid0 = _errs13 === errors;
-      if (_valid0 && valid5) {
-        valid5 = false;
-        passing0 = [passing0, 1];
-      } else {
-        if (_valid0) {
-          valid5 = true;
-          passing0 = 1;
-        }
-      }
-      if (!valid5) {
-        const err19 = {
-          instancePath: instancePath + '/entities',
-          schemaPath: '#/$defs/Entities/oneOf',
-          keyword: 'oneOf',
-          params: { passingSchemas: passing0 },
-          message: 'must match exactly one schema in oneOf',
-        };
-        if (vErrors === null) {
-          vErrors = [err19];
-        } else {
-          vErrors.push(err19);
-        }
-        errors++;
-      } else {
-        errors = _errs10;
-        if (vErrors !== null) {
-          if (_errs10) {
-            vErrors.length = _errs10;
-          } else {
-            vErrors = null;
-          }
-        }
-      }
-    }
-    if (data.tier !== undefined) {
-      let data5 = data.tier;
-      if (typeof data5 === 'string') {
-        if (func1(data5) > 64) {
-          const err20 = {
-            instancePath: instancePath + '/tier',
-            schemaPath: '#/properties/tier/maxLength',
-            keyword: 'maxLength',
-            params: { limit: 64 },
-            message: 'must NOT have more than 64 characters',
-          };
-          if (vErrors === null) {
-            vErrors = [err20];
-          } else {
-            vErrors.push(err20);
-          }
-          errors++;
-        }
-      } else {
-        const err21 = {
-          instancePath: instancePath + '/tier',
-          schemaPath: '#/properties/tier/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err21];
-        } else {
-          vErrors.push(err21);
-        }
-        errors++;
-      }
-    }
-    if (data.apiVersion !== undefined) {
-      let data6 = data.apiVersion;
-      if (typeof data6 === 'string') {
-        if (!pattern6.test(data6)) {
-          const err22 = {
-            instancePath: instancePath + '/apiVersion',
-            schemaPath: '#/properties/apiVersion/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
-            message: 'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}$' + '"',
-          };
-          if (vErrors === null) {
-            vErrors = [err22];
-          } else {
-            vErrors.push(err22);
-          }
-          errors++;
-        }
-      } else {
-        const err23 = {
-          instancePath: instancePath + '/apiVersion',
-          schemaPath: '#/properties/apiVersion/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err23];
-        } else {
-          vErrors.push(err23);
-        }
-        errors++;
-      }
-    }
-    if (data.expiresAt !== undefined) {
-      let data7 = data.expiresAt;
-      if (typeof data7 === 'string') {
-        if (!formats0.validate(data7)) {
-          const err24 = {
-            instancePath: instancePath + '/expiresAt',
-            schemaPath: '#/properties/expiresAt/format',
-            keyword: 'format',
-            params: { format: 'date-time' },
-            message: 'must match format "' + 'date-time' + '"',
-          };
-          if (vErrors === null) {
-            vErrors = [err24];
-          } else {
-            vErrors.push(err24);
-          }
-          errors++;
-        }
-      } else {
-        const err25 = {
-          instancePath: instancePath + '/expiresAt',
-          schemaPath: '#/properties/expiresAt/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err25];
-        } else {
-          vErrors.push(err25);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err26 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-    };
-    if (vErrors === null) {
-      vErrors = [err26];
-    } else {
-      vErrors.push(err26);
-    }
-    errors++;
-  }
-  validate20.errors = vErrors;
-  return errors === 0;
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-validate20.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-
-export const keys_get_2026_01_01 = validate21;
-const schema33 = {
-  type: 'object',
-  required: ['id'],
-  additionalProperties: false,
-  properties: { id: { $ref: '#/$defs/KeyId' } },
-  $defs: { KeyId: { type: 'string', pattern: '^key_[0-9A-Za-z]+$', description: 'Key id.' } },
-};
-const schema34 = { type: 'string', pattern: '^key_[0-9A-Za-z]+$', description: 'Key id.' };
-const pattern7 = new RegExp('^key_[0-9A-Za-z]+$', 'u');
-
-function validate21(
-  data,
-  { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate21.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.id === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'id' },
-        message: "must have required property '" + 'id' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'id')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.id !== undefined) {
-      let data0 = data.id;
-      if (typeof data0 === 'string') {
-        if (!pattern7.test(data0)) {
-          const err2 = {
-            instancePath: instancePath + '/id',
-            schemaPath: '#/$defs/KeyId/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^key_[0-9A-Za-z]+$' },
-            message: 'must match pattern "' + '^key_[0-9A-Za-z]+$' + '"',
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-      } else {
-        const err3 = {
-          instancePath: instancePath + '/id',
-          schemaPath: '#/$defs/KeyId/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err3];
-        } else {
-          vErrors.push(err3);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err4 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-    };
-    if (vErrors === null) {
-      vErrors = [err4];
-    } else {
-      vErrors.push(err4);
-    }
-    errors++;
-  }
-  validate21.errors = vErrors;
-  return errors === 0;
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
 }
-validate21.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-
-export const keys_list_2026_01_01 = validate22;
-const schema35 = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Page size.' },
-    startingAfter: { $ref: '#/$defs/KeyId' },
-    includeRevoked: { type: 'boolean', default: false, description: 'Include revoked keys.' },
-  },
-  $defs: { KeyId: { type: 'string', pattern: '^key_[0-9A-Za-z]+$', description: 'Key id.' } },
-};
-const schema36 = { type: 'string', pattern: '^key_[0-9A-Za-z]+$', description: 'Key id.' };
-
-function validate22(
-  data,
-  { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate22.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.limit === undefined) {
-      data.limit = 20;
-    }
-    if (data.includeRevoked === undefined) {
-      data.includeRevoked = false;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'limit' || key0 === 'startingAfter' || key0 === 'includeRevoked')) {
-        const err0 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err0];
-        } else {
-          vErrors.push(err0);
-        }
-        errors++;
-      }
-    }
-    let data0 = data.limit;
-    if (!(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
-      const err1 = {
-        instancePath: instancePath + '/limit',
-        schemaPath: '#/properties/limit/type',
-        keyword: 'type',
-        params: { type: 'integer' },
-        message: 'must be integer',
-      };
-      if (vErrors === null) {
-        vErrors = [err1];
-      } else {
-        vErrors.push(err1);
-      }
-      errors++;
-    }
-    if (typeof data0 == 'number' && isFinite(data0)) {
-      if (data0 > 100 || isNaN(data0)) {
-        const err2 = {
-          instancePath: instancePath + '/limit',
-          schemaPath: '#/properties/limit/maximum',
-          keyword: 'maximum',
-          params: { comparison: '<=', limit: 100 },
-          message: 'must be <= 100',
-        };
-        if (vErrors === null) {
-          vErrors = [err2];
-        } else {
-          vErrors.push(err2);
-        }
-        errors++;
-      }
-      if (data0 < 1 || isNaN(data0)) {
-        const err3 = {
-          instancePath: instancePath + '/limit',
-          schemaPath: '#/properties/limit/minimum',
-          keyword: 'minimum',
-          params: { comparison: '>=', limit: 1 },
-          message: 'must be >= 1',
-        };
-        if (vErrors === null) {
-          vErrors = [err3];
-        } else {
-          vErrors.push(err3);
-        }
-        errors++;
-      }
-    }
-    if (data.startingAfter !== undefined) {
-      let data1 = data.startingAfter;
-      if (typeof data1 === 'string') {
-        if (!pattern7.test(data1)) {
-          const err4 = {
-            instancePath: instancePath + '/startingAfter',
-            schemaPath: '#/$defs/KeyId/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^key_[0-9A-Za-z]+$' },
-            message: 'must match pattern "' + '^key_[0-9A-Za-z]+$' + '"',
-          };
-          if (vErrors === null) {
-            vErrors = [err4];
-          } else {
-            vErrors.push(err4);
-          }
-          errors++;
-        }
-      } else {
-        const err5 = {
-          instancePath: instancePath + '/startingAfter',
-          schemaPath: '#/$defs/KeyId/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-    }
-    if (typeof data.includeRevoked !== 'boolean') {
-      const err6 = {
-        instancePath: instancePath + '/includeRevoked',
-        schemaPath: '#/properties/includeRevoked/type',
-        keyword: 'type',
-        params: { type: 'boolean' },
-        message: 'must be boolean',
-      };
-      if (vErrors === null) {
-        vErrors = [err6];
-      } else {
-        vErrors.push(err6);
-      }
-      errors++;
-    }
-  } else {
-    const err7 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-    };
-    if (vErrors === null) {
-      vErrors = [err7];
-    } else {
-      vErrors.push(err7);
-    }
-    errors++;
-  }
-  validate22.errors = vErrors;
-  return errors === 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.scopes === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+if(vErrors === null){
+vErrors = [err0];
 }
-validate22.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-
-export const keys_revoke_2026_01_01 = validate23;
-const schema37 = {
-  type: 'object',
-  required: ['id'],
-  additionalProperties: false,
-  properties: { id: { $ref: '#/$defs/KeyId' } },
-  $defs: { KeyId: { type: 'string', pattern: '^key_[0-9A-Za-z]+$', description: 'Key id.' } },
-};
-const schema38 = { type: 'string', pattern: '^key_[0-9A-Za-z]+$', description: 'Key id.' };
-
-function validate23(
-  data,
-  { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate23.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.id === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'id' },
-        message: "must have required property '" + 'id' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'id')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.id !== undefined) {
-      let data0 = data.id;
-      if (typeof data0 === 'string') {
-        if (!pattern7.test(data0)) {
-          const err2 = {
-            instancePath: instancePath + '/id',
-            schemaPath: '#/$defs/KeyId/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^key_[0-9A-Za-z]+$' },
-            message: 'must match pattern "' + '^key_[0-9A-Za-z]+$' + '"',
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-      } else {
-        const err3 = {
-          instancePath: instancePath + '/id',
-          schemaPath: '#/$defs/KeyId/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err3];
-        } else {
-          vErrors.push(err3);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err4 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-    };
-    if (vErrors === null) {
-      vErrors = [err4];
-    } else {
-      vErrors.push(err4);
-    }
-    errors++;
-  }
-  validate23.errors = vErrors;
-  return errors === 0;
+else {
+vErrors.push(err0);
 }
-validate23.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
-
-export const keys_rotate_2026_01_01 = validate24;
-const schema39 = {
-  type: 'object',
-  required: ['id'],
-  additionalProperties: false,
-  properties: {
-    id: { $ref: '#/$defs/KeyId' },
-    graceSeconds: {
-      type: 'integer',
-      minimum: 0,
-      maximum: 604800,
-      default: 0,
-      description: 'How long the old secret keeps working.',
-    },
-  },
-  $defs: { KeyId: { type: 'string', pattern: '^key_[0-9A-Za-z]+$', description: 'Key id.' } },
-};
-const schema40 = { type: 'string', pattern: '^key_[0-9A-Za-z]+$', description: 'Key id.' };
-
-function validate24(
-  data,
-  { instancePath = '', parentData, parentDataProperty, rootData = data, dynamicAnchors = {} } = {},
-) {
-  let vErrors = null;
-  let errors = 0;
-  const evaluated0 = validate24.evaluated;
-  if (evaluated0.dynamicProps) {
-    evaluated0.props = undefined;
-  }
-  if (evaluated0.dynamicItems) {
-    evaluated0.items = undefined;
-  }
-  if (data && typeof data == 'object' && !Array.isArray(data)) {
-    if (data.graceSeconds === undefined) {
-      data.graceSeconds = 0;
-    }
-    if (data.id === undefined) {
-      const err0 = {
-        instancePath,
-        schemaPath: '#/required',
-        keyword: 'required',
-        params: { missingProperty: 'id' },
-        message: "must have required property '" + 'id' + "'",
-      };
-      if (vErrors === null) {
-        vErrors = [err0];
-      } else {
-        vErrors.push(err0);
-      }
-      errors++;
-    }
-    for (const key0 in data) {
-      if (!(key0 === 'id' || key0 === 'graceSeconds')) {
-        const err1 = {
-          instancePath,
-          schemaPath: '#/additionalProperties',
-          keyword: 'additionalProperties',
-          params: { additionalProperty: key0 },
-          message: 'must NOT have additional properties',
-        };
-        if (vErrors === null) {
-          vErrors = [err1];
-        } else {
-          vErrors.push(err1);
-        }
-        errors++;
-      }
-    }
-    if (data.id !== undefined) {
-      let data0 = data.id;
-      if (typeof data0 === 'string') {
-        if (!pattern7.test(data0)) {
-          const err2 = {
-            instancePath: instancePath + '/id',
-            schemaPath: '#/$defs/KeyId/pattern',
-            keyword: 'pattern',
-            params: { pattern: '^key_[0-9A-Za-z]+$' },
-            message: 'must match pattern "' + '^key_[0-9A-Za-z]+$' + '"',
-          };
-          if (vErrors === null) {
-            vErrors = [err2];
-          } else {
-            vErrors.push(err2);
-          }
-          errors++;
-        }
-      } else {
-        const err3 = {
-          instancePath: instancePath + '/id',
-          schemaPath: '#/$defs/KeyId/type',
-          keyword: 'type',
-          params: { type: 'string' },
-          message: 'must be string',
-        };
-        if (vErrors === null) {
-          vErrors = [err3];
-        } else {
-          vErrors.push(err3);
-        }
-        errors++;
-      }
-    }
-    let data1 = data.graceSeconds;
-    if (!(typeof data1 == 'number' && !(data1 % 1) && !isNaN(data1) && isFinite(data1))) {
-      const err4 = {
-        instancePath: instancePath + '/graceSeconds',
-        schemaPath: '#/properties/graceSeconds/type',
-        keyword: 'type',
-        params: { type: 'integer' },
-        message: 'must be integer',
-      };
-      if (vErrors === null) {
-        vErrors = [err4];
-      } else {
-        vErrors.push(err4);
-      }
-      errors++;
-    }
-    if (typeof data1 == 'number' && isFinite(data1)) {
-      if (data1 > 604800 || isNaN(data1)) {
-        const err5 = {
-          instancePath: instancePath + '/graceSeconds',
-          schemaPath: '#/properties/graceSeconds/maximum',
-          keyword: 'maximum',
-          params: { comparison: '<=', limit: 604800 },
-          message: 'must be <= 604800',
-        };
-        if (vErrors === null) {
-          vErrors = [err5];
-        } else {
-          vErrors.push(err5);
-        }
-        errors++;
-      }
-      if (data1 < 0 || isNaN(data1)) {
-        const err6 = {
-          instancePath: instancePath + '/graceSeconds',
-          schemaPath: '#/properties/graceSeconds/minimum',
-          keyword: 'minimum',
-          params: { comparison: '>=', limit: 0 },
-          message: 'must be >= 0',
-        };
-        if (vErrors === null) {
-          vErrors = [err6];
-        } else {
-          vErrors.push(err6);
-        }
-        errors++;
-      }
-    }
-  } else {
-    const err7 = {
-      instancePath,
-      schemaPath: '#/type',
-      keyword: 'type',
-      params: { type: 'object' },
-      message: 'must be object',
-    };
-    if (vErrors === null) {
-      vErrors = [err7];
-    } else {
-      vErrors.push(err7);
-    }
-    errors++;
-  }
-  validate24.errors = vErrors;
-  return errors === 0;
+errors++;
 }
-validate24.evaluated = { props: true, dynamicProps: false, dynamicItems: false };
+if(data.entities === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "name") || (key0 === "scopes")) || (key0 === "entities")) || (key0 === "tier")) || (key0 === "apiVersion")) || (key0 === "expiresAt"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(func1(data0) > 200){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.scopes !== undefined){
+let data1 = data.scopes;
+if(Array.isArray(data1)){
+if(data1.length > 64){
+const err5 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/maxItems",keyword:"maxItems",params:{limit: 64},message:"must NOT have more than 64 items"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.length < 1){
+const err6 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 === "string"){
+if(!pattern4.test(data2)){
+const err7 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"},message:"must match pattern \""+"^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+let i1 = data1.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data1[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err9 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.entities !== undefined){
+let data3 = data.entities;
+const _errs10 = errors;
+let valid5 = false;
+let passing0 = null;
+const _errs11 = errors;
+if(typeof data3 !== "string"){
+const err11 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if("*" !== data3){
+const err12 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/0/const",keyword:"const",params:{allowedValue: "*"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+var _valid0 = _errs11 === errors;
+if(_valid0){
+valid5 = true;
+passing0 = 0;
+}
+const _errs13 = errors;
+if(Array.isArray(data3)){
+if(data3.length > 1000){
+const err13 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data3.length < 1){
+const err14 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+const len1 = data3.length;
+for(let i2=0; i2<len1; i2++){
+let data4 = data3[i2];
+if(typeof data4 === "string"){
+if(!pattern5.test(data4)){
+const err15 = {instancePath:instancePath+"/entities/" + i2,schemaPath:"#/$defs/Entities/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/entities/" + i2,schemaPath:"#/$defs/Entities/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+let i3 = data3.length;
+let j1;
+if(i3 > 1){
+const indices1 = {};
+for(;i3--;){
+let item1 = data3[i3];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+const err17 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+break;
+}
+indices1[item1] = i3;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid0 = _errs13 === errors;
+if(_valid0 && valid5){
+valid5 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid5 = true;
+passing0 = 1;
+}
+}
+if(!valid5){
+const err19 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.tier !== undefined){
+let data5 = data.tier;
+if(typeof data5 === "string"){
+if(func1(data5) > 64){
+const err20 = {instancePath:instancePath+"/tier",schemaPath:"#/properties/tier/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/tier",schemaPath:"#/properties/tier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.apiVersion !== undefined){
+let data6 = data.apiVersion;
+if(typeof data6 === "string"){
+if(!pattern6.test(data6)){
+const err22 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.expiresAt !== undefined){
+let data7 = data.expiresAt;
+if(typeof data7 === "string"){
+if(!(formats0.validate(data7))){
+const err24 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const keys_get_2026_01_01 = validate26;
+const schema37 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema38 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+const pattern10 = new RegExp("^key_[0-9A-Za-z]+$", "u");
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern10.test(data0)){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const keys_list_2026_01_01 = validate30;
+const schema42 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/KeyId"},"includeRevoked":{"type":"boolean","default":false,"description":"Include revoked keys."}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema43 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate30.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit === undefined){
+data.limit = 20;
+}
+if(data.includeRevoked === undefined){
+data.includeRevoked = false;
+}
+for(const key0 in data){
+if(!(((key0 === "limit") || (key0 === "startingAfter")) || (key0 === "includeRevoked"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+let data0 = data.limit;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err1 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 > 100 || isNaN(data0)){
+const err2 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data0 < 1 || isNaN(data0)){
+const err3 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.startingAfter !== undefined){
+let data1 = data.startingAfter;
+if(typeof data1 === "string"){
+if(!pattern10.test(data1)){
+const err4 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/KeyId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(typeof data.includeRevoked !== "boolean"){
+const err6 = {instancePath:instancePath+"/includeRevoked",schemaPath:"#/properties/includeRevoked/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate30.errors = vErrors;
+return errors === 0;
+}
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const keys_revoke_2026_01_01 = validate34;
+const schema47 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema48 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern10.test(data0)){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const keys_rotate_2026_01_01 = validate38;
+const schema52 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"},"graceSeconds":{"type":"integer","minimum":0,"maximum":604800,"default":0,"description":"How long the old secret keeps working."}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema53 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate38.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.graceSeconds === undefined){
+data.graceSeconds = 0;
+}
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "id") || (key0 === "graceSeconds"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern10.test(data0)){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+let data1 = data.graceSeconds;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err4 = {instancePath:instancePath+"/graceSeconds",schemaPath:"#/properties/graceSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 604800 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/graceSeconds",schemaPath:"#/properties/graceSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1 < 0 || isNaN(data1)){
+const err6 = {instancePath:instancePath+"/graceSeconds",schemaPath:"#/properties/graceSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
