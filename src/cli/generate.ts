@@ -2,8 +2,9 @@
  * `dispatch generate [--watch]`: regenerates `generated/`, writing only changed files and deleting those no
  * longer produced. With --watch it runs again whenever a face file or template changes.
  */
-import { watch } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, watch } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { writeGenerated } from '../generate/write.js';
 import { buildOutput } from './build.js';
@@ -45,8 +46,18 @@ function watchAndRun(paths: GeneratorPaths): void {
   const schedule = () => {
     clearTimeout(timer);
     // Editors write a file in several steps; wait for them to settle.
-    timer = setTimeout(() => (running = running.then(() => runOnce(paths))), 50);
+    timer = setTimeout(() => {
+      // One failed run must not stop the ones after it.
+      running = running.then(() => runOnce(paths)).catch((error: unknown) => {
+        console.error(error);
+        return false;
+      });
+    }, 50);
   };
-  for (const dir of [paths.facesDir, resolve('templates')]) watch(dir, { recursive: true }, schedule);
-  console.log(`Watching ${paths.facesDir} and templates/ ...`);
+  // Each directory is watched itself (not recursively): editors save by replacing the file, and a
+  // directory watch sees the replacement where a watch on the old file would go quiet.
+  const templates = fileURLToPath(new URL('../../templates/', import.meta.url));
+  const dirs = [paths.facesDir, ...readdirSync(templates, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(templates, e.name))];
+  for (const dir of dirs) watch(dir, schedule);
+  console.log(`Watching ${paths.facesDir} and ${templates} ...`);
 }

@@ -2,8 +2,8 @@
  * The `dispatch` program as a user runs it: exit codes (0 ok, 1 diagnostics or stale output, 2 usage),
  * the diagnostics it prints, and `keys create --json` on a fresh store.
  */
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -52,6 +52,35 @@ describe('dispatch', () => {
     expect(result.stderr).toMatch(/faces\/ai\.yaml:\d+:\d+ error unknown-scope Scope "ai:gen"/);
     expect(result.stderr).toMatch(/faces\/ai\.yaml:\d+:\d+ error invalid-event-name/);
     expect(result.stderr).toContain('2 errors; nothing generated.');
+  }, 60_000);
+
+  it('generate --watch regenerates on every save, files replaced by rename included', async () => {
+    const dir = workspace();
+    const face = join(dir, 'faces/ai.yaml');
+    const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), 'generate', '--watch', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], { cwd: dir });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    const waitFor = async (text: string) => {
+      for (let i = 0; i < 200 && !output.includes(text); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(output).toContain(text);
+    };
+    /** Saves the way editors do: write a new file, then rename it over the old one. */
+    const save = (from: string, to: string) => {
+      writeFileSync(`${face}.tmp`, readFileSync(face, 'utf8').replace(from, to));
+      renameSync(`${face}.tmp`, face);
+    };
+    try {
+      await waitFor('Watching');
+      save('scope: ai:generate', 'scope: ai:gen');
+      await waitFor('unknown-scope');
+      save('scope: ai:gen\n', 'scope: ai:generate\n');
+      save('summary: Generate text from a prompt.', 'summary: Generate text, quickly.');
+      for (let i = 0; i < 100 && !readFileSync(join(dir, 'generated/docs/faces/ai.md'), 'utf8').includes('quickly'); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(readFileSync(join(dir, 'generated/docs/faces/ai.md'), 'utf8')).toContain('Generate text, quickly.');
+    } finally {
+      child.kill();
+    }
   }, 60_000);
 
   it('exits 2 on a usage error', () => {
