@@ -1,19 +1,33 @@
 /**
- * The real server for the benchmark: the whole pipeline over a fresh embedded store, with one admin key,
- * started in its own process so that the load generator does not share its event loop.
+ * The real server for the benchmark: the whole pipeline over a fresh store, started in its own process so
+ * that the load generator does not share its event loop. `BENCH_MODE=shared` runs it on PostgreSQL and
+ * Redis (as several processes would) instead of SQLite and in-process limits. It issues many keys, each
+ * for its own entity, so that the load spreads over rate-limit buckets as many clients' traffic would.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { testTextModel } from '../src/providers/test-model.js';
+import { BENCH_KEYS } from './keys.js';
+import { createLimiter } from '../src/runtime/rate-limit/create.js';
 import { buildServer } from '../src/runtime/server.js';
 import { createKey } from '../src/store/keys.js';
 import { openStore } from '../src/store/open.js';
 
-const db = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'dispatch-bench-')) });
-const { secret } = await createKey(db, { mode: 'test', scopes: ['*'], entities: '*', tier: 'enterprise' });
-const app = await buildServer({ db, providers: { ai: { test: testTextModel } }, keyCacheTtlMs: 2000, serverVersion: 'bench' });
+
+const shared = process.env.BENCH_MODE === 'shared';
+const db = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'dispatch-bench-')), databaseUrl: shared ? process.env.DATABASE_URL : undefined });
+const keys: string[] = [];
+for (let i = 0; i < BENCH_KEYS; i++) {
+  keys.push((await createKey(db, { mode: 'test', scopes: ['*'], entities: [`bench${i}`], tier: 'enterprise' })).secret);
+}
+const limiter = createLimiter({
+  redisUrl: shared ? 'redis://127.0.0.1:6379' : undefined,
+  redisPrefix: `bench-${process.pid}:`,
+  rateLimitWhenUnavailable: 'refuse',
+});
+const app = await buildServer({ db, providers: { ai: { test: testTextModel } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench' });
 await app.listen({ port: 0, host: '127.0.0.1' });
-process.send?.({ port: (app.server.address() as AddressInfo).port, key: secret });
+process.send?.({ port: (app.server.address() as AddressInfo).port, keys });
 process.on('SIGTERM', () => process.exit(0));

@@ -11,7 +11,9 @@ import { checkGenerated } from '../src/generate/check.js';
 import { generate } from '../src/generate/index.js';
 import { writeGenerated } from '../src/generate/write.js';
 import { buildCatalog } from '../src/spec/index.js';
-import { load, startChild, type LoadResult } from './http.js';
+import { createTestDatabase as createBenchDatabase } from '../test/helpers/postgres.js';
+import { load, startChild, type LoadOptions, type LoadResult } from './http.js';
+import { BENCH_KEYS } from './keys.js';
 import { ACTIONS, FACES, writeSyntheticFaces } from './synthetic-faces.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -20,32 +22,56 @@ const body = JSON.stringify({ face: 'ai', action: 'generate', payload: { model: 
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** Floor and server take turns, round after round, so that drift in the machine hits both alike. */
+interface Row {
+  name: string;
+  options: Omit<LoadOptions, 'seconds'>;
+}
+
+/** The rows take turns with the floor, round after round, so that drift in the machine hits all alike. */
 async function http(): Promise<void> {
+  const database = await createBenchDatabase();
   const floor = await startChild('./floor-server.ts');
-  const real = await startChild('./real-server.ts');
+  const embedded = await startChild('./real-server.ts');
+  const shared = await startChild('./real-server.ts', { BENCH_MODE: 'shared', DATABASE_URL: database.url });
   try {
-    const headers = { authorization: `Bearer ${real.key}`, 'x-entity-id': 'bench' };
-    const targets = { floor: `http://127.0.0.1:${floor.port}/do`, real: `http://127.0.0.1:${real.port}/do` };
-    // Warm both up (JIT, caches) before measuring.
-    for (const url of Object.values(targets)) await load({ url, body, headers, seconds: 2 });
-    const runs = { floor: [] as LoadResult[], real: [] as LoadResult[] };
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const name of ['floor', 'real'] as const) runs[name].push(await load({ url: targets[name], body, headers, seconds: SECONDS }));
-    }
-    if (runs.real.some((r) => r.non2xx > 0)) throw new Error('the real server answered non-2xx responses');
-    const f = { rps: median(runs.floor.map((r) => r.requestsPerSecond)), p99: median(runs.floor.map((r) => r.p99)) };
-    const r = { rps: median(runs.real.map((x) => x.requestsPerSecond)), p99: median(runs.real.map((x) => x.p99)) };
-    console.log(`\nPOST /do, ai.generate (test model), 32 connections; median of ${ROUNDS} alternating rounds of ${SECONDS} s`);
-    console.table({
-      'floor (node:http, parse + fixed reply)': { 'req/s': Math.round(f.rps), 'p99 ms': f.p99 },
-      'Unified Dispatch (whole pipeline)': { 'req/s': Math.round(r.rps), 'p99 ms': r.p99 },
+    const headersOf = (keys: string[] = []) => keys.map((key, i) => ({ authorization: `Bearer ${key}`, 'x-entity-id': `bench${i}` }));
+    const call = (port: number, keys: string[] | undefined, idempotent = false) => ({
+      url: `http://127.0.0.1:${port}/do`,
+      bodies: [body],
+      headers: headersOf(keys),
+      idempotent,
     });
-    console.log(`throughput ratio: ${((r.rps / f.rps) * 100).toFixed(1)}% of the floor (target ≥ 80%)`);
-    console.log(`p99 ratio: ${(r.p99 / Math.max(f.p99, 1)).toFixed(2)}× the floor's (target ≤ 2×)`);
+    const rows: Row[] = [
+      { name: 'floor (node:http, parse + fixed reply)', options: { ...call(floor.port, ['-']) } },
+      { name: 'embedded: whole pipeline, rate limits in process', options: call(embedded.port, embedded.keys) },
+      { name: 'embedded + a new idempotency key per call (SQLite)', options: call(embedded.port, embedded.keys, true) },
+      { name: 'shared: rate limits on Redis, store on PostgreSQL', options: call(shared.port, shared.keys) },
+      { name: 'shared + a new idempotency key per call (PostgreSQL)', options: call(shared.port, shared.keys, true) },
+    ];
+    // Warm every server up (JIT, caches, connection pools) before measuring.
+    for (const row of rows) await load({ ...row.options, seconds: 2 });
+    const runs = new Map<string, LoadResult[]>(rows.map((r) => [r.name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const row of rows) runs.get(row.name)!.push(await load({ ...row.options, seconds: SECONDS }));
+    }
+    const floorRps = median(runs.get(rows[0]!.name)!.map((r) => r.requestsPerSecond));
+    const floorP99 = median(runs.get(rows[0]!.name)!.map((r) => r.p99));
+    console.log(`\nPOST /do, ai.generate (test model), 32 connections, ${BENCH_KEYS} keys; median of ${ROUNDS} alternating rounds of ${SECONDS} s`);
+    console.table(
+      Object.fromEntries(
+        rows.map((row) => {
+          const results = runs.get(row.name)!;
+          const rps = median(results.map((r) => r.requestsPerSecond));
+          const p99 = median(results.map((r) => r.p99));
+          const non2xx = results.reduce((n, r) => n + r.non2xx, 0);
+          return [row.name, { 'req/s': Math.round(rps), 'p99 ms': p99, 'of floor': `${((rps / floorRps) * 100).toFixed(1)}%`, 'p99 ×': (p99 / Math.max(floorP99, 1)).toFixed(2), 'non-2xx': non2xx }];
+        }),
+      ),
+    );
+    console.log('Targets (DESIGN.md): whole pipeline ≥ 80% of the floor, p99 ≤ 2× the floor\'s.');
   } finally {
-    floor.child.kill();
-    real.child.kill();
+    for (const child of [floor, embedded, shared]) child.child.kill();
+    await database.drop();
   }
 }
 

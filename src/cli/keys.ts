@@ -13,7 +13,7 @@ import type { Db, Mode } from '../store/schema.js';
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
 export function registerKeys(program: Command): void {
-  const keys = program.command('keys').description('Create, list and revoke API keys in the store under DATA_DIR.');
+  const keys = program.command('keys').description('Create, list and revoke API keys in the store (DATABASE_URL, or SQLite under DATA_DIR).');
 
   keys
     .command('create')
@@ -96,7 +96,8 @@ function describe(k: KeyRecord): string {
 }
 
 async function withStore(work: (db: Db) => Promise<void>): Promise<void> {
-  const db = await openStore({ dataDir: readConfig().dataDir });
+  const config = readConfig();
+  const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
     await work(db);
   } finally {

@@ -10,40 +10,48 @@ export function registerServe(program: Command): void {
     .description('Serve POST /do. Settings come from the environment: PORT, HOST, DATA_DIR, AI_BASE_URL, ... (see README).')
     .action(async () => {
       // Loaded here so that the other commands never load the server.
-      const [{ createProviders }, { readConfig }, { ensureFirstKey }, { buildServer }, { openStore }] = await Promise.all([
+      const [{ createProviders }, { readConfig }, { ensureFirstKey }, { buildServer }, { openStore }, { createLimiter }] = await Promise.all([
         import('../providers/config.js'),
         import('../runtime/config.js'),
         import('../runtime/first-key.js'),
         import('../runtime/server.js'),
         import('../store/open.js'),
+        import('../runtime/rate-limit/create.js'),
       ]);
       const config = readConfig();
-      const db = await openStore({ dataDir: config.dataDir });
+      const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+      const limiter = createLimiter(config);
       const app = await buildServer({
         db,
         providers: createProviders(),
+        limiter,
         keyCacheTtlMs: config.keyCacheTtlMs,
+        idempotencyTtlSeconds: config.idempotencyTtlSeconds,
         serverVersion: config.serverVersion,
         logger: config.logRequests,
       });
-      const firstKey = await ensureFirstKey(db);
-      await app.listen({ port: config.port, host: config.host });
-      const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-      console.log(`Unified Dispatch ${config.serverVersion} listening on ${base} (data in ${config.dataDir})`);
-      if (firstKey) printFirstKey(base, firstKey);
       const stop = async () => {
         await app.close();
+        await limiter.close();
         await db.destroy();
         process.exit(0);
       };
+      // Installed before anything is printed, so that whoever reads the banner can already stop us cleanly.
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      const firstKey = await ensureFirstKey(db);
+      await app.listen({ port: config.port, host: config.host });
+      const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+      const state = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
+      const banner = `Unified Dispatch ${config.serverVersion} listening on ${base} (store: ${state}; rate limits: ${config.redisUrl ? 'Redis' : 'in process'})`;
+      // One write, so that a reader never sees the banner without the key that follows it.
+      console.log(firstKey ? `${banner}\n${firstKeyMessage(base, firstKey)}` : banner);
     });
 }
 
-function printFirstKey(base: string, key: string): void {
+function firstKeyMessage(base: string, key: string): string {
   const body = JSON.stringify({ face: 'ai', action: 'generate', payload: { model: 'gpt-4o-mini', prompt: 'Say hello' } });
-  console.log(`
+  return `
 Created the first API key: test mode, every scope, every entity. It is shown only this once; keep it:
 
   ${key}
@@ -55,5 +63,5 @@ Try it:
     -H 'X-Entity-ID: demo' \\
     -H 'Content-Type: application/json' \\
     -d '${body}'
-`);
+`;
 }

@@ -8,6 +8,7 @@ import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
 import type { ActionEntry } from './dispatch-types.js';
 import type { KeyCache } from './key-cache.js';
+import type { RateLimiter } from './rate-limit/limiter.js';
 
 /** The request body, once its shape is checked. */
 export interface Envelope {
@@ -32,8 +33,23 @@ export interface CallState {
   action?: ActionEntry;
   validate?: ValidateFunction;
   timeoutMs?: number;
+  idempotency?: IdempotencyClaim;
   /** Headers every response to this call carries (Request-Id, X-API-Version, deprecation, ...). */
   readonly responseHeaders: Record<string, string>;
+}
+
+/** The idempotency record a call claimed, to be completed with its reply. */
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+  fingerprint: string;
+}
+
+/** A complete answer to a call: what is sent, and what an idempotency record stores and replays. */
+export interface Reply {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
 }
 
 /** What the stages share across calls. */
@@ -41,6 +57,9 @@ export interface RuntimeDeps {
   readonly db: Db;
   readonly providers: Providers;
   readonly keys: KeyCache;
+  readonly limiter: RateLimiter;
+  readonly serverVersion: string;
+  readonly idempotencyTtlSeconds: number;
 }
 
 export type Stage = (call: CallState, deps: RuntimeDeps) => void | Promise<void>;

@@ -8,7 +8,16 @@ export interface RuntimeConfig {
   port: number;
   host: string;
   dataDir: string;
+  /** PostgreSQL for everything durable when several processes share state; SQLite under dataDir otherwise. */
+  databaseUrl?: string;
+  /** Redis for rate limits shared by several processes; in-process limits otherwise. */
+  redisUrl?: string;
+  /** Prefix of every Redis key, so that deployments (and test runs) sharing a Redis stay apart. */
+  redisPrefix: string;
+  /** What a request meets when Redis cannot be reached: let through (and counted), or 503. */
+  rateLimitWhenUnavailable: 'allow' | 'refuse';
   keyCacheTtlMs: number;
+  idempotencyTtlSeconds: number;
   logRequests: boolean;
   serverVersion: string;
 }
@@ -18,7 +27,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     port: integer(env, 'PORT', 8787),
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || '.data',
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.REDIS_PREFIX || 'dispatch:',
+    rateLimitWhenUnavailable: choice(env, 'RATE_LIMIT_WHEN_UNAVAILABLE', ['allow', 'refuse'] as const, 'allow'),
     keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 2000),
+    idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400),
     logRequests: env.LOG_REQUESTS === '1',
     serverVersion: packageVersion(),
   };
@@ -28,6 +42,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
+}
+
+function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!allowed.includes(raw as T)) throw new Error(`${name} must be one of ${allowed.join(', ')}, not "${raw}".`);
+  return raw as T;
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {

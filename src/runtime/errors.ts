@@ -35,3 +35,10 @@ export class ApiError extends Error {
     this.headers = options.headers;
   }
 }
+
+/** Any thrown value as an ApiError; anything unexpected is logged here and leaves as a 500 that reveals nothing. */
+export function toApiError(error: unknown, requestId: string): ApiError {
+  if (error instanceof ApiError) return error;
+  console.error(`[${requestId}] internal error:`, error);
+  return new ApiError('internal_error', 'The server failed unexpectedly; quote the request id to support.');
+}

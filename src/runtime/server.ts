@@ -11,11 +11,14 @@ import secureJson from 'secure-json-parse';
 import { sql } from 'kysely';
 import { platform } from '../../generated/server/platform.js';
 import type { Providers } from '../providers/index.js';
+import { purgeExpiredIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
 import type { CallState, RuntimeDeps } from './call.js';
 import { errorBody, responseMeta } from './envelope.js';
-import { ApiError } from './errors.js';
+import { ApiError, toApiError } from './errors.js';
 import { KeyCache } from './key-cache.js';
+import { createMetrics } from './metrics.js';
+import type { RateLimiter } from './rate-limit/limiter.js';
 import { runCall } from './pipeline.js';
 import { newId } from './secrets.js';
 import { parseEnvelope } from './stages/parse.js';
@@ -23,11 +26,18 @@ import { parseEnvelope } from './stages/parse.js';
 export interface ServerOptions {
   db: Db;
   providers: Providers;
+  /** In process for one server; on Redis when several share the limits. */
+  limiter: RateLimiter;
   /** How long a key lookup is trusted; bounds how soon a revocation made by another process is seen. */
   keyCacheTtlMs: number;
+  /** How long an idempotency key and its stored reply are kept. */
+  idempotencyTtlSeconds?: number;
   serverVersion: string;
   logger?: boolean;
 }
+
+/** How often expired idempotency records are deleted. */
+const PURGE_INTERVAL_MS = 10 * 60_000;
 
 const GENERATED = fileURLToPath(new URL('../../generated/', import.meta.url));
 
@@ -40,9 +50,20 @@ const FASTIFY_ERRORS: Record<string, [code: string, message: string]> = {
 };
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
-  const deps: RuntimeDeps = { db: options.db, providers: options.providers, keys: new KeyCache(options.db, options.keyCacheTtlMs) };
+  const deps: RuntimeDeps = {
+    db: options.db,
+    providers: options.providers,
+    keys: new KeyCache(options.db, options.keyCacheTtlMs),
+    limiter: options.limiter,
+    serverVersion: options.serverVersion,
+    idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
+  };
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: platform.limits.bodyBytes, return503OnClosing: true });
   const calls = new WeakMap<FastifyRequest, CallState>();
+  const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
+  // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
+  const observe = (call: CallState, status: number) =>
+    metrics.observeCall(call.action?.face ?? 'unknown', call.action?.name ?? 'unknown', status, (performance.now() - call.startedAt) / 1000);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -57,6 +78,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 
   const sendError = (request: FastifyRequest, reply: FastifyReply, error: ApiError) => {
     const call = calls.get(request);
+    if (call) observe(call, error.status);
     const requestId = call?.requestId ?? newId('req');
     const headers = { ...(call?.responseHeaders ?? { 'Request-Id': requestId }), ...error.headers };
     return reply.code(error.status).headers(headers).send(errorBody(error, responseMeta(requestId, startOf(reply), options.serverVersion)));
@@ -74,14 +96,16 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     };
     calls.set(request, call);
     call.envelope = parseEnvelope(call, request.body);
-    const data = await runCall(call, deps);
-    return reply.code(200).headers(call.responseHeaders).send({ data, meta: responseMeta(requestId, call.startedAt, options.serverVersion) });
+    const answer = await runCall(call, deps);
+    observe(call, answer.status);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
   };
 
   app.post('/do', (request, reply) => handleDo(request, reply));
   app.post<{ Params: { version: string } }>('/:version/do', (request, reply) => handleDo(request, reply, request.params.version));
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/metrics', async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
   app.get('/readyz', async (_request, reply) => {
     try {
       await sql`select 1`.execute(options.db);
@@ -106,9 +130,15 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     if (error instanceof ApiError) return sendError(request, reply, error);
     const known = FASTIFY_ERRORS[(error as FastifyError).code ?? ''];
     if (known) return sendError(request, reply, new ApiError(known[0], known[1]));
-    const requestId = calls.get(request)?.requestId;
-    console.error(`[${requestId ?? 'no request id'}] internal error:`, error);
-    return sendError(request, reply, new ApiError('internal_error', 'The server failed unexpectedly; quote the request id to support.'));
+    return sendError(request, reply, toApiError(error, calls.get(request)?.requestId ?? 'no request id'));
+  });
+
+  const purge = setInterval(() => {
+    purgeExpiredIdempotency(options.db, new Date().toISOString()).catch((error: unknown) => console.error('idempotency purge failed:', error));
+  }, PURGE_INTERVAL_MS).unref();
+  app.addHook('onClose', async () => {
+    clearInterval(purge);
+    deps.keys.close();
   });
   return app;
 }

@@ -84,8 +84,10 @@ export async function listKeys(db: Db, query: KeyQuery): Promise<KeyRecord[]> {
   return (await q.execute()).map(toRecord);
 }
 
+/** Number of keys in the store, every mode and state included. */
 export async function countKeys(db: Db): Promise<number> {
-  const row = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  // PostgreSQL counts in bigint, which pg hands over as a string; SQLite gives a number.
+  const row = await db.selectFrom('api_keys').select((eb) => eb.fn.countAll<string | number | bigint>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

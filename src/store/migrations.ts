@@ -2,7 +2,7 @@
  * Versioned schema migrations, run on start. Written with Kysely's schema builder so the same
  * migrations serve SQLite and PostgreSQL. Never edit a shipped migration: add the next one.
  */
-import type { Kysely, Migration, MigrationProvider } from 'kysely';
+import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 const migrations: Record<string, Migration> = {
   '0001_keys_and_auth': {
@@ -45,6 +45,26 @@ const migrations: Record<string, Migration> = {
         .addColumn('expires_at', 'text', (c) => c.notNull())
         .addColumn('ended_at', 'text')
         .execute();
+    },
+  },
+  '0002_idempotency': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('idempotency_records')
+        .addColumn('scope', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('fingerprint', 'text', (c) => c.notNull())
+        .addColumn('state', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer')
+        .addColumn('body', 'text')
+        .addColumn('headers', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('idempotency_records_pkey', ['scope', 'key'])
+        .addCheckConstraint('idempotency_records_state', sql`state in ('running', 'done')`)
+        .execute();
+      // The purge deletes by expiry; without the index it would scan every record.
+      await db.schema.createIndex('idempotency_records_expires_at').on('idempotency_records').column('expires_at').execute();
     },
   },
 };

@@ -1,32 +1,62 @@
 /**
  * Opens the store and brings its schema up to date. The embedded default is one SQLite file under the
- * data directory, in WAL mode so readers never wait for the writer.
+ * data directory, in WAL mode so readers never wait for the writer; with a database URL it is PostgreSQL,
+ * which several server processes can share. Both run the same migrations and the same typed queries.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
 import { migrationProvider } from './migrations.js';
 import type { Database, Db } from './schema.js';
 
 export interface StoreConfig {
+  /** Directory of the embedded SQLite file; unused when `databaseUrl` is set. */
   dataDir: string;
+  /** `postgres://…`: keep everything durable in PostgreSQL instead of SQLite. */
+  databaseUrl?: string;
+  /** Most PostgreSQL connections this process holds at once (default 10). */
+  poolSize?: number;
 }
 
+/** Opens the store the configuration names and migrates it to the latest schema. */
 export async function openStore(config: StoreConfig): Promise<Db> {
-  mkdirSync(config.dataDir, { recursive: true });
-  const sqlite = new SQLite(join(config.dataDir, 'dispatch.sqlite'));
+  const db = config.databaseUrl ? openPostgres(config.databaseUrl, config.poolSize ?? 10) : openSqlite(config.dataDir);
+  try {
+    await migrate(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  return db;
+}
+
+function openSqlite(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const sqlite = new SQLite(join(dataDir, 'dispatch.sqlite'));
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  await migrate(db);
-  return db;
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
 }
 
+function openPostgres(url: string, max: number): Db {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle connection dropped by the server emits 'error' on the pool; unhandled, that would end the
+  // process, while the pool simply opens a new connection for the next query.
+  pool.on('error', (error) => console.error('PostgreSQL connection lost:', error.message));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/**
+ * Applies pending migrations. On PostgreSQL, Kysely's migrator holds an advisory lock while it reads the
+ * applied migrations and runs the rest in one transaction, so processes starting together on one database
+ * apply each migration exactly once.
+ */
 export async function migrate(db: Db): Promise<void> {
   const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) throw new Error(`Store migration ${failed?.migrationName ?? ''} failed`, { cause: error });
+  if (error || failed) throw new Error(`Store migration ${failed ? `${failed.migrationName} ` : ''}failed: ${String(error)}`, { cause: error });
 }

@@ -48,10 +48,29 @@ export interface AuthSessionTable {
   ended_at: string | null;
 }
 
+/** One idempotency key as used within one scope, and the reply it produced once that is known. */
+export interface IdempotencyRecordTable {
+  /** API key id, mode and entity, joined with `:`. */
+  scope: string;
+  key: string;
+  /** SHA-256 of face, action, resolved version and canonical payload. */
+  fingerprint: string;
+  state: 'running' | 'done';
+  /** HTTP status of the stored reply; null while running. */
+  status: number | null;
+  /** JSON response body; null while running. */
+  body: string | null;
+  /** JSON object of response headers; null while running. */
+  headers: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Database {
   api_keys: ApiKeyTable;
   auth_users: AuthUserTable;
   auth_sessions: AuthSessionTable;
+  idempotency_records: IdempotencyRecordTable;
 }
 
 export type Db = Kysely<Database>;

@@ -1,7 +1,7 @@
 /**
  * The generated client against a local `node:http` server that records what it receives and answers
  * as each test tells it: the wire format of requests, the success envelope, error envelopes, bodies
- * that are not envelopes, and failures that produce no answer at all.
+ * that are not envelopes, failures that produce no answer at all, and the retries of passing failures.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +17,7 @@ interface Received {
 
 const KEY = 'sk_test_0123456789abcdefghijklmnopqrstuv';
 const META = { timing: 1.5, requestId: 'req_01TEST', version: '9.9.9' };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let server: Server;
 let baseUrl: string;
@@ -28,6 +29,25 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(body));
   };
+}
+
+/** An error envelope with the given status and code. */
+function failure(status: number, code: string, headers: Record<string, string> = {}) {
+  return json(status, { error: { type: 'api_error', code, message: `${code} happened.` }, meta: META }, headers);
+}
+
+const OK = json(200, { data: { ok: true }, meta: META });
+const UNAVAILABLE = failure(503, 'provider_unavailable');
+
+/** Answers the n-th request with the n-th handler, and any later one with the last. */
+function inOrder(...handlers: ((res: ServerResponse) => void)[]) {
+  return (res: ServerResponse) => handlers[Math.min(received.length, handlers.length) - 1]!(res);
+}
+
+/** A `sleep` for ClientOptions that returns at once and records what it was asked to wait. */
+function recordSleeps() {
+  const sleeps: number[] = [];
+  return { sleeps, sleep: async (ms: number) => void sleeps.push(ms) };
 }
 
 beforeAll(async () => {
@@ -68,7 +88,8 @@ describe('generated client runtime', () => {
     expect(request!.headers['x-entity-id']).toBe('acme');
     expect(request!.headers['x-api-version']).toBe(API_VERSION);
     expect(request!.headers['content-type']).toBe('application/json');
-    expect(request!.headers['x-idempotency-key']).toBeUndefined();
+    // Retries are on by default, so the call carries a key of its own.
+    expect(request!.headers['x-idempotency-key']).toMatch(UUID);
     // No call options given: the envelope carries no `options` at all.
     expect(request!.body).toEqual({ face: 'ai', action: 'generate', payload: { model: 'm', prompt: 'hi' } });
   });
@@ -136,9 +157,10 @@ describe('generated client runtime', () => {
   it('keeps the Retry-After of a 429 and falls back to the Request-Id header', async () => {
     const error = { type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'Slow down.' };
     respond = json(429, { error }, { 'retry-after': '3', 'request-id': 'req_HEADER' });
-    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', maxRetries: 0 });
     const e = (await client.auth.logout({ token: 'sess_x' }).catch((x: unknown) => x)) as DispatchError;
     expect(e).toBeInstanceOf(DispatchError);
+    expect(e.attempts).toBe(1);
     expect(e.code).toBe('rate_limit_exceeded');
     expect(e.status).toBe(429);
     expect(e.param).toBeUndefined();
@@ -178,26 +200,191 @@ describe('generated client runtime', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
 
-    const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, entityId: 'acme' });
+    const { sleeps, sleep } = recordSleeps();
+    const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, entityId: 'acme', sleep });
     const e = await client.ai.generate({ model: 'm', prompt: 'hi' }).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(DispatchConnectionError);
     expect(e).not.toBeInstanceOf(DispatchError);
     expect((e as DispatchConnectionError).timedOut).toBe(false);
     expect((e as DispatchConnectionError).cause).toBeDefined();
+    // A refused connection is retried: the default two retries, then the last failure.
+    expect((e as DispatchConnectionError).attempts).toBe(3);
+    expect(sleeps).toHaveLength(2);
   });
 
   it('gives up after timeoutMs, and rethrows the reason of a caller abort', async () => {
     respond = (res) => setTimeout(() => json(200, { data: {}, meta: META })(res), 2000).unref();
 
-    const slow = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', timeoutMs: 50 });
+    const { sleeps, sleep } = recordSleeps();
+    const slow = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', timeoutMs: 50, sleep });
     const timedOut = await slow.ai.generate({ model: 'm', prompt: 'hi' }).catch((x: unknown) => x);
     expect(timedOut).toBeInstanceOf(DispatchConnectionError);
     expect((timedOut as DispatchConnectionError).timedOut).toBe(true);
+    // The caller's time limit is not stretched by retries.
+    expect((timedOut as DispatchConnectionError).attempts).toBe(1);
+    expect(sleeps).toEqual([]);
+    expect(received).toHaveLength(1);
 
     const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
     const controller = new AbortController();
     const reason = new Error('user navigated away');
     setTimeout(() => controller.abort(reason), 50);
     await expect(client.ai.generate({ model: 'm', prompt: 'hi' }, { signal: controller.signal })).rejects.toBe(reason);
+  });
+});
+
+describe('generated client retries', () => {
+  it('retries a 429 no earlier than its Retry-After and reports the attempts', async () => {
+    respond = inOrder(failure(429, 'rate_limit_exceeded', { 'retry-after': '1' }), OK);
+    const { sleeps, sleep } = recordSleeps();
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', sleep, random: () => 0 });
+    const answer = await client.callWithMeta('ai', 'generate', {});
+    expect(answer.data).toEqual({ ok: true });
+    expect(answer.attempts).toBe(2);
+    expect(received).toHaveLength(2);
+    expect(sleeps).toHaveLength(1);
+    expect(sleeps[0]).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('honours a Retry-After date, one beyond the backoff cap, and gives up on one beyond 60 s', async () => {
+    const { sleeps, sleep } = recordSleeps();
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', sleep, random: () => 0 });
+
+    const date = new Date(Date.now() + 5000).toUTCString();
+    respond = inOrder(failure(503, 'provider_unavailable', { 'retry-after': date }), OK);
+    expect((await client.callWithMeta('ai', 'generate', {})).attempts).toBe(2);
+    // An HTTP date has whole seconds, so up to one second of the five may already be gone.
+    expect(sleeps[0]).toBeGreaterThan(3900);
+    expect(sleeps[0]).toBeLessThanOrEqual(5000);
+
+    received = [];
+    respond = inOrder(failure(429, 'rate_limit_exceeded', { 'retry-after': '30' }), OK);
+    expect((await client.callWithMeta('ai', 'generate', {})).attempts).toBe(2);
+    expect(sleeps[1]).toBe(30_000);
+
+    received = [];
+    respond = failure(429, 'rate_limit_exceeded', { 'retry-after': '61' });
+    const e = (await client.call('ai', 'generate', {}).catch((x: unknown) => x)) as DispatchError;
+    expect(e).toBeInstanceOf(DispatchError);
+    expect(e.status).toBe(429);
+    expect(e.attempts).toBe(1);
+    expect(received).toHaveLength(1);
+    expect(sleeps).toHaveLength(2);
+  });
+
+  it('gives up after maxRetries with the last answer, backing off exponentially with jitter', async () => {
+    respond = UNAVAILABLE;
+    const { sleeps, sleep } = recordSleeps();
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', maxRetries: 2, sleep, random: () => 0.5 });
+    const e = (await client.call('ai', 'generate', {}).catch((x: unknown) => x)) as DispatchError;
+    expect(e).toBeInstanceOf(DispatchError);
+    expect(e.code).toBe('provider_unavailable');
+    expect(e.attempts).toBe(3);
+    expect(received).toHaveLength(3);
+    // Half of 250 ms, then half of 500 ms.
+    expect(sleeps).toEqual([125, 250]);
+
+    // The step doubles up to 8 s; a call's maxRetries overrides the client's.
+    sleeps.length = 0;
+    const ceiling = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', sleep, random: () => 1 });
+    const more = (await ceiling.call('ai', 'generate', {}, { maxRetries: 7 }).catch((x: unknown) => x)) as DispatchError;
+    expect(more.attempts).toBe(8);
+    expect(sleeps).toEqual([250, 500, 1000, 2000, 4000, 8000, 8000]);
+  });
+
+  it('sends one idempotency key on every attempt: a generated one, or the caller\'s', async () => {
+    const { sleep } = recordSleeps();
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', sleep });
+    const sequence = () => inOrder(UNAVAILABLE, failure(409, 'idempotency_key_in_use', { 'retry-after': '1' }), OK);
+
+    respond = sequence();
+    expect((await client.callWithMeta('ai', 'generate', {})).attempts).toBe(3);
+    const generated = received.map((r) => r.headers['x-idempotency-key']);
+    expect(generated[0]).toMatch(UUID);
+    expect(generated).toEqual([generated[0], generated[0], generated[0]]);
+
+    received = [];
+    respond = sequence();
+    await client.call('ai', 'generate', {});
+    const next = received[0]!.headers['x-idempotency-key'];
+    expect(next).toMatch(UUID);
+    expect(next).not.toBe(generated[0]);
+
+    received = [];
+    respond = sequence();
+    await client.call('ai', 'generate', {}, { idempotencyKey: 'order-42' });
+    expect(received.map((r) => r.headers['x-idempotency-key'])).toEqual(['order-42', 'order-42', 'order-42']);
+  });
+
+  it('does not retry answers that another attempt would not change', async () => {
+    const { sleeps, sleep } = recordSleeps();
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', sleep });
+    const cases: [number, string, Record<string, string>][] = [
+      [400, 'payload_invalid', {}],
+      [401, 'api_key_invalid', {}],
+      [404, 'action_not_found', {}],
+      [422, 'idempotency_key_reused', {}],
+      [409, 'conflict', {}],
+      // A replay is the stored answer of the key; the same key gets it again.
+      [503, 'provider_unavailable', { 'idempotent-replayed': 'true' }],
+    ];
+    for (const [status, code, headers] of cases) {
+      received = [];
+      // A Retry-After alone does not make an answer retryable.
+      respond = inOrder(failure(status, code, { 'retry-after': '1', ...headers }), OK);
+      const e = (await client.call('ai', 'generate', {}).catch((x: unknown) => x)) as DispatchError;
+      expect(e, code).toBeInstanceOf(DispatchError);
+      expect(e.status, code).toBe(status);
+      expect(e.attempts, code).toBe(1);
+      expect(received, code).toHaveLength(1);
+    }
+    expect(sleeps).toEqual([]);
+  });
+
+  it('retries a connection lost before the answer, under the same key', async () => {
+    respond = inOrder((res) => res.destroy(), OK);
+    const { sleeps, sleep } = recordSleeps();
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', sleep });
+    const answer = await client.callWithMeta('ai', 'generate', {});
+    expect(answer.data).toEqual({ ok: true });
+    expect(answer.attempts).toBe(2);
+    expect(sleeps).toHaveLength(1);
+    expect(received).toHaveLength(2);
+    expect(received[1]!.headers['x-idempotency-key']).toBe(received[0]!.headers['x-idempotency-key']);
+  });
+
+  it('stops the backoff sleep at once when the caller aborts', async () => {
+    respond = failure(429, 'rate_limit_exceeded', { 'retry-after': '30' });
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
+    const controller = new AbortController();
+    const reason = new Error('user navigated away');
+    const started = Date.now();
+    setTimeout(() => controller.abort(reason), 200);
+    await expect(client.call('ai', 'generate', {}, { signal: controller.signal })).rejects.toBe(reason);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(received).toHaveLength(1);
+  });
+
+  it('sends no generated key and makes one attempt when retries are off', async () => {
+    respond = UNAVAILABLE;
+    const { sleeps, sleep } = recordSleeps();
+    const off = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', maxRetries: 0, sleep });
+    const e = (await off.call('ai', 'generate', {}).catch((x: unknown) => x)) as DispatchError;
+    expect(e.attempts).toBe(1);
+    expect(received).toHaveLength(1);
+    expect(received[0]!.headers['x-idempotency-key']).toBeUndefined();
+
+    // A call may turn retries off on a client that has them, and on on a client that has not.
+    received = [];
+    const on = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', sleep });
+    await on.call('ai', 'generate', {}, { maxRetries: 0 }).catch(() => undefined);
+    expect(received).toHaveLength(1);
+    expect(received[0]!.headers['x-idempotency-key']).toBeUndefined();
+
+    received = [];
+    const again = (await off.call('ai', 'generate', {}, { maxRetries: 1 }).catch((x: unknown) => x)) as DispatchError;
+    expect(again.attempts).toBe(2);
+    expect(received[0]!.headers['x-idempotency-key']).toMatch(UUID);
+    expect(sleeps).toHaveLength(1);
   });
 });

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Providers } from '../../src/providers/index.js';
 import { testTextModel } from '../../src/providers/test-model.js';
+import type { RateLimiter } from '../../src/runtime/rate-limit/limiter.js';
+import { MemoryRateLimiter } from '../../src/runtime/rate-limit/memory.js';
 import { buildServer } from '../../src/runtime/server.js';
 import { createKey, type NewKey } from '../../src/store/keys.js';
 import { openStore } from '../../src/store/open.js';
@@ -29,12 +31,15 @@ export interface Reply {
   body: any;
 }
 
-export async function startServer(options: { providers?: Partial<Providers['ai']>; keyCacheTtlMs?: number } = {}): Promise<TestServer> {
+export async function startServer(
+  options: { providers?: Partial<Providers['ai']>; keyCacheTtlMs?: number; limiter?: RateLimiter } = {},
+): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'dispatch-test-'));
   const db = await openStore({ dataDir: dir });
   const app = await buildServer({
     db,
     providers: { ai: { test: testTextModel, ...options.providers } },
+    limiter: options.limiter ?? new MemoryRateLimiter(),
     keyCacheTtlMs: options.keyCacheTtlMs ?? 2000,
     serverVersion: '0.0.0-test',
   });

@@ -1,17 +1,30 @@
 /**
  * Execution: the action's handler runs under the call's time-out. When it fires, the handler's
  * AbortSignal aborts (so its I/O stops) and the caller gets 504 at once, whether or not the handler
- * listens. Anything that is not an ApiError becomes a 500 without its details.
+ * listens. Once execution has started, every outcome is a Reply (errors included), which is what an
+ * idempotency record stores; anything that is not an ApiError becomes a 500 without its details.
  */
 import { platform } from '../../../generated/server/platform.js';
 import { handlers } from '../../../generated/server/handlers.js';
-import type { CallState, RuntimeDeps } from '../call.js';
+import type { CallState, Reply, RuntimeDeps } from '../call.js';
+import { errorBody, responseMeta } from '../envelope.js';
 import type { HandlerContext } from '../context.js';
-import { ApiError } from '../errors.js';
+import { ApiError, toApiError } from '../errors.js';
 
 type AnyHandler = (payload: unknown, ctx: HandlerContext) => Promise<unknown>;
 
-export async function execute(call: CallState, deps: RuntimeDeps): Promise<unknown> {
+export async function execute(call: CallState, deps: RuntimeDeps): Promise<Reply> {
+  try {
+    const data = await runHandler(call, deps);
+    return { status: 200, headers: call.responseHeaders, body: { data, meta: responseMeta(call.requestId, call.startedAt, deps.serverVersion) } };
+  } catch (thrown) {
+    const error = toApiError(thrown, call.requestId);
+    const meta = responseMeta(call.requestId, call.startedAt, deps.serverVersion);
+    return { status: error.status, headers: { ...call.responseHeaders, ...error.headers }, body: errorBody(error, meta) };
+  }
+}
+
+async function runHandler(call: CallState, deps: RuntimeDeps): Promise<unknown> {
   const action = call.action!;
   const faceHandlers = (handlers as unknown as Record<string, Record<string, AnyHandler>>)[action.face]!;
   const timeoutMs = call.envelope.options.timeout ?? platform.limits.timeout.default;

@@ -1,0 +1,40 @@
+/**
+ * Prometheus metrics (`GET /metrics`): calls by face, action and status, their latency, and the calls let
+ * through without a rate-limit check because Redis could not be reached. One registry per server, so
+ * several servers in one process (as in tests) do not mix their counts.
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  observeCall(face: string, action: string, status: number, seconds: number): void;
+}
+
+export function createMetrics(options: { rateLimitUnavailable: () => number }): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const calls = new Counter({ name: 'dispatch_calls_total', help: 'Calls of POST /do by face, action and status.', labelNames: ['face', 'action', 'status'], registers: [registry] });
+  const latency = new Histogram({
+    name: 'dispatch_call_duration_seconds',
+    help: 'Server time of POST /do calls.',
+    labelNames: ['face', 'action'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    registers: [registry],
+  });
+  new Counter({
+    name: 'dispatch_rate_limit_unavailable_total',
+    help: 'Calls let through unchecked because the rate-limit store (Redis) was unreachable.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(options.rateLimitUnavailable());
+    },
+  });
+  return {
+    registry,
+    observeCall(face, action, status, seconds) {
+      calls.inc({ face, action, status });
+      latency.observe({ face, action }, seconds);
+    },
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * GCRA rate limiter (see limiter.ts) kept in Redis, so that every server process sharing one Redis enforces
+ * one limit (API.md §8). Each check is a single Lua script: it reads the clock with `TIME` (one clock for all
+ * processes, whatever their own clocks say), decides every policy, and writes all buckets or none. Redis runs
+ * a script without interleaving other commands, so concurrent checks from several processes cannot both take
+ * the last slot. Keys live in one Redis; a Redis Cluster would need the keys of one call in one hash slot.
+ *
+ * When Redis cannot be reached the limiter either refuses (`RateLimiterUnavailableError`, which the server
+ * answers with 503 `provider_unavailable`) or lets the call through unchecked and counts it
+ * (`unavailableCount`, exported as a metric): availability against enforcement, chosen per deployment.
+ */
+import { Redis } from 'ioredis';
+import { EPSILON_MS, toDecision, validateChecks, type PolicyCheck, type PolicyOutcome, type RateDecision, type RateLimiter } from './limiter.js';
+
+/** Thrown by `check` in `refuse` mode when Redis cannot answer. */
+export class RateLimiterUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('The rate-limit store (Redis) is unavailable.', { cause });
+    this.name = 'RateLimiterUnavailableError';
+  }
+}
+
+export interface RedisRateLimiterOptions {
+  /** Prepended to every key (before `rl:`), so that deployments and test runs sharing a Redis stay apart. */
+  prefix?: string;
+  /** `allow` (default): let calls through unchecked and count them; `refuse`: throw `RateLimiterUnavailableError`. */
+  onUnavailable?: 'allow' | 'refuse';
+}
+
+/**
+ * KEYS: bucket keys. ARGV: cost, epsilon, then limit and window (ms) per key. Returns allowed (1/0) followed by
+ * remaining, resetMs and retryMs per key — the same formulas as memory.ts. Numbers leave the script as whole
+ * numbers (Lua numbers become integer replies), and TATs are stored with %.17g so that no precision is lost.
+ */
+const GCRA_SCRIPT = `
+if redis.replicate_commands then redis.replicate_commands() end -- Redis < 5 needs this to write after TIME
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+local cost = tonumber(ARGV[1])
+local eps = tonumber(ARGV[2])
+local stored, pending, waits = {}, {}, {}
+local allowed = true
+for i, key in ipairs(KEYS) do
+  local limit = tonumber(ARGV[1 + 2 * i])
+  local window = tonumber(ARGV[2 + 2 * i])
+  if stored[key] == nil then stored[key] = tonumber(redis.call('GET', key)) or now end
+  local tat = math.max(pending[key] or stored[key], now)
+  local newTat = tat + cost * window / limit
+  local wait = newTat - window - now
+  if cost <= limit and wait <= eps then
+    pending[key] = newTat
+    waits[i] = 0
+  else
+    allowed = false
+    waits[i] = math.max(wait, 1)
+  end
+end
+if allowed then
+  for key, tat in pairs(pending) do
+    redis.call('SET', key, string.format('%.17g', tat), 'PX', math.max(1, math.ceil(tat - now)))
+  end
+end
+local out = { allowed and 1 or 0 }
+for i, key in ipairs(KEYS) do
+  local limit = tonumber(ARGV[1 + 2 * i])
+  local window = tonumber(ARGV[2 + 2 * i])
+  local tat = math.max((allowed and pending[key]) or stored[key], now)
+  local remaining = math.min(limit, math.max(0, math.floor((now + window - tat + eps) / (window / limit))))
+  local reset = math.max(0, math.ceil(tat - now - eps))
+  local retry = 0
+  if waits[i] > 0 then retry = math.max(1, math.ceil(waits[i] - eps)) end
+  out[#out + 1] = remaining
+  out[#out + 1] = reset
+  out[#out + 1] = retry
+end
+return out
+`;
+
+const COMMAND = 'dispatchRateLimitGcra';
+
+type WithScript = Redis & { [COMMAND](numKeys: number, ...args: (string | number)[]): Promise<number[]> };
+
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: WithScript;
+  private readonly prefix: string;
+  private readonly onUnavailable: 'allow' | 'refuse';
+  private unavailable = 0;
+
+  /** Takes ownership of `redis`: `close` closes it. Prefer a connection made by `createRedis`. */
+  constructor(redis: Redis, options: RedisRateLimiterOptions = {}) {
+    // defineCommand sends EVALSHA and falls back to EVAL once when Redis has not cached the script.
+    redis.defineCommand(COMMAND, { lua: GCRA_SCRIPT });
+    this.redis = redis as WithScript;
+    this.prefix = `${options.prefix ?? ''}rl:`;
+    this.onUnavailable = options.onUnavailable ?? 'allow';
+  }
+
+  /** Calls let through unchecked (in `allow` mode) because Redis could not be reached. */
+  get unavailableCount(): number {
+    return this.unavailable;
+  }
+
+  async check(policies: PolicyCheck[], cost = 1): Promise<RateDecision> {
+    validateChecks(policies, cost);
+    if (policies.length === 0) return toDecision(policies, [], true);
+    const keys = policies.map((p) => this.prefix + p.key);
+    const args = policies.flatMap((p) => [p.limit, p.windowSeconds * 1000]);
+    let reply: number[];
+    try {
+      reply = await this.redis[COMMAND](keys.length, ...keys, cost, EPSILON_MS, ...args);
+    } catch (error) {
+      // Every failure counts as "cannot check": a refused connection, a time-out, or a Redis that is loading or read-only.
+      if (this.onUnavailable === 'refuse') throw new RateLimiterUnavailableError(error);
+      this.unavailable += 1;
+      return { allowed: true, policies: [], violated: [], retryAfterSeconds: 0 };
+    }
+    const outcomes = policies.map((_, i): PolicyOutcome => ({
+      remaining: reply[1 + 3 * i]!,
+      resetMs: reply[2 + 3 * i]!,
+      retryMs: reply[3 + 3 * i]!,
+    }));
+    return toDecision(policies, outcomes, reply[0] === 1);
+  }
+
+  async close(): Promise<void> {
+    if (this.redis.status === 'end') return;
+    if (this.redis.status !== 'ready') return this.redis.disconnect();
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+/**
+ * A connection tuned to fail fast, so that an outage costs a call milliseconds, not a hang:
+ * - `enableOfflineQueue: true` (the default) lets calls made while the first connection is still being set up
+ *   wait for it instead of failing at start-up;
+ * - `maxRetriesPerRequest: 0` fails queued commands as soon as a connection attempt fails, instead of holding
+ *   them through reconnections;
+ * - `connectTimeout` and `commandTimeout` (1 s) bound a Redis that drops packets or stops answering;
+ * - `retryStrategy` keeps reconnecting in the background (at most 1 s apart), so limits resume on their own.
+ * Errors are reported by `check`; the listener only keeps ioredis from printing each failed reconnection.
+ */
+export function createRedis(url: string): Redis {
+  const redis = new Redis(url, {
+    enableOfflineQueue: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1000,
+    commandTimeout: 1000,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
+  });
+  redis.on('error', () => {});
+  return redis;
+}

@@ -1,0 +1,54 @@
+/**
+ * Idempotency (API.md §9). A key (header or option) is scoped to (API key, mode, entity) and bound to a
+ * fingerprint of the call: face, action, resolved version and canonical payload. The first call claims it
+ * and its reply is stored once execution has started, errors included; a later call with the same key
+ * and fingerprint gets that reply again with `Idempotent-Replayed: true` and causes nothing; the same key
+ * while the first is still running is 409, and with another fingerprint 422.
+ */
+import { canonicalJson } from '../../spec/json-schema.js';
+import { claimIdempotencyKey, completeIdempotencyKey } from '../../store/idempotency.js';
+import type { CallState, Reply, RuntimeDeps } from '../call.js';
+import { ApiError } from '../errors.js';
+import { sha256 } from '../secrets.js';
+
+/** Per-request headers that a replay takes from the new request, not from the stored reply. */
+const PER_REQUEST = new Set(['RateLimit', 'RateLimit-Policy']);
+
+/** Claims the call's idempotency key; returns the stored reply when the call was already answered. */
+export async function claimIdempotency(call: CallState, deps: RuntimeDeps): Promise<Reply | undefined> {
+  const key = call.envelope.options.idempotencyKey;
+  if (key === undefined) return undefined;
+  const { face, action, payload } = call.envelope;
+  const claim = {
+    scope: `${call.key!.id}:${call.mode}:${call.entityId}`,
+    key,
+    fingerprint: sha256(canonicalJson({ face, action, version: call.apiVersion, payload })),
+  };
+  const now = Date.now();
+  const result = await claimIdempotencyKey(deps.db, {
+    ...claim,
+    now: new Date(now).toISOString(),
+    expiresAt: new Date(now + deps.idempotencyTtlSeconds * 1000).toISOString(),
+  });
+  if (result.claimed) {
+    call.idempotency = claim;
+    return undefined;
+  }
+  const record = result.record;
+  if (record.fingerprint !== claim.fingerprint) {
+    throw new ApiError('idempotency_key_reused', 'This idempotency key was used with a different request.', { param: '/options/idempotencyKey' });
+  }
+  if (record.state === 'running' || record.status === null || record.body === null) {
+    throw new ApiError('idempotency_key_in_use', 'A request with this idempotency key is still running; retry shortly.', { headers: { 'Retry-After': '1' } });
+  }
+  const stored = JSON.parse(record.headers ?? '{}') as Record<string, string>;
+  const current = Object.fromEntries(Object.entries(call.responseHeaders).filter(([name]) => PER_REQUEST.has(name)));
+  return { status: record.status, headers: { ...stored, ...current, 'Idempotent-Replayed': 'true' }, body: JSON.parse(record.body) };
+}
+
+/** Stores the reply of a call that claimed a key. */
+export async function completeIdempotency(call: CallState, deps: RuntimeDeps, reply: Reply): Promise<void> {
+  if (!call.idempotency) return;
+  const headers = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => !PER_REQUEST.has(name)));
+  await completeIdempotencyKey(deps.db, { ...call.idempotency, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) });
+}

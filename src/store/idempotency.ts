@@ -1,0 +1,127 @@
+/**
+ * Idempotency records (API.md §9): one row per (scope, key), claimed by the first request that uses the
+ * key and completed with its reply. Every step is a single conditional statement whose affected-row count
+ * says who won, so concurrent requests, in one process or several sharing PostgreSQL, claim a key once.
+ */
+import type { Db, IdempotencyRecordTable } from './schema.js';
+
+/** A stored record, as the request that finds it sees it. */
+export interface IdempotencyRecord {
+  fingerprint: string;
+  state: 'running' | 'done';
+  status: number | null;
+  body: string | null;
+  headers: string | null;
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface IdempotencyClaim {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  /** ISO time; records expiring at or before it are gone. */
+  now: string;
+  /** ISO time until which the new record holds. */
+  expiresAt: string;
+}
+
+export type ClaimResult = { claimed: true } | { claimed: false; record: IdempotencyRecord };
+
+export interface IdempotencyKeyRef {
+  scope: string;
+  key: string;
+}
+
+// A record can vanish (released or purged) between a failed insert and the look-up that follows; then the
+// claim starts over. A second vanishing in a row is all but impossible, so a few rounds are plenty.
+const CLAIM_ATTEMPTS = 3;
+
+/**
+ * Claims a key for a new request: inserts a running record, or takes over one that has expired. When the
+ * key is held, returns its record for the caller to replay (done), refuse (running) or reject (other
+ * fingerprint).
+ */
+export async function claimIdempotencyKey(db: Db, claim: IdempotencyClaim): Promise<ClaimResult> {
+  const running = {
+    fingerprint: claim.fingerprint,
+    state: 'running',
+    status: null,
+    body: null,
+    headers: null,
+    created_at: claim.now,
+    expires_at: claim.expiresAt,
+  } as const;
+  for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+    const inserted = await db
+      .insertInto('idempotency_records')
+      .values({ scope: claim.scope, key: claim.key, ...running })
+      .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true };
+
+    // The expiry condition is re-checked on the row itself, so of two requests taking over the same
+    // expired record only the first changes it (PostgreSQL re-evaluates it after waiting for the row lock).
+    const replaced = await db
+      .updateTable('idempotency_records')
+      .set(running)
+      .where('scope', '=', claim.scope)
+      .where('key', '=', claim.key)
+      .where('expires_at', '<=', claim.now)
+      .executeTakeFirst();
+    if (Number(replaced.numUpdatedRows) === 1) return { claimed: true };
+
+    const row = await db
+      .selectFrom('idempotency_records')
+      .selectAll()
+      .where('scope', '=', claim.scope)
+      .where('key', '=', claim.key)
+      .executeTakeFirst();
+    if (row) return { claimed: false, record: toRecord(row) };
+  }
+  throw new Error(`Idempotency key could not be claimed after ${CLAIM_ATTEMPTS} attempts`);
+}
+
+/** Stores the reply of a claimed key; false when the key is no longer running (released, purged, done). */
+export async function completeIdempotencyKey(
+  db: Db,
+  done: IdempotencyKeyRef & { status: number; body: string; headers: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_records')
+    .set({ state: 'done', status: done.status, body: done.body, headers: done.headers })
+    .where('scope', '=', done.scope)
+    .where('key', '=', done.key)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Gives up a claim whose request was refused before it took effect, so the key may be used again. */
+export async function releaseIdempotencyKey(db: Db, ref: IdempotencyKeyRef): Promise<boolean> {
+  const result = await db
+    .deleteFrom('idempotency_records')
+    .where('scope', '=', ref.scope)
+    .where('key', '=', ref.key)
+    .where('state', '=', 'running')
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+/** Deletes every record that expired at or before `now` (ISO time); returns how many. */
+export async function purgeExpiredIdempotency(db: Db, now: string): Promise<number> {
+  const result = await db.deleteFrom('idempotency_records').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+function toRecord(row: IdempotencyRecordTable): IdempotencyRecord {
+  return {
+    fingerprint: row.fingerprint,
+    state: row.state,
+    status: row.status,
+    body: row.body,
+    headers: row.headers,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * Real server processes for black-box tests: `dispatch serve` started as a user starts it, on a free port,
+ * with the environment the test gives, resolved once it listens.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+/** tsx by path, so the program also runs from a working directory outside the repository. */
+export const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts `dispatch serve`; resolves when it listens and has printed the first key, if it makes one. */
+export async function serve(env: Record<string, string>): Promise<ServeProcess> {
+  const port = env.PORT ?? String(await freePort());
+  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, PORT: port },
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      // The banner comes first; the key block, when there is one, ends with the curl line.
+      if (output.includes('listening on') && (!output.includes('Created the first API key') || output.includes("-d '"))) resolve();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
+  });
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    output: () => output,
+    stop: () => {
+      const exited = new Promise<number | null>((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** The secret of the first key a server printed. */
+export function printedKey(output: string): string {
+  const key = /^\s+(sk_test_[0-9A-Za-z]{40})$/m.exec(output)?.[1];
+  if (!key) throw new Error(`no key printed in: ${output}`);
+  return key;
+}

@@ -1,0 +1,96 @@
+/**
+ * Two real server processes sharing PostgreSQL and Redis behave as one server: a token's rate limit holds
+ * across both, one idempotency key sent to both at once executes once, and a key revoked through one is
+ * refused by the other within KEY_CACHE_TTL_MS.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../helpers/postgres.js';
+import { printedKey, serve, type ServeProcess } from '../helpers/process.js';
+
+const KEY_CACHE_TTL_MS = 500;
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let a: ServeProcess;
+let b: ServeProcess;
+let admin: string;
+
+async function post(server: ServeProcess, key: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${server.url}/do`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'x-entity-id': 'acme', 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+const generate = { face: 'ai', action: 'generate', payload: { model: 'm', prompt: 'hello' } };
+
+async function newKey(payload: Record<string, unknown>): Promise<{ id: string; key: string }> {
+  const created = await post(a, admin, { face: 'keys', action: 'create', payload: { scopes: ['*'], entities: ['acme'], ...payload } });
+  expect(created.status).toBe(200);
+  return created.body.data as { id: string; key: string };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  const env = {
+    DATABASE_URL: database.url,
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
+    KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS),
+  };
+  // The first process migrates the empty database and prints the first key; the second finds both done.
+  a = await serve(env);
+  admin = printedKey(a.output());
+  b = await serve(env);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([a?.stop(), b?.stop()]);
+  await database?.drop();
+});
+
+describe('two processes, one server', () => {
+  it("holds a token's limit across both processes", async () => {
+    const { key } = await newKey({ tier: 'free' }); // 60 calls a minute per token
+    const replies = await Promise.all(Array.from({ length: 90 }, (_, i) => post(i % 2 ? a : b, key, generate)));
+    const ok = replies.filter((r) => r.status === 200);
+    const limited = replies.filter((r) => r.status === 429);
+    expect(ok).toHaveLength(60);
+    expect(limited).toHaveLength(30);
+    expect(ok.filter((r) => r.headers.get('ratelimit-policy')?.includes('"token";q=60;w=60'))).toHaveLength(60);
+    const refused = limited[0]!;
+    expect(refused.body.error).toMatchObject({ code: 'rate_limit_exceeded', details: { violatedPolicies: ['token'] } });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+
+  it('executes one idempotency key sent to both at the same moment once', async () => {
+    const signup = { face: 'auth', action: 'signup', payload: { email: 'once@example.com', password: 'only once please' } };
+    const headers = { 'x-idempotency-key': `signup-${randomBytes(4).toString('hex')}` };
+    const [first, second] = await Promise.all([post(a, admin, signup, headers), post(b, admin, signup, headers)]);
+    const statuses = [first.status, second.status].sort();
+    const replayed = [first, second].filter((r) => r.headers.get('idempotent-replayed') === 'true');
+    // One executed; the other either saw it running (409) or got its stored reply.
+    expect(statuses[0]).toBe(200);
+    expect(statuses[1] === 409 || (statuses[1] === 200 && replayed.length === 1)).toBe(true);
+    const again = await post(b, admin, signup, headers);
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const direct = await post(a, admin, { ...signup });
+    expect(direct.body.error.code).toBe('email_taken');
+  }, 30_000);
+
+  it('refuses a key revoked through the other process within KEY_CACHE_TTL_MS', async () => {
+    const { id, key } = await newKey({});
+    expect((await post(b, key, generate)).status).toBe(200); // now cached in b
+    const revokedAt = Date.now();
+    expect((await post(a, admin, { face: 'keys', action: 'revoke', payload: { id } })).status).toBe(200);
+    let status = 200;
+    while (status === 200 && Date.now() - revokedAt < 5000) {
+      status = (await post(b, key, generate)).status;
+      if (status === 200) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).toBe(401);
+    expect(Date.now() - revokedAt).toBeLessThan(KEY_CACHE_TTL_MS + 1000);
+  }, 30_000);
+});

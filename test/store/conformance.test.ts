@@ -1,0 +1,318 @@
+/**
+ * Store conformance: every store implementation (SQLite, PostgreSQL) runs the same typed queries and must
+ * pass the same tests — migrations, API keys, auth users and sessions, idempotency records, including
+ * claims racing each other over two connections.
+ */
+import { Migrator, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endSession, findOpenSession, findUserByEmail, insertSession, insertUser, type Partition } from '../../src/store/auth.js';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  purgeExpiredIdempotency,
+  releaseIdempotencyKey,
+  type IdempotencyClaim,
+} from '../../src/store/idempotency.js';
+import { countKeys, createKey, expireKey, findKeyByHash, getKey, KEY_PATTERN, listKeys, revokeKey } from '../../src/store/keys.js';
+import { migrationProvider } from '../../src/store/migrations.js';
+import { openStore } from '../../src/store/open.js';
+import type { Db } from '../../src/store/schema.js';
+import { newId, sha256 } from '../../src/runtime/secrets.js';
+import { implementations, type StoreLocation } from './implementations.js';
+
+const MIGRATIONS = ['0001_keys_and_auth', '0002_idempotency'];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const unique = (prefix: string) => `${prefix}_${newId('t')}`;
+
+async function appliedMigrations(db: Db): Promise<string[]> {
+  const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+  return rows.rows.map((r) => r.name);
+}
+
+describe.each(implementations)('store on $name', (impl) => {
+  let location: StoreLocation;
+  let db: Db;
+  /** A second, independent connection to the same store, as another process would have. */
+  let other: Db;
+
+  beforeAll(async () => {
+    location = await impl.create();
+    db = await openStore(location.config);
+    other = await openStore(location.config);
+  });
+
+  afterAll(async () => {
+    await other?.destroy();
+    await db?.destroy();
+    await location?.remove();
+  });
+
+  describe('migrations', () => {
+    it('applies every migration once, and a second open applies nothing', async () => {
+      expect(await appliedMigrations(db)).toEqual(MIGRATIONS);
+      const again = await new Migrator({ db: other, provider: migrationProvider }).migrateToLatest();
+      expect(again.error).toBeUndefined();
+      expect(again.results).toEqual([]);
+      expect(await appliedMigrations(other)).toEqual(MIGRATIONS);
+    });
+
+    it('shows data written through one connection to the other', async () => {
+      const { record } = await createKey(db, { mode: 'test', scopes: ['*'], entities: '*', tier: 'free' });
+      expect((await getKey(other, 'test', record.id))?.id).toBe(record.id);
+    });
+
+    it.skipIf(!impl.shared)('applies each migration once when several processes start together on an empty store', async () => {
+      const fresh = await impl.create();
+      try {
+        const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openStore(fresh.config)));
+        const stores = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
+        try {
+          expect(opened.filter((o) => o.status === 'rejected')).toEqual([]);
+          expect(await appliedMigrations(stores[0]!)).toEqual(MIGRATIONS);
+          for (const store of stores) expect(await countKeys(store)).toBe(0);
+        } finally {
+          await Promise.all(stores.map((s) => s.destroy()));
+        }
+      } finally {
+        await fresh.remove();
+      }
+    });
+  });
+
+  describe('keys', () => {
+    it('creates a key, stores only its hash and finds it by that hash', async () => {
+      const { record, secret } = await createKey(db, {
+        mode: 'live',
+        name: 'billing',
+        scopes: ['keys:read', 'ai:*'],
+        entities: ['acme', 'globex'],
+        tier: 'pro',
+        apiVersion: '2025-01-01',
+      });
+      expect(secret).toMatch(KEY_PATTERN);
+      expect(secret.startsWith('sk_live_')).toBe(true);
+      expect(record).toMatchObject({ mode: 'live', name: 'billing', scopes: ['keys:read', 'ai:*'], entities: ['acme', 'globex'], tier: 'pro', apiVersion: '2025-01-01' });
+      expect(record.prefix).toBe(secret.slice(0, 12));
+      expect(record.last4).toBe(secret.slice(-4));
+
+      const found = await findKeyByHash(db, sha256(secret));
+      expect(found).toEqual({ ...record, hash: sha256(secret) });
+      expect(await findKeyByHash(db, sha256(`${secret}x`))).toBeUndefined();
+      const stored = await db.selectFrom('api_keys').select('hash').where('id', '=', record.id).executeTakeFirstOrThrow();
+      expect(stored.hash).not.toContain(secret.slice(8));
+    });
+
+    it('gets a key only in its own mode', async () => {
+      const { record } = await createKey(db, { mode: 'live', scopes: [], entities: '*', tier: 'free' });
+      expect((await getKey(db, 'live', record.id))?.entities).toBe('*');
+      expect(await getKey(db, 'test', record.id)).toBeUndefined();
+    });
+
+    it('lists keys newest first and pages by id', async () => {
+      const made: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        made.push((await createKey(db, { mode: 'test', name: `page-${i}`, scopes: [], entities: '*', tier: 'free' })).record.id);
+        await sleep(3); // ids sort by millisecond: keep the three apart
+      }
+      const [oldest, middle, newest] = made as [string, string, string];
+      const ours = (ids: string[]) => ids.filter((id) => made.includes(id));
+
+      const all = (await listKeys(db, { mode: 'test', includeRevoked: true })).map((k) => k.id);
+      expect(ours(all)).toEqual([newest, middle, oldest]);
+      expect(all).toEqual([...all].sort().reverse());
+
+      expect(ours((await listKeys(db, { mode: 'test', includeRevoked: true, startingAfter: newest })).map((k) => k.id))).toEqual([middle, oldest]);
+      expect(ours((await listKeys(db, { mode: 'test', includeRevoked: true, startingAfter: middle })).map((k) => k.id))).toEqual([oldest]);
+      expect(ours((await listKeys(db, { mode: 'live', includeRevoked: true })).map((k) => k.id))).toEqual([]);
+    });
+
+    it('revokes a key once and hides it from the default list', async () => {
+      const { record } = await createKey(db, { mode: 'test', scopes: [], entities: '*', tier: 'free' });
+      const first = new Date('2031-01-01T00:00:00.000Z');
+      expect((await revokeKey(db, 'test', record.id, first))?.revokedAt).toBe(first.toISOString());
+      expect((await revokeKey(db, 'test', record.id, new Date('2032-01-01T00:00:00.000Z')))?.revokedAt).toBe(first.toISOString());
+      expect(await revokeKey(db, 'live', record.id)).toBeUndefined();
+
+      expect((await listKeys(db, { mode: 'test', includeRevoked: false })).map((k) => k.id)).not.toContain(record.id);
+      expect((await listKeys(db, { mode: 'test', includeRevoked: true })).map((k) => k.id)).toContain(record.id);
+    });
+
+    it('moves an expiry earlier, never later', async () => {
+      const { record } = await createKey(db, { mode: 'test', scopes: [], entities: '*', tier: 'free' });
+      expect(record.expiresAt).toBeUndefined();
+      const at = (iso: string) => new Date(iso);
+      expect((await expireKey(db, 'test', record.id, at('2031-06-01T00:00:00.000Z')))?.expiresAt).toBe('2031-06-01T00:00:00.000Z');
+      expect((await expireKey(db, 'test', record.id, at('2031-07-01T00:00:00.000Z')))?.expiresAt).toBe('2031-06-01T00:00:00.000Z');
+      expect((await expireKey(db, 'test', record.id, at('2031-05-01T00:00:00.000Z')))?.expiresAt).toBe('2031-05-01T00:00:00.000Z');
+    });
+
+    it('counts keys as a number', async () => {
+      const before = await countKeys(db);
+      expect(typeof before).toBe('number');
+      await createKey(db, { mode: 'live', scopes: [], entities: '*', tier: 'free' });
+      await createKey(db, { mode: 'test', scopes: [], entities: '*', tier: 'free' });
+      expect(await countKeys(db)).toBe(before + 2);
+      expect(await countKeys(other)).toBe(before + 2);
+    });
+  });
+
+  describe('auth users and sessions', () => {
+    const user = (p: Partition, email: string) => ({
+      id: newId('usr'),
+      mode: p.mode,
+      entity_id: p.entityId,
+      email,
+      name: null,
+      password_hash: 'scrypt$x',
+      created_at: '2030-01-01T00:00:00.000Z',
+    });
+
+    it('takes an e-mail address once per (mode, entity)', async () => {
+      const entityId = unique('ent');
+      const home: Partition = { mode: 'test', entityId };
+      const first = user(home, 'ada@example.com');
+      expect(await insertUser(db, first)).toBe(true);
+      expect(await insertUser(db, user(home, 'ada@example.com'))).toBe(false);
+      expect(await insertUser(other, user(home, 'ada@example.com'))).toBe(false);
+      expect(await insertUser(db, user({ mode: 'test', entityId: unique('ent') }, 'ada@example.com'))).toBe(true);
+      expect(await insertUser(db, user({ mode: 'live', entityId }, 'ada@example.com'))).toBe(true);
+
+      expect((await findUserByEmail(db, home, 'ada@example.com'))?.id).toBe(first.id);
+      expect(await findUserByEmail(db, home, 'bob@example.com')).toBeUndefined();
+    });
+
+    it('opens, finds and ends a session once', async () => {
+      const p: Partition = { mode: 'live', entityId: unique('ent') };
+      const u = user(p, 'grace@example.com');
+      expect(await insertUser(db, u)).toBe(true);
+      const tokenHash = sha256(unique('token'));
+      await insertSession(db, {
+        id: newId('ses'),
+        mode: p.mode,
+        entity_id: p.entityId,
+        user_id: u.id,
+        token_hash: tokenHash,
+        created_at: '2030-01-01T00:00:00.000Z',
+        expires_at: '2030-01-02T00:00:00.000Z',
+        ended_at: null,
+      });
+      const noon = '2030-01-01T12:00:00.000Z';
+      expect(await findOpenSession(db, p, tokenHash, noon)).toMatchObject({ id: u.id, email: 'grace@example.com', expiresAt: '2030-01-02T00:00:00.000Z' });
+      expect(await findOpenSession(db, { ...p, mode: 'test' }, tokenHash, noon)).toBeUndefined();
+      expect(await findOpenSession(db, p, tokenHash, '2030-01-02T00:00:00.000Z')).toBeUndefined();
+
+      expect(await endSession(db, p, tokenHash, noon)).toBe(true);
+      expect(await endSession(other, p, tokenHash, noon)).toBe(false);
+      expect(await findOpenSession(db, p, tokenHash, noon)).toBeUndefined();
+    });
+
+    it('does not end an expired session', async () => {
+      const p: Partition = { mode: 'test', entityId: unique('ent') };
+      const u = user(p, 'lin@example.com');
+      await insertUser(db, u);
+      const tokenHash = sha256(unique('token'));
+      await insertSession(db, { id: newId('ses'), mode: p.mode, entity_id: p.entityId, user_id: u.id, token_hash: tokenHash, created_at: '2030-01-01T00:00:00.000Z', expires_at: '2030-01-01T01:00:00.000Z', ended_at: null });
+      expect(await endSession(db, p, tokenHash, '2030-01-01T02:00:00.000Z')).toBe(false);
+    });
+  });
+
+  describe('idempotency records', () => {
+    // Every record here expires in 2030 or later, except in the purge test, which owns the years before.
+    const T0 = Date.parse('2030-01-01T00:00:00.000Z');
+    const iso = (offsetSeconds: number) => new Date(T0 + offsetSeconds * 1000).toISOString();
+    const claimOf = (scope: string, key: string, fingerprint: string, now = 0, ttl = 60): IdempotencyClaim => ({
+      scope,
+      key,
+      fingerprint,
+      now: iso(now),
+      expiresAt: iso(now + ttl),
+    });
+
+    it('claims a key once; a second claim finds it running', async () => {
+      const scope = unique('key_a:test:acme');
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k1', 'fp-1'))).toEqual({ claimed: true });
+      const second = await claimIdempotencyKey(other, claimOf(scope, 'k1', 'fp-2', 5));
+      expect(second).toEqual({
+        claimed: false,
+        record: { fingerprint: 'fp-1', state: 'running', status: null, body: null, headers: null, createdAt: iso(0), expiresAt: iso(60) },
+      });
+      expect(await claimIdempotencyKey(db, claimOf(`${scope}:other`, 'k1', 'fp-1'))).toEqual({ claimed: true });
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k2', 'fp-1'))).toEqual({ claimed: true });
+    });
+
+    it('stores a reply once and hands it to later claims', async () => {
+      const scope = unique('key_b:live:acme');
+      await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'));
+      const reply = { scope, key: 'k', status: 201, body: '{"data":{"id":"x"}}', headers: '{"Content-Type":"application/json"}' };
+      expect(await completeIdempotencyKey(db, reply)).toBe(true);
+      expect(await completeIdempotencyKey(other, { ...reply, status: 500 })).toBe(false);
+
+      const later = await claimIdempotencyKey(other, claimOf(scope, 'k', 'fp', 10));
+      expect(later).toEqual({
+        claimed: false,
+        record: { fingerprint: 'fp', state: 'done', status: 201, body: reply.body, headers: reply.headers, createdAt: iso(0), expiresAt: iso(60) },
+      });
+      expect(await completeIdempotencyKey(db, { ...reply, key: 'never-claimed' })).toBe(false);
+    });
+
+    it('lets an expired record be claimed again, from the moment it expires', async () => {
+      const scope = unique('key_c:test:acme');
+      await claimIdempotencyKey(db, claimOf(scope, 'k', 'old', 0, 60));
+      await completeIdempotencyKey(db, { scope, key: 'k', status: 200, body: '{}', headers: '{}' });
+      expect((await claimIdempotencyKey(db, claimOf(scope, 'k', 'new', 59))).claimed).toBe(false);
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'new', 60))).toEqual({ claimed: true });
+      const after = await claimIdempotencyKey(other, claimOf(scope, 'k', 'newer', 61));
+      expect(after).toEqual({
+        claimed: false,
+        record: { fingerprint: 'new', state: 'running', status: null, body: null, headers: null, createdAt: iso(60), expiresAt: iso(120) },
+      });
+    });
+
+    it('releases a running claim but never a stored reply', async () => {
+      const scope = unique('key_d:test:acme');
+      await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'));
+      expect(await releaseIdempotencyKey(db, { scope, key: 'k' })).toBe(true);
+      expect(await releaseIdempotencyKey(db, { scope, key: 'k' })).toBe(false);
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'))).toEqual({ claimed: true });
+      await completeIdempotencyKey(db, { scope, key: 'k', status: 200, body: '{}', headers: '{}' });
+      expect(await releaseIdempotencyKey(db, { scope, key: 'k' })).toBe(false);
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp', 1))).toMatchObject({ claimed: false, record: { state: 'done' } });
+    });
+
+    it('purges expired records only', async () => {
+      const scope = unique('key_e:test:acme');
+      const claimUntil = (key: string, expiresAt: string) =>
+        claimIdempotencyKey(db, { scope, key, fingerprint: 'fp', now: '2020-01-01T00:00:00.000Z', expiresAt });
+      await claimUntil('gone', '2025-05-31T00:00:00.000Z');
+      await claimUntil('just-gone', '2025-06-01T00:00:00.000Z');
+      await claimUntil('kept', '2025-06-02T00:00:00.000Z');
+
+      expect(await purgeExpiredIdempotency(db, '2025-06-01T00:00:00.000Z')).toBe(2);
+      expect(await purgeExpiredIdempotency(other, '2025-06-01T00:00:00.000Z')).toBe(0);
+      const keys = await db.selectFrom('idempotency_records').select('key').where('scope', '=', scope).execute();
+      expect(keys.map((k) => k.key)).toEqual(['kept']);
+    });
+
+    it('gives one of 20 concurrent claims of a key the claim, over two connections', async () => {
+      const scope = unique('key_f:test:acme');
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => claimIdempotencyKey(i % 2 ? other : db, claimOf(scope, 'k', `fp-${i}`))),
+      );
+      const winners = results.flatMap((r, i) => (r.claimed ? [i] : []));
+      expect(winners).toHaveLength(1);
+      for (const r of results) if (!r.claimed) expect(r.record.fingerprint).toBe(`fp-${winners[0]}`);
+    });
+
+    it('gives one of 20 concurrent takeovers of an expired record the claim', async () => {
+      const scope = unique('key_g:test:acme');
+      await claimIdempotencyKey(db, claimOf(scope, 'k', 'stale', 0, 10));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => claimIdempotencyKey(i % 2 ? other : db, claimOf(scope, 'k', `fp-${i}`, 30))),
+      );
+      const winners = results.flatMap((r, i) => (r.claimed ? [i] : []));
+      expect(winners).toHaveLength(1);
+      for (const r of results) if (!r.claimed) expect(r.record).toMatchObject({ fingerprint: `fp-${winners[0]}`, state: 'running', createdAt: iso(30) });
+    });
+  });
+});
