@@ -36,10 +36,11 @@ export async function startServer(
 ): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'dispatch-test-'));
   const db = await openStore({ dataDir: dir });
+  const limiter = options.limiter ?? new MemoryRateLimiter();
   const app = await buildServer({
     db,
     providers: { ai: { test: testTextModel, ...options.providers } },
-    limiter: options.limiter ?? new MemoryRateLimiter(),
+    limiter,
     keyCacheTtlMs: options.keyCacheTtlMs ?? 2000,
     serverVersion: '0.0.0-test',
   });
@@ -73,6 +74,7 @@ export async function startServer(
     post,
     async close() {
       await app.close();
+      await limiter.close();
       await db.destroy();
       rmSync(dir, { recursive: true, force: true });
     },
