@@ -70,7 +70,8 @@ async function http(): Promise<void> {
     );
     console.log('Targets (DESIGN.md): whole pipeline ≥ 80% of the floor, p99 ≤ 2× the floor\'s.');
   } finally {
-    for (const child of [floor, embedded, shared]) child.child.kill();
+    // The servers must be gone before their database is dropped under them.
+    await Promise.all([floor, embedded, shared].map(({ child }) => new Promise((r) => (child.once('exit', r), child.kill()))));
     await database.drop();
   }
 }
