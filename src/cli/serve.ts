@@ -39,8 +39,9 @@ export function registerServe(program: Command): void {
       // Installed before anything is printed, so that whoever reads the banner can already stop us cleanly.
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
-      const firstKey = await ensureFirstKey(db);
+      // Listen first: a key created by a start that then fails to listen would never be shown to anyone.
       await app.listen({ port: config.port, host: config.host });
+      const firstKey = await ensureFirstKey(db);
       const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
       const state = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
       const banner = `Unified Dispatch ${config.serverVersion} listening on ${base} (store: ${state}; rate limits: ${config.redisUrl ? 'Redis' : 'in process'})`;

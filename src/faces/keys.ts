@@ -72,6 +72,12 @@ export const keys: KeysHandlers = {
     if (payload.expiresAt && Date.parse(payload.expiresAt) <= Date.now()) {
       throw new ApiError('payload_invalid', 'expiresAt must be in the future.', { param: '/payload/expiresAt' });
     }
+    // A key cannot outlive the key that made it.
+    const callerExpiry = ctx.key.expiresAt;
+    if (callerExpiry && payload.expiresAt && Date.parse(payload.expiresAt) > Date.parse(callerExpiry)) {
+      throw new ApiError('scope_not_grantable', `This key expires at ${callerExpiry}; a key it creates cannot expire later.`, { param: '/payload/expiresAt' });
+    }
+    const expiresAt = payload.expiresAt ?? callerExpiry;
     const { record, secret } = await createKey(ctx.db, {
       mode: ctx.key.mode,
       name: payload.name,
@@ -79,7 +85,7 @@ export const keys: KeysHandlers = {
       entities: payload.entities,
       tier,
       apiVersion: payload.apiVersion,
-      expiresAt: payload.expiresAt,
+      expiresAt,
     });
     return { ...toKey(record), key: secret };
   },
@@ -95,13 +101,17 @@ export const keys: KeysHandlers = {
   },
 
   async revoke(payload, ctx) {
-    await visibleKey(ctx, payload.id);
+    const target = await visibleKey(ctx, payload.id);
+    // Revoking a key is as strong as issuing it: only a key that could have granted it may.
+    grantable(ctx.key, target.scopes, target.entities, target.tier);
     return toKey((await revokeKey(ctx.db, ctx.key.mode, payload.id))!);
   },
 
   async rotate(payload, ctx) {
     const old = await visibleKey(ctx, payload.id);
     if (old.revokedAt) throw new ApiError('key_revoked', undefined, { param: '/payload/id' });
+    // A new secret for a key is a new grant of everything it holds.
+    grantable(ctx.key, old.scopes, old.entities, old.tier);
     const { record, secret } = await createKey(ctx.db, {
       mode: old.mode,
       name: old.name,

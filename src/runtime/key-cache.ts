@@ -14,6 +14,8 @@ const MAX_ENTRIES = 10_000;
 
 export class KeyCache {
   private readonly entries = new Map<string, { found: Found; until: number }>();
+  /** Bumped by every forget, so that a lookup which started before a revocation cannot cache its stale result. */
+  private generation = 0;
 
   /** Stops listening for key changes. */
   readonly close: () => void;
@@ -29,7 +31,9 @@ export class KeyCache {
     const now = Date.now();
     const hit = this.entries.get(hash);
     if (hit && hit.until > now) return hit.found;
+    const generation = this.generation;
     const found = await findKeyByHash(this.db, hash);
+    if (generation !== this.generation) return findKeyByHash(this.db, hash);
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     this.entries.set(hash, { found, until: now + this.ttlMs });
     return found;
@@ -37,6 +41,7 @@ export class KeyCache {
 
   /** Forgets a key at once, after it was revoked, rotated or expired. */
   forget(id: string): void {
+    this.generation++;
     for (const [hash, entry] of this.entries) if (entry.found?.id === id) this.entries.delete(hash);
   }
 }

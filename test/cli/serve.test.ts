@@ -7,8 +7,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { printedKey, serve } from '../helpers/process.js';
+import { freePort, printedKey, serve } from '../helpers/process.js';
 
 describe('dispatch serve', () => {
   it('creates and prints the first key once, with a curl line that works as printed', async () => {
@@ -32,6 +33,24 @@ describe('dispatch serve', () => {
       expect(second.output()).not.toContain('sk_test_');
     } finally {
       await second.stop();
+    }
+  }, 60_000);
+
+  it('keeps the first key for a later start when this start cannot listen', async () => {
+    const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'dispatch-serve-')) };
+    const port = await freePort();
+    const taken = createServer().listen(port, '127.0.0.1');
+    await new Promise((r) => taken.once('listening', r));
+    try {
+      await expect(serve({ ...env, PORT: String(port) })).rejects.toThrow(/EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
+    const next = await serve(env);
+    try {
+      expect(printedKey(next.output())).toMatch(/^sk_test_/);
+    } finally {
+      await next.stop();
     }
   }, 60_000);
 });

@@ -147,6 +147,27 @@ describe('keys face', () => {
     expect(unknownScope.body.error).toMatchObject({ code: 'payload_invalid', param: '/payload/scopes/0' });
   });
 
+  it('refuses to rotate or revoke a key stronger than the caller', async () => {
+    const weak = await server.key({ scopes: ['keys:write', 'keys:read'], entities: '*', tier: 'free' });
+    const strong = await server.key({ scopes: ['*'], entities: '*', tier: 'enterprise' });
+    for (const action of ['rotate', 'revoke']) {
+      const reply = await server.post({ face: 'keys', action, payload: { id: strong.id } }, { headers: bearer(weak.secret) });
+      expect(reply.status).toBe(403);
+      expect(reply.body.error.code).toBe('scope_not_grantable');
+    }
+    expect((await server.post(generateCall(), { headers: bearer(strong.secret) })).status).toBe(200);
+  });
+
+  it('never lets a created key outlive the key that created it', async () => {
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const parent = await server.key({ expiresAt });
+    const inherit = await server.post({ face: 'keys', action: 'create', payload: { scopes: ['ai:generate'], entities: ['acme'] } }, { headers: bearer(parent.secret) });
+    expect(inherit.body.data.expiresAt).toBe(expiresAt);
+    const later = new Date(Date.now() + 7_200_000).toISOString();
+    const longer = await server.post({ face: 'keys', action: 'create', payload: { scopes: ['ai:generate'], entities: ['acme'], expiresAt: later } }, { headers: bearer(parent.secret) });
+    expect(longer.body.error).toMatchObject({ code: 'scope_not_grantable', param: '/payload/expiresAt' });
+  });
+
   it('lists only keys whose entities the caller covers, newest first, in pages', async () => {
     const scoped = await server.key({ scopes: ['keys:read'], entities: ['acme', 'globex'] });
     const mine = await server.key({ entities: ['acme'] });

@@ -22,7 +22,7 @@ export function parseEnvelope(call: CallState, body: unknown): Envelope {
   const options = body.options ?? {};
   if (!isRecord(options)) throw invalid('"options" must be a JSON object.', '/options');
   for (const [name, value] of Object.entries(options)) {
-    const type = OPTION_TYPES[name];
+    const type = Object.hasOwn(OPTION_TYPES, name) ? OPTION_TYPES[name] : undefined;
     if (!type) throw invalid(`Unknown option "${name}"; options are ${Object.keys(OPTION_TYPES).join(', ')}.`, `/options/${name}`);
     if (typeof value !== type) throw invalid(`Option "${name}" must be a ${type}.`, `/options/${name}`);
   }

@@ -32,7 +32,8 @@ export function version(call: CallState): void {
     { source: 'options.version', value: call.envelope.options.version, param: '/options/version' },
   ].filter((g): g is { source: string; value: string; param: string | undefined } => g.value !== undefined);
   for (const g of given) {
-    if (!DATE.test(g.value) || Number.isNaN(Date.parse(g.value))) {
+    // The round trip refuses dates that Date.parse would roll over, such as 2025-02-30.
+    if (!DATE.test(g.value) || Number.isNaN(Date.parse(g.value)) || new Date(g.value).toISOString().slice(0, 10) !== g.value) {
       throw new ApiError('api_version_invalid', `${g.source} "${g.value}" is not a YYYY-MM-DD date.`, g.param ? { param: g.param } : {});
     }
   }
