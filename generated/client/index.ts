@@ -3,6 +3,8 @@ import { BaseClient, type CallOptions, type ClientOptions } from './runtime.js';
 import type {
   AiGeneratePayload,
   AiGenerateResult,
+  AuthImportPayload,
+  AuthImportResult,
   AuthLoginPayload,
   AuthLoginResult,
   AuthLogoutPayload,
@@ -11,6 +13,8 @@ import type {
   AuthSessionResult,
   AuthSignupPayload,
   AuthSignupResult,
+  BatchRunPayload,
+  BatchRunResult,
   KeysCreatePayload,
   KeysCreateResult,
   KeysGetPayload,
@@ -21,6 +25,24 @@ import type {
   KeysRevokeResult,
   KeysRotatePayload,
   KeysRotateResult,
+  WebhooksCreatePayload,
+  WebhooksCreateResult,
+  WebhooksDeletePayload,
+  WebhooksDeleteResult,
+  WebhooksDeliveriesPayload,
+  WebhooksDeliveriesResult,
+  WebhooksGetPayload,
+  WebhooksGetResult,
+  WebhooksListPayload,
+  WebhooksListResult,
+  WebhooksReplayPayload,
+  WebhooksReplayResult,
+  WebhooksRotateSecretPayload,
+  WebhooksRotateSecretResult,
+  WebhooksTestPayload,
+  WebhooksTestResult,
+  WebhooksUpdatePayload,
+  WebhooksUpdateResult,
 } from './types.js';
 export * from './runtime.js';
 export * from './types.js';
@@ -37,13 +59,25 @@ export class DispatchClient extends BaseClient {
      * Requires the `ai:generate` scope.
      *
      * Sends `prompt` (and `input`, when given, as the text to operate on) to the model and returns its
-     * answer with the token counts of the call.
+     * answer with the token counts of the call. Asked for a stream, it sends the answer as it is generated:
+     * `delta` events whose texts concatenate to the final `result`'s `text`.
      */
     generate: (payload: AiGeneratePayload, options?: CallOptions): Promise<AiGenerateResult> =>
       this.call<AiGenerateResult>('ai', 'generate', payload, options),
   };
   /** End users of an entity, with passwords and sessions. */
   readonly auth = {
+    /**
+     * Import many users at once, all or none.
+     *
+     * Requires the `auth:signup` scope.
+     *
+     * Hashes every password (the slow part, reported as `progress` events when the call streams), then stores
+     * every user in one transaction. If an address is already taken, or appears twice in the list, nothing is
+     * imported and the error names the first such user.
+     */
+    import: (payload: AuthImportPayload, options?: CallOptions): Promise<AuthImportResult> =>
+      this.call<AuthImportResult>('auth', 'import', payload, options),
     /**
      * Check a password and open a session.
      *
@@ -72,6 +106,16 @@ export class DispatchClient extends BaseClient {
      */
     signup: (payload: AuthSignupPayload, options?: CallOptions): Promise<AuthSignupResult> =>
       this.call<AuthSignupResult>('auth', 'signup', payload, options),
+  };
+  /** Several calls in one request, atomically or best effort. */
+  readonly batch = {
+    /**
+     * Run several calls in one request.
+     *
+     * Requires the `batch:run` scope.
+     */
+    run: (payload: BatchRunPayload, options?: CallOptions): Promise<BatchRunResult> =>
+      this.call<BatchRunResult>('batch', 'run', payload, options),
   };
   /** API keys, their scopes, entities and tiers. */
   readonly keys = {
@@ -110,6 +154,76 @@ export class DispatchClient extends BaseClient {
      */
     rotate: (payload: KeysRotatePayload, options?: CallOptions): Promise<KeysRotateResult> =>
       this.call<KeysRotateResult>('keys', 'rotate', payload, options),
+  };
+  /** Subscriptions that receive the platform's events over HTTPS, signed. */
+  readonly webhooks = {
+    /**
+     * Subscribe a URL to events.
+     *
+     * Requires the `webhooks:write` scope.
+     *
+     * Returns the signing secret once. At most 16 endpoints per entity and mode.
+     */
+    create: (payload: WebhooksCreatePayload, options?: CallOptions): Promise<WebhooksCreateResult> =>
+      this.call<WebhooksCreateResult>('webhooks', 'create', payload, options),
+    /**
+     * Delete an endpoint; its pending deliveries are dropped.
+     *
+     * Requires the `webhooks:write` scope.
+     */
+    delete: (payload: WebhooksDeletePayload, options?: CallOptions): Promise<WebhooksDeleteResult> =>
+      this.call<WebhooksDeleteResult>('webhooks', 'delete', payload, options),
+    /**
+     * List deliveries with their attempts, newest first.
+     *
+     * Requires the `webhooks:read` scope.
+     */
+    deliveries: (payload: WebhooksDeliveriesPayload = {}, options?: CallOptions): Promise<WebhooksDeliveriesResult> =>
+      this.call<WebhooksDeliveriesResult>('webhooks', 'deliveries', payload, options),
+    /**
+     * Read one endpoint.
+     *
+     * Requires the `webhooks:read` scope.
+     */
+    get: (payload: WebhooksGetPayload, options?: CallOptions): Promise<WebhooksGetResult> =>
+      this.call<WebhooksGetResult>('webhooks', 'get', payload, options),
+    /**
+     * List endpoints, newest first.
+     *
+     * Requires the `webhooks:read` scope.
+     */
+    list: (payload: WebhooksListPayload = {}, options?: CallOptions): Promise<WebhooksListResult> =>
+      this.call<WebhooksListResult>('webhooks', 'list', payload, options),
+    /**
+     * Send an event again, to one endpoint or to every endpoint that subscribes to it.
+     *
+     * Requires the `webhooks:write` scope.
+     */
+    replay: (payload: WebhooksReplayPayload, options?: CallOptions): Promise<WebhooksReplayResult> =>
+      this.call<WebhooksReplayResult>('webhooks', 'replay', payload, options),
+    /**
+     * Issue a new signing secret; the old one keeps signing for an overlap window.
+     *
+     * Requires the `webhooks:write` scope.
+     *
+     * During the overlap every delivery carries two signatures, one per secret, so receivers can switch without missing an event.
+     */
+    rotateSecret: (payload: WebhooksRotateSecretPayload, options?: CallOptions): Promise<WebhooksRotateSecretResult> =>
+      this.call<WebhooksRotateSecretResult>('webhooks', 'rotateSecret', payload, options),
+    /**
+     * Send a `webhooks.endpoint.ping` event to one endpoint.
+     *
+     * Requires the `webhooks:write` scope.
+     */
+    test: (payload: WebhooksTestPayload, options?: CallOptions): Promise<WebhooksTestResult> =>
+      this.call<WebhooksTestResult>('webhooks', 'test', payload, options),
+    /**
+     * Change an endpoint's URL, events or description, or disable and re-enable it.
+     *
+     * Requires the `webhooks:write` scope.
+     */
+    update: (payload: WebhooksUpdatePayload, options?: CallOptions): Promise<WebhooksUpdateResult> =>
+      this.call<WebhooksUpdateResult>('webhooks', 'update', payload, options),
   };
 
   constructor(options: ClientOptions) {

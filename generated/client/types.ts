@@ -35,6 +35,22 @@ export interface AuthUser {
   createdAt: string;
 }
 
+/** Payload of `auth.import` in API version 2026-09-01. */
+export interface AuthImportPayload {
+  /** The users to create, at most 1000. */
+  users: {
+    /** E-mail address; compared case-insensitively. */ email: string;
+    /** At least 8 characters. */ password: string;
+    /** Display name. */ name?: string;
+  }[];
+}
+
+/** Result of `auth.import`. */
+export interface AuthImportResult {
+  /** The users created, in the order given. */
+  users: AuthUser[];
+}
+
 /** Payload of `auth.login` in API version 2026-09-01. */
 export interface AuthLoginPayload {
   /** E-mail address. */
@@ -95,6 +111,55 @@ export interface AuthSignupPayload {
 /** Result of `auth.signup`. */
 export interface AuthSignupResult {
   user: AuthUser;
+}
+
+/** The error of a failed request, as `error` of an error response. */
+export interface BatchBatchItemError {
+  type: string;
+  code: string;
+  message: string;
+  param?: string;
+  details?: { [key: string]: unknown };
+  docUrl: string;
+}
+
+/** The outcome of one request, in the order of the batch. */
+export interface BatchBatchItemResult {
+  /** The request's id. */
+  id: string;
+  /** The HTTP status the call would have had on its own: 200, or the error's. */
+  status: number;
+  /** The action's result, on success. */
+  data?: unknown;
+  error?: BatchBatchItemError;
+}
+
+/** One call of the batch. */
+export interface BatchBatchRequest {
+  /** Your label for the request, unique in the batch; defaults to its position: "0", "1", ... */
+  id?: string;
+  /** The face to call. */
+  face: string;
+  /** The action of the face. */
+  action: string;
+  /** The action's payload. */
+  payload: { [key: string]: unknown };
+}
+
+/** Payload of `batch.run` in API version 2026-09-01. */
+export interface BatchRunPayload {
+  /** `atomic`: all or nothing, in one transaction; `bestEffort`: every request on its own. */
+  mode: 'atomic' | 'bestEffort';
+  /** The calls, run in order; at most the platform's batch size (100). */
+  requests: BatchBatchRequest[];
+}
+
+/** Result of `batch.run`. */
+export interface BatchRunResult {
+  /** The mode the batch ran in. */
+  mode: 'atomic' | 'bestEffort';
+  /** One result per request, in request order. */
+  results: BatchBatchItemResult[];
 }
 
 /** The entities the key may act for: `*` for all, or a list of entity ids. */
@@ -205,16 +270,215 @@ export interface KeysRotateResult {
   previousKey: KeysKey;
 }
 
+/** One HTTP request of a delivery. */
+export interface WebhooksAttempt {
+  /** 1 for the first request. */
+  attempt: number;
+  /** When the request was sent. */
+  startedAt: string;
+  /** How long the receiver took to answer, or until the request failed. */
+  durationMs: number;
+  /** The receiver's HTTP status, when it answered. */
+  responseStatus?: number;
+  /** Why no usable answer came: refused, timed out, address not allowed, ... */
+  error?: string;
+  /** True for a 2xx answer. */
+  succeeded: boolean;
+}
+
+/** One event on its way to one endpoint, with every attempt so far. */
+export interface WebhooksDelivery {
+  /** Delivery id. */
+  id: string;
+  /** The event, also sent as `webhook-id`. */
+  eventId: string;
+  /** The event's type. */
+  eventType: string;
+  endpointId: WebhooksEndpointId;
+  /** `failed` once the last attempt failed or the endpoint was disabled; replay it to try again. */
+  status: 'pending' | 'succeeded' | 'failed';
+  /** When the next attempt is due, while pending. */
+  nextAttemptAt?: string;
+  /** The attempts, oldest first. */
+  attempts: WebhooksAttempt[];
+  /** When the delivery was queued. */
+  createdAt: string;
+}
+
+/** A webhook endpoint, without its secret. */
+export interface WebhooksEndpoint {
+  id: WebhooksEndpointId;
+  /** Where events are sent. */
+  url: string;
+  /** A label for people. */
+  description?: string;
+  eventTypes: WebhooksEventPatterns;
+  /** Disabled endpoints receive nothing. */
+  status: 'enabled' | 'disabled';
+  /** Why it is disabled: `gone` (it answered 410) or `disabled` (by an update). */
+  disabledReason?: string;
+  /** When it was created. */
+  createdAt: string;
+  /** When it last changed. */
+  updatedAt: string;
+}
+
+/** Endpoint id. */
+export type WebhooksEndpointId = string;
+/** An endpoint with its signing secret, which is shown only this once. */
+export type WebhooksEndpointWithSecret = WebhooksEndpoint & {
+  /** The signing secret (`whsec_…`): verify deliveries with it. It is never shown again. */ secret: string;
+};
+/** Event types to receive: exact types, `<face>.*` or `*`. */
+export type WebhooksEventPatterns = string[];
+
+/** Payload of `webhooks.create` in API version 2026-09-01. */
+export interface WebhooksCreatePayload {
+  /** Where to send events: https (http only in test mode). */
+  url: string;
+  eventTypes: WebhooksEventPatterns;
+  /** A label for people. */
+  description?: string;
+}
+
+/** Result of `webhooks.create`. */
+export type WebhooksCreateResult = WebhooksEndpointWithSecret;
+
+/** Payload of `webhooks.delete` in API version 2026-09-01. */
+export interface WebhooksDeletePayload {
+  id: WebhooksEndpointId;
+}
+
+/** Result of `webhooks.delete`. */
+export interface WebhooksDeleteResult {
+  id: WebhooksEndpointId;
+  /** Always true. */
+  deleted: true;
+}
+
+/** Payload of `webhooks.deliveries` in API version 2026-09-01. */
+export interface WebhooksDeliveriesPayload {
+  endpointId?: WebhooksEndpointId;
+  /** Only the deliveries of this event. */
+  eventId?: string;
+  /** Only deliveries in this state. */
+  status?: 'pending' | 'succeeded' | 'failed';
+  /**
+   * Page size.
+   * @default 20
+   */
+  limit?: number;
+  /** The last delivery id of the previous page. */
+  startingAfter?: string;
+}
+
+/** Result of `webhooks.deliveries`. */
+export interface WebhooksDeliveriesResult {
+  /** The page of deliveries. */
+  items: WebhooksDelivery[];
+  /** True when another page follows. */
+  hasMore: boolean;
+}
+
+/** Payload of `webhooks.get` in API version 2026-09-01. */
+export interface WebhooksGetPayload {
+  id: WebhooksEndpointId;
+}
+
+/** Result of `webhooks.get`. */
+export type WebhooksGetResult = WebhooksEndpoint;
+
+/** Payload of `webhooks.list` in API version 2026-09-01. */
+export interface WebhooksListPayload {
+  /**
+   * Page size.
+   * @default 20
+   */
+  limit?: number;
+  startingAfter?: WebhooksEndpointId;
+}
+
+/** Result of `webhooks.list`. */
+export interface WebhooksListResult {
+  /** The page of endpoints. */
+  items: WebhooksEndpoint[];
+  /** True when another page follows; pass the last id as `startingAfter`. */
+  hasMore: boolean;
+}
+
+/** Payload of `webhooks.replay` in API version 2026-09-01. */
+export interface WebhooksReplayPayload {
+  /** The event to send again. */
+  eventId: string;
+  endpointId?: WebhooksEndpointId;
+}
+
+/** Result of `webhooks.replay`. */
+export interface WebhooksReplayResult {
+  /** The new deliveries, one per endpoint. */
+  deliveries: { /** Delivery id. */ id: string; endpointId: WebhooksEndpointId }[];
+}
+
+/** Payload of `webhooks.rotateSecret` in API version 2026-09-01. */
+export interface WebhooksRotateSecretPayload {
+  id: WebhooksEndpointId;
+  /**
+   * How long the old secret keeps signing.
+   * @default 86400
+   */
+  overlapSeconds?: number;
+}
+
+/** Result of `webhooks.rotateSecret`. */
+export type WebhooksRotateSecretResult = WebhooksEndpointWithSecret;
+
+/** Payload of `webhooks.test` in API version 2026-09-01. */
+export interface WebhooksTestPayload {
+  id: WebhooksEndpointId;
+}
+
+/** Result of `webhooks.test`. */
+export interface WebhooksTestResult {
+  /** The ping event; follow it with `webhooks.deliveries`. */
+  eventId: string;
+}
+
+/** Payload of `webhooks.update` in API version 2026-09-01. */
+export interface WebhooksUpdatePayload {
+  id: WebhooksEndpointId;
+  /** The new URL. */
+  url?: string;
+  eventTypes?: WebhooksEventPatterns;
+  /** A label for people. */
+  description?: string;
+  /** False stops deliveries; true resumes them (also after a 410). */
+  enabled?: boolean;
+}
+
+/** Result of `webhooks.update`. */
+export type WebhooksUpdateResult = WebhooksEndpoint;
+
 /** Every action of the client by `face.action` id, with its payload and result types. */
 export interface Actions {
   'ai.generate': { payload: AiGeneratePayload; result: AiGenerateResult };
+  'auth.import': { payload: AuthImportPayload; result: AuthImportResult };
   'auth.login': { payload: AuthLoginPayload; result: AuthLoginResult };
   'auth.logout': { payload: AuthLogoutPayload; result: AuthLogoutResult };
   'auth.session': { payload: AuthSessionPayload; result: AuthSessionResult };
   'auth.signup': { payload: AuthSignupPayload; result: AuthSignupResult };
+  'batch.run': { payload: BatchRunPayload; result: BatchRunResult };
   'keys.create': { payload: KeysCreatePayload; result: KeysCreateResult };
   'keys.get': { payload: KeysGetPayload; result: KeysGetResult };
   'keys.list': { payload: KeysListPayload; result: KeysListResult };
   'keys.revoke': { payload: KeysRevokePayload; result: KeysRevokeResult };
   'keys.rotate': { payload: KeysRotatePayload; result: KeysRotateResult };
+  'webhooks.create': { payload: WebhooksCreatePayload; result: WebhooksCreateResult };
+  'webhooks.delete': { payload: WebhooksDeletePayload; result: WebhooksDeleteResult };
+  'webhooks.deliveries': { payload: WebhooksDeliveriesPayload; result: WebhooksDeliveriesResult };
+  'webhooks.get': { payload: WebhooksGetPayload; result: WebhooksGetResult };
+  'webhooks.list': { payload: WebhooksListPayload; result: WebhooksListResult };
+  'webhooks.replay': { payload: WebhooksReplayPayload; result: WebhooksReplayResult };
+  'webhooks.rotateSecret': { payload: WebhooksRotateSecretPayload; result: WebhooksRotateSecretResult };
+  'webhooks.test': { payload: WebhooksTestPayload; result: WebhooksTestResult };
+  'webhooks.update': { payload: WebhooksUpdatePayload; result: WebhooksUpdateResult };
 }

@@ -154,6 +154,17 @@ export const errors: ReadonlyMap<string, ErrorDefinition> = new Map([
     },
   ],
   [
+    'batch_aborted',
+    {
+      code: 'batch_aborted',
+      status: 400,
+      type: 'batch_error',
+      message:
+        "A request of an atomic batch failed, so none took effect. The status is the failing request's (400 shown here); `details.results` marks each request `succeeded` (rolled back), `failed` (with its `error`) or `notExecuted`.",
+      retryable: false,
+    },
+  ],
+  [
     'api_key_missing',
     {
       code: 'api_key_missing',
@@ -420,6 +431,27 @@ export const errors: ReadonlyMap<string, ErrorDefinition> = new Map([
       status: 403,
       type: 'permission_error',
       message: 'A key can only grant scopes, entities and tiers that it holds itself.',
+      retryable: false,
+    },
+  ],
+  [
+    'webhook_endpoint_limit',
+    {
+      code: 'webhook_endpoint_limit',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The entity already has the most webhook endpoints allowed in this mode.',
+      retryable: false,
+    },
+  ],
+  [
+    'webhook_url_invalid',
+    {
+      code: 'webhook_url_invalid',
+      status: 400,
+      type: 'invalid_request_error',
+      message:
+        'The webhook URL is not allowed (live mode needs https, and private, loopback and link-local addresses are refused).',
       retryable: false,
     },
   ],

@@ -14,8 +14,14 @@ export const scopes: ReadonlyMap<string, ScopeEntry> = new Map([
       actions: ['auth.login', 'auth.logout', 'auth.session'],
     },
   ],
-  ['auth:signup', { description: 'Register end users of the entity (auth.signup).', actions: ['auth.signup'] }],
-  ['batch:run', { description: 'Send several calls in one request (batch.run).', actions: [] }],
+  [
+    'auth:signup',
+    {
+      description: 'Register end users of the entity (auth.signup, auth.import).',
+      actions: ['auth.import', 'auth.signup'],
+    },
+  ],
+  ['batch:run', { description: 'Send several calls in one request (batch.run).', actions: ['batch.run'] }],
   ['billing:invoices', { description: 'Issue and void invoices.', actions: [] }],
   ['billing:read', { description: 'Read plans, subscriptions and invoices.', actions: [] }],
   ['billing:write', { description: 'Create and change subscriptions.', actions: [] }],
@@ -41,23 +47,50 @@ export const scopes: ReadonlyMap<string, ScopeEntry> = new Map([
   ['storage:write', { description: 'Upload and update stored files.', actions: [] }],
   ['usage:live', { description: 'Follow calls as they happen.', actions: [] }],
   ['usage:read', { description: 'Read usage summaries and call records.', actions: [] }],
-  ['webhooks:read', { description: 'List webhook subscriptions and their deliveries.', actions: [] }],
+  [
+    'webhooks:read',
+    {
+      description: 'List webhook subscriptions and their deliveries.',
+      actions: ['webhooks.deliveries', 'webhooks.get', 'webhooks.list'],
+    },
+  ],
   [
     'webhooks:write',
-    { description: 'Create, change, test and delete webhook subscriptions and replay events.', actions: [] },
+    {
+      description: 'Create, change, test and delete webhook subscriptions and replay events.',
+      actions: [
+        'webhooks.create',
+        'webhooks.delete',
+        'webhooks.replay',
+        'webhooks.rotateSecret',
+        'webhooks.test',
+        'webhooks.update',
+      ],
+    },
   ],
 ]);
 
 /** The scope each action requires. */
 export const actionScopes: ReadonlyMap<string, string> = new Map([
   ['ai.generate', 'ai:generate'],
+  ['auth.import', 'auth:signup'],
   ['auth.login', 'auth:session'],
   ['auth.logout', 'auth:session'],
   ['auth.session', 'auth:session'],
   ['auth.signup', 'auth:signup'],
+  ['batch.run', 'batch:run'],
   ['keys.create', 'keys:write'],
   ['keys.get', 'keys:read'],
   ['keys.list', 'keys:read'],
   ['keys.revoke', 'keys:write'],
   ['keys.rotate', 'keys:write'],
+  ['webhooks.create', 'webhooks:write'],
+  ['webhooks.delete', 'webhooks:write'],
+  ['webhooks.deliveries', 'webhooks:read'],
+  ['webhooks.get', 'webhooks:read'],
+  ['webhooks.list', 'webhooks:read'],
+  ['webhooks.replay', 'webhooks:write'],
+  ['webhooks.rotateSecret', 'webhooks:write'],
+  ['webhooks.test', 'webhooks:write'],
+  ['webhooks.update', 'webhooks:write'],
 ]);

@@ -37,10 +37,20 @@ export interface AiGenerateResult {
   tokens: { /** Tokens in the prompt and input. */ input: number; /** Tokens generated. */ output: number };
 }
 
+/** Data of the `ai.generate.completed` event: A generation finished. */
+export interface AiGenerateCompletedData {
+  /** The model that answered. */
+  model: string;
+  /** Tokens read and written by the call. */
+  tokens: { /** Tokens in the prompt and input. */ input: number; /** Tokens generated. */ output: number };
+  /** True when the answer was streamed. */
+  streamed: boolean;
+}
+
 /** Handlers of the `ai` face, implemented in `src/faces/ai.ts`. */
 export interface AiHandlers {
   /** Generate text from a prompt. */
-  generate(payload: AiGeneratePayload, ctx: HandlerContext): Promise<AiGenerateResult>;
+  generate(payload: AiGeneratePayload, ctx: HandlerContext<'ai.generate.completed'>): Promise<AiGenerateResult>;
 }
 
 /** An end user of the entity. */
@@ -53,6 +63,22 @@ export interface AuthUser {
   name?: string;
   /** When the user signed up. */
   createdAt: string;
+}
+
+/** Payload of `auth.import`. Served since 2025-06-01. */
+export interface AuthImportPayload {
+  /** The users to create, at most 1000. */
+  users: {
+    /** E-mail address; compared case-insensitively. */ email: string;
+    /** At least 8 characters. */ password: string;
+    /** Display name. */ name?: string;
+  }[];
+}
+
+/** Result of `auth.import`. */
+export interface AuthImportResult {
+  /** The users created, in the order given. */
+  users: AuthUser[];
 }
 
 /** Payload of `auth.login`. Served since 2025-06-01. */
@@ -117,16 +143,87 @@ export interface AuthSignupResult {
   user: AuthUser;
 }
 
+/** Data of the `auth.import.succeeded` event: Users were imported in bulk. */
+export interface AuthImportSucceededData {
+  /** How many users were imported. */
+  count: number;
+  /** Their ids, in the order of the import. */
+  userIds: string[];
+}
+
+/** Data of the `auth.login.succeeded` event: A user logged in and a session opened. */
+export interface AuthLoginSucceededData {
+  user: AuthUser;
+  /** When the session ends. */
+  expiresAt: string;
+}
+
+/** Data of the `auth.signup.succeeded` event: A user signed up. */
+export interface AuthSignupSucceededData {
+  user: AuthUser;
+}
+
 /** Handlers of the `auth` face, implemented in `src/faces/auth.ts`. */
 export interface AuthHandlers {
+  /** Import many users at once, all or none. */
+  import(payload: AuthImportPayload, ctx: HandlerContext<'auth.import.succeeded'>): Promise<AuthImportResult>;
   /** Check a password and open a session. */
-  login(payload: AuthLoginPayload, ctx: HandlerContext): Promise<AuthLoginResult>;
+  login(payload: AuthLoginPayload, ctx: HandlerContext<'auth.login.succeeded'>): Promise<AuthLoginResult>;
   /** End a session. */
   logout(payload: AuthLogoutPayload, ctx: HandlerContext): Promise<AuthLogoutResult>;
   /** Read the user and expiry of an open session. */
   session(payload: AuthSessionPayload, ctx: HandlerContext): Promise<AuthSessionResult>;
   /** Register a user with an e-mail address and a password. */
-  signup(payload: AuthSignupPayload, ctx: HandlerContext): Promise<AuthSignupResult>;
+  signup(payload: AuthSignupPayload, ctx: HandlerContext<'auth.signup.succeeded'>): Promise<AuthSignupResult>;
+}
+
+/** The error of a failed request, as `error` of an error response. */
+export interface BatchBatchItemError {
+  type: string;
+  code: string;
+  message: string;
+  param?: string;
+  details?: { [key: string]: unknown };
+  docUrl: string;
+}
+
+/** The outcome of one request, in the order of the batch. */
+export interface BatchBatchItemResult {
+  /** The request's id. */
+  id: string;
+  /** The HTTP status the call would have had on its own: 200, or the error's. */
+  status: number;
+  /** The action's result, on success. */
+  data?: unknown;
+  error?: BatchBatchItemError;
+}
+
+/** One call of the batch. */
+export interface BatchBatchRequest {
+  /** Your label for the request, unique in the batch; defaults to its position: "0", "1", ... */
+  id?: string;
+  /** The face to call. */
+  face: string;
+  /** The action of the face. */
+  action: string;
+  /** The action's payload. */
+  payload: { [key: string]: unknown };
+}
+
+/** Payload of `batch.run`. Served since 2026-01-01. */
+export interface BatchRunPayload {
+  /** `atomic`: all or nothing, in one transaction; `bestEffort`: every request on its own. */
+  mode: 'atomic' | 'bestEffort';
+  /** The calls, run in order; at most the platform's batch size (100). */
+  requests: BatchBatchRequest[];
+}
+
+/** Result of `batch.run`. */
+export interface BatchRunResult {
+  /** The mode the batch ran in. */
+  mode: 'atomic' | 'bestEffort';
+  /** One result per request, in request order. */
+  results: BatchBatchItemResult[];
 }
 
 /** The entities the key may act for: `*` for all, or a list of entity ids. */
@@ -237,23 +334,263 @@ export interface KeysRotateResult {
   previousKey: KeysKey;
 }
 
+/** Data of the `keys.key.created` event: A key was created. */
+export type KeysKeyCreatedData = KeysKey;
+/** Data of the `keys.key.revoked` event: A key was revoked. */
+export type KeysKeyRevokedData = KeysKey;
+
+/** Data of the `keys.key.rotated` event: A key got a new secret; the previous one works until its expiry. */
+export interface KeysKeyRotatedData {
+  newKey: KeysKey;
+  previousKey: KeysKey;
+}
+
 /** Handlers of the `keys` face, implemented in `src/faces/keys.ts`. */
 export interface KeysHandlers {
   /** Create a key in the caller's mode. */
-  create(payload: KeysCreatePayload, ctx: HandlerContext): Promise<KeysCreateResult>;
+  create(payload: KeysCreatePayload, ctx: HandlerContext<'keys.key.created'>): Promise<KeysCreateResult>;
   /** Read one key. */
   get(payload: KeysGetPayload, ctx: HandlerContext): Promise<KeysGetResult>;
   /** List the keys the caller can see, newest first. */
   list(payload: KeysListPayload, ctx: HandlerContext): Promise<KeysListResult>;
   /** Revoke a key at once. */
-  revoke(payload: KeysRevokePayload, ctx: HandlerContext): Promise<KeysRevokeResult>;
+  revoke(payload: KeysRevokePayload, ctx: HandlerContext<'keys.key.revoked'>): Promise<KeysRevokeResult>;
   /** Issue a new secret for a key; the old one keeps working for a grace period. */
-  rotate(payload: KeysRotatePayload, ctx: HandlerContext): Promise<KeysRotateResult>;
+  rotate(payload: KeysRotatePayload, ctx: HandlerContext<'keys.key.rotated'>): Promise<KeysRotateResult>;
 }
 
-/** Every face and its handlers; `src/faces/<face>.ts` exports each entry. */
+/** One HTTP request of a delivery. */
+export interface WebhooksAttempt {
+  /** 1 for the first request. */
+  attempt: number;
+  /** When the request was sent. */
+  startedAt: string;
+  /** How long the receiver took to answer, or until the request failed. */
+  durationMs: number;
+  /** The receiver's HTTP status, when it answered. */
+  responseStatus?: number;
+  /** Why no usable answer came: refused, timed out, address not allowed, ... */
+  error?: string;
+  /** True for a 2xx answer. */
+  succeeded: boolean;
+}
+
+/** One event on its way to one endpoint, with every attempt so far. */
+export interface WebhooksDelivery {
+  /** Delivery id. */
+  id: string;
+  /** The event, also sent as `webhook-id`. */
+  eventId: string;
+  /** The event's type. */
+  eventType: string;
+  endpointId: WebhooksEndpointId;
+  /** `failed` once the last attempt failed or the endpoint was disabled; replay it to try again. */
+  status: 'pending' | 'succeeded' | 'failed';
+  /** When the next attempt is due, while pending. */
+  nextAttemptAt?: string;
+  /** The attempts, oldest first. */
+  attempts: WebhooksAttempt[];
+  /** When the delivery was queued. */
+  createdAt: string;
+}
+
+/** A webhook endpoint, without its secret. */
+export interface WebhooksEndpoint {
+  id: WebhooksEndpointId;
+  /** Where events are sent. */
+  url: string;
+  /** A label for people. */
+  description?: string;
+  eventTypes: WebhooksEventPatterns;
+  /** Disabled endpoints receive nothing. */
+  status: 'enabled' | 'disabled';
+  /** Why it is disabled: `gone` (it answered 410) or `disabled` (by an update). */
+  disabledReason?: string;
+  /** When it was created. */
+  createdAt: string;
+  /** When it last changed. */
+  updatedAt: string;
+}
+
+/** Endpoint id. */
+export type WebhooksEndpointId = string;
+/** An endpoint with its signing secret, which is shown only this once. */
+export type WebhooksEndpointWithSecret = WebhooksEndpoint & {
+  /** The signing secret (`whsec_…`): verify deliveries with it. It is never shown again. */ secret: string;
+};
+/** Event types to receive: exact types, `<face>.*` or `*`. */
+export type WebhooksEventPatterns = string[];
+
+/** Payload of `webhooks.create`. Served since 2026-01-01. */
+export interface WebhooksCreatePayload {
+  /** Where to send events: https (http only in test mode). */
+  url: string;
+  eventTypes: WebhooksEventPatterns;
+  /** A label for people. */
+  description?: string;
+}
+
+/** Result of `webhooks.create`. */
+export type WebhooksCreateResult = WebhooksEndpointWithSecret;
+
+/** Payload of `webhooks.delete`. Served since 2026-01-01. */
+export interface WebhooksDeletePayload {
+  id: WebhooksEndpointId;
+}
+
+/** Result of `webhooks.delete`. */
+export interface WebhooksDeleteResult {
+  id: WebhooksEndpointId;
+  /** Always true. */
+  deleted: true;
+}
+
+/** Payload of `webhooks.deliveries`. Served since 2026-01-01. */
+export interface WebhooksDeliveriesPayload {
+  endpointId?: WebhooksEndpointId;
+  /** Only the deliveries of this event. */
+  eventId?: string;
+  /** Only deliveries in this state. */
+  status?: 'pending' | 'succeeded' | 'failed';
+  /**
+   * Page size.
+   * @default 20
+   */
+  limit: number;
+  /** The last delivery id of the previous page. */
+  startingAfter?: string;
+}
+
+/** Result of `webhooks.deliveries`. */
+export interface WebhooksDeliveriesResult {
+  /** The page of deliveries. */
+  items: WebhooksDelivery[];
+  /** True when another page follows. */
+  hasMore: boolean;
+}
+
+/** Payload of `webhooks.get`. Served since 2026-01-01. */
+export interface WebhooksGetPayload {
+  id: WebhooksEndpointId;
+}
+
+/** Result of `webhooks.get`. */
+export type WebhooksGetResult = WebhooksEndpoint;
+
+/** Payload of `webhooks.list`. Served since 2026-01-01. */
+export interface WebhooksListPayload {
+  /**
+   * Page size.
+   * @default 20
+   */
+  limit: number;
+  startingAfter?: WebhooksEndpointId;
+}
+
+/** Result of `webhooks.list`. */
+export interface WebhooksListResult {
+  /** The page of endpoints. */
+  items: WebhooksEndpoint[];
+  /** True when another page follows; pass the last id as `startingAfter`. */
+  hasMore: boolean;
+}
+
+/** Payload of `webhooks.replay`. Served since 2026-01-01. */
+export interface WebhooksReplayPayload {
+  /** The event to send again. */
+  eventId: string;
+  endpointId?: WebhooksEndpointId;
+}
+
+/** Result of `webhooks.replay`. */
+export interface WebhooksReplayResult {
+  /** The new deliveries, one per endpoint. */
+  deliveries: { /** Delivery id. */ id: string; endpointId: WebhooksEndpointId }[];
+}
+
+/** Payload of `webhooks.rotateSecret`. Served since 2026-01-01. */
+export interface WebhooksRotateSecretPayload {
+  id: WebhooksEndpointId;
+  /**
+   * How long the old secret keeps signing.
+   * @default 86400
+   */
+  overlapSeconds: number;
+}
+
+/** Result of `webhooks.rotateSecret`. */
+export type WebhooksRotateSecretResult = WebhooksEndpointWithSecret;
+
+/** Payload of `webhooks.test`. Served since 2026-01-01. */
+export interface WebhooksTestPayload {
+  id: WebhooksEndpointId;
+}
+
+/** Result of `webhooks.test`. */
+export interface WebhooksTestResult {
+  /** The ping event; follow it with `webhooks.deliveries`. */
+  eventId: string;
+}
+
+/** Payload of `webhooks.update`. Served since 2026-01-01. */
+export interface WebhooksUpdatePayload {
+  id: WebhooksEndpointId;
+  /** The new URL. */
+  url?: string;
+  eventTypes?: WebhooksEventPatterns;
+  /** A label for people. */
+  description?: string;
+  /** False stops deliveries; true resumes them (also after a 410). */
+  enabled?: boolean;
+}
+
+/** Result of `webhooks.update`. */
+export type WebhooksUpdateResult = WebhooksEndpoint;
+
+/** Data of the `webhooks.endpoint.ping` event: A test event, sent by `webhooks.test` to one endpoint only. */
+export interface WebhooksEndpointPingData {
+  /** The endpoint being tested. */
+  endpointId: string;
+}
+
+/** Handlers of the `webhooks` face, implemented in `src/faces/webhooks.ts`. */
+export interface WebhooksHandlers {
+  /** Subscribe a URL to events. */
+  create(payload: WebhooksCreatePayload, ctx: HandlerContext): Promise<WebhooksCreateResult>;
+  /** Delete an endpoint; its pending deliveries are dropped. */
+  delete(payload: WebhooksDeletePayload, ctx: HandlerContext): Promise<WebhooksDeleteResult>;
+  /** List deliveries with their attempts, newest first. */
+  deliveries(payload: WebhooksDeliveriesPayload, ctx: HandlerContext): Promise<WebhooksDeliveriesResult>;
+  /** Read one endpoint. */
+  get(payload: WebhooksGetPayload, ctx: HandlerContext): Promise<WebhooksGetResult>;
+  /** List endpoints, newest first. */
+  list(payload: WebhooksListPayload, ctx: HandlerContext): Promise<WebhooksListResult>;
+  /** Send an event again, to one endpoint or to every endpoint that subscribes to it. */
+  replay(payload: WebhooksReplayPayload, ctx: HandlerContext): Promise<WebhooksReplayResult>;
+  /** Issue a new signing secret; the old one keeps signing for an overlap window. */
+  rotateSecret(payload: WebhooksRotateSecretPayload, ctx: HandlerContext): Promise<WebhooksRotateSecretResult>;
+  /** Send a `webhooks.endpoint.ping` event to one endpoint. */
+  test(payload: WebhooksTestPayload, ctx: HandlerContext<'webhooks.endpoint.ping'>): Promise<WebhooksTestResult>;
+  /** Change an endpoint's URL, events or description, or disable and re-enable it. */
+  update(payload: WebhooksUpdatePayload, ctx: HandlerContext): Promise<WebhooksUpdateResult>;
+}
+
+/** Every event type and the type of its data; `ctx.emit` is checked against it. */
+export interface EventTypes {
+  'ai.generate.completed': AiGenerateCompletedData;
+  'auth.import.succeeded': AuthImportSucceededData;
+  'auth.login.succeeded': AuthLoginSucceededData;
+  'auth.signup.succeeded': AuthSignupSucceededData;
+  'keys.key.created': KeysKeyCreatedData;
+  'keys.key.revoked': KeysKeyRevokedData;
+  'keys.key.rotated': KeysKeyRotatedData;
+  'webhooks.endpoint.ping': WebhooksEndpointPingData;
+}
+
+/** Every face and its handlers; `src/faces/<face>.ts` exports each entry. Built-in faces (batch) have none. */
 export interface Handlers {
   ai: AiHandlers;
   auth: AuthHandlers;
   keys: KeysHandlers;
+  webhooks: WebhooksHandlers;
 }

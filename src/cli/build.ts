@@ -8,7 +8,7 @@ import type { GeneratorPaths } from './paths.js';
 export async function buildOutput(paths: GeneratorPaths, files?: Map<string, string>): Promise<Map<string, string> | undefined> {
   // Loaded on use so that `serve` and `keys` never load the generator.
   const [{ buildCatalog }, { generate }] = await Promise.all([import('../spec/index.js'), import('../generate/index.js')]);
-  const { catalog, diagnostics } = buildCatalog(paths.facesDir, files);
+  const { catalog, diagnostics } = buildCatalog(paths.facesDir, { files, handlersDir: paths.handlersDir });
   for (const d of diagnostics) console.error(formatDiagnostic(d));
   if (!catalog) {
     const errors = diagnostics.filter((d) => d.severity === 'error').length;

@@ -12,8 +12,9 @@ export function registerCheck(program: Command): void {
     .command('check')
     .description('Fail (exit 1) when generated/ is not exactly what the face files produce.')
     .option('--faces <dir>', 'directory of face files', 'faces')
+    .option('--handlers <dir>', 'directory of handler modules, checked against the face flags', 'src/faces')
     .option('--out <dir>', 'output directory', 'generated')
-    .action(async (options: { faces: string; out: string }) => {
+    .action(async (options: { faces: string; handlers: string; out: string }) => {
       const started = performance.now();
       const paths = generatorPaths(options);
       const files = await buildOutput(paths);

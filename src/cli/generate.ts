@@ -1,8 +1,8 @@
 /**
  * `dispatch generate [--watch]`: regenerates `generated/`, writing only changed files and deleting those no
- * longer produced. With --watch it runs again whenever a face file or template changes.
+ * longer produced. With --watch it runs again whenever a face file, handler module or template changes.
  */
-import { readdirSync, watch } from 'node:fs';
+import { existsSync, readdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
@@ -15,9 +15,10 @@ export function registerGenerate(program: Command): void {
     .command('generate')
     .description('Compile faces/*.yaml into generated/ (types, validators, dispatch and scope tables, client, docs, OpenAPI).')
     .option('--faces <dir>', 'directory of face files', 'faces')
+    .option('--handlers <dir>', 'directory of handler modules, checked against the face flags', 'src/faces')
     .option('--out <dir>', 'output directory', 'generated')
     .option('--watch', 'regenerate whenever a face file or template changes')
-    .action(async (options: { faces: string; out: string; watch?: boolean }) => {
+    .action(async (options: { faces: string; handlers: string; out: string; watch?: boolean }) => {
       const paths = generatorPaths(options);
       const ok = await runOnce(paths);
       if (!options.watch) {
@@ -57,7 +58,9 @@ function watchAndRun(paths: GeneratorPaths): void {
   // Each directory is watched itself (not recursively): editors save by replacing the file, and a
   // directory watch sees the replacement where a watch on the old file would go quiet.
   const templates = fileURLToPath(new URL('../../templates/', import.meta.url));
-  const dirs = [paths.facesDir, ...readdirSync(templates, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(templates, e.name))];
+  // The handler modules too: the lint rules that match face flags against handlers read them.
+  const handlers = existsSync(paths.handlersDir) ? [paths.handlersDir] : [];
+  const dirs = [paths.facesDir, ...handlers, ...readdirSync(templates, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(templates, e.name))];
   for (const dir of dirs) watch(dir, schedule);
   console.log(`Watching ${paths.facesDir} and ${templates} ...`);
 }

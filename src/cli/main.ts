@@ -7,6 +7,7 @@ import { registerCheck } from './check.js';
 import { registerGenerate } from './generate.js';
 import { registerKeys } from './keys.js';
 import { registerServe } from './serve.js';
+import { registerWorker } from './worker.js';
 
 const program = new Command('dispatch')
   .description('Unified Dispatch: face files in, typed server, client, docs and OpenAPI out; and the server that runs them.')
@@ -17,6 +18,7 @@ registerGenerate(program);
 registerCheck(program);
 registerServe(program);
 registerKeys(program);
+registerWorker(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -29,6 +29,8 @@ export function registerServe(program: Command): void {
         idempotencyTtlSeconds: config.idempotencyTtlSeconds,
         serverVersion: config.serverVersion,
         logger: config.logRequests,
+        webhooks: config.webhooks,
+        webhookWorker: config.webhookWorker,
       });
       const stop = async () => {
         await app.close();
@@ -44,7 +46,8 @@ export function registerServe(program: Command): void {
       const firstKey = await ensureFirstKey(db);
       const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
       const state = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
-      const banner = `Unified Dispatch ${config.serverVersion} listening on ${base} (store: ${state}; rate limits: ${config.redisUrl ? 'Redis' : 'in process'})`;
+      const worker = config.webhookWorker ? 'webhooks: in process' : 'webhooks: separate workers';
+      const banner = `Unified Dispatch ${config.serverVersion} listening on ${base} (store: ${state}; rate limits: ${config.redisUrl ? 'Redis' : 'in process'}; ${worker})`;
       // One write, so that a reader never sees the banner without the key that follows it.
       console.log(firstKey ? `${banner}\n${firstKeyMessage(base, firstKey)}` : banner);
     });

@@ -1,6 +1,7 @@
 /**
  * The `ai` face. Test keys get the built-in deterministic model for every model name; live keys get the
- * configured OpenAI-compatible provider, or 503 when none is configured.
+ * configured OpenAI-compatible provider, or 503 when none is configured. Asked for a stream, the answer
+ * reaches the caller piece by piece as the model produces it.
  */
 import type { AiHandlers } from '../../generated/server/types.js';
 import { ApiError } from '../runtime/errors.js';
@@ -9,7 +10,8 @@ export const ai: AiHandlers = {
   async generate(payload, ctx) {
     const model = ctx.mode === 'test' ? ctx.providers.ai.test : ctx.providers.ai.live;
     if (!model) throw new ApiError('provider_unavailable', 'No live model provider is configured: set AI_BASE_URL (and AI_API_KEY).');
-    return model.generate({
+    const streamed = ctx.stream.active;
+    const result = await model.generate({
       model: payload.model,
       prompt: payload.prompt,
       input: payload.input,
@@ -18,6 +20,9 @@ export const ai: AiHandlers = {
       temperature: payload.sampling?.temperature ?? payload.temperature,
       topP: payload.sampling?.topP,
       signal: ctx.signal,
+      ...(streamed ? { onDelta: (text: string) => ctx.stream.delta(text) } : {}),
     });
+    ctx.emit('ai.generate.completed', { model: result.model, tokens: result.tokens, streamed });
+    return result;
   },
 };

@@ -1,15 +1,18 @@
 /**
  * The `auth` face: end users of an entity with scrypt password hashes and opaque session tokens that are
  * stored hashed. A failed login costs the same scrypt work whether or not the user exists, and gives the
- * same error, so neither the answer nor its timing reveals who has an account.
+ * same error, so neither the answer nor its timing reveals who has an account. A bulk import hashes first
+ * (reporting progress) and only then writes, so the store is held only for the writes.
  */
 import type { AuthHandlers, AuthUser } from '../../generated/server/types.js';
-import { endSession, findOpenSession, findUserByEmail, insertSession, insertUser } from '../store/auth.js';
+import { endSession, findOpenSession, findUserByEmail, insertSession, insertUser, insertUsers, takenEmails } from '../store/auth.js';
 import { ApiError } from '../runtime/errors.js';
 import { DECOY_PASSWORD_HASH, hashPassword, newId, randomBase62, sha256, verifyPassword } from '../runtime/secrets.js';
 import type { AuthUserTable } from '../store/schema.js';
 
 const partition = (ctx: { mode: 'live' | 'test'; entityId: string }) => ({ mode: ctx.mode, entityId: ctx.entityId });
+/** Passwords hashed at once by an import: scrypt runs on libuv's pool of 4, and other calls need it too. */
+const IMPORT_HASHING = 2;
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 function toUser(row: Pick<AuthUserTable, 'id' | 'email' | 'name' | 'created_at'>): AuthUser {
@@ -28,7 +31,40 @@ export const auth: AuthHandlers = {
       created_at: new Date().toISOString(),
     };
     if (!(await insertUser(ctx.db, row))) throw new ApiError('email_taken', undefined, { param: '/payload/email' });
-    return { user: toUser(row) };
+    const user = toUser(row);
+    ctx.emit('auth.signup.succeeded', { user });
+    return { user };
+  },
+
+  async import(payload, ctx) {
+    const emails = payload.users.map((u) => normalizeEmail(u.email));
+    const repeated = emails.findIndex((email, i) => emails.indexOf(email) !== i);
+    if (repeated >= 0) {
+      throw new ApiError('email_taken', `${emails[repeated]} appears twice in the import.`, { param: `/payload/users/${repeated}/email` });
+    }
+    const hashes = await hashAll(
+      payload.users.map((u) => u.password),
+      ctx.signal,
+      (done) => ctx.stream.progress(done, payload.users.length, 'Hashing passwords'),
+    );
+    // Only now does the call touch the store (and begin its transaction), so the hashing held nothing.
+    const taken = new Set(await takenEmails(ctx.db, partition(ctx), emails));
+    const first = emails.findIndex((email) => taken.has(email));
+    if (first >= 0) throw new ApiError('email_taken', `${emails[first]} already has an account.`, { param: `/payload/users/${first}/email` });
+    const createdAt = new Date().toISOString();
+    const rows = payload.users.map((u, i): AuthUserTable => ({
+      id: newId('usr'),
+      mode: ctx.mode,
+      entity_id: ctx.entityId,
+      email: emails[i]!,
+      name: u.name ?? null,
+      password_hash: hashes[i]!,
+      created_at: createdAt,
+    }));
+    // A concurrent signup can still take an address between the check and the insert; the unique index decides.
+    if (!(await insertUsers(ctx.db, rows))) throw new ApiError('email_taken', 'An address of the import was taken while it ran; nothing was imported.');
+    ctx.emit('auth.import.succeeded', { count: rows.length, userIds: rows.map((r) => r.id) });
+    return { users: rows.map(toUser) };
   },
 
   async login(payload, ctx) {
@@ -38,7 +74,7 @@ export const auth: AuthHandlers = {
     const token = `sess_${randomBase62(40)}`;
     const now = new Date();
     const expiresAt = new Date(now.getTime() + payload.ttlSeconds * 1000).toISOString();
-    await insertSession(ctx.db, {
+    const session = {
       id: newId('ses'),
       mode: ctx.mode,
       entity_id: ctx.entityId,
@@ -47,7 +83,9 @@ export const auth: AuthHandlers = {
       created_at: now.toISOString(),
       expires_at: expiresAt,
       ended_at: null,
-    });
+    };
+    await insertSession(ctx.db, session);
+    ctx.emit('auth.login.succeeded', { user: toUser(user), expiresAt });
     return { token, expiresAt, user: toUser(user) };
   },
 
@@ -61,3 +99,20 @@ export const auth: AuthHandlers = {
     return { user: toUser(found), expiresAt: found.expiresAt };
   },
 };
+
+/** Hashes passwords a few at a time, in order, reporting each one done; stops early when the call is aborted. */
+async function hashAll(passwords: string[], signal: AbortSignal, done: (count: number) => void): Promise<string[]> {
+  const hashes: string[] = new Array(passwords.length);
+  let next = 0;
+  let finished = 0;
+  const lane = async () => {
+    while (next < passwords.length) {
+      signal.throwIfAborted();
+      const i = next++;
+      hashes[i] = await hashPassword(passwords[i]!);
+      done(++finished);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IMPORT_HASHING, passwords.length) }, lane));
+  return hashes;
+}

@@ -87,6 +87,7 @@ export const keys: KeysHandlers = {
       apiVersion: payload.apiVersion,
       expiresAt,
     });
+    ctx.emit('keys.key.created', toKey(record));
     return { ...toKey(record), key: secret };
   },
 
@@ -104,7 +105,9 @@ export const keys: KeysHandlers = {
     const target = await visibleKey(ctx, payload.id);
     // Revoking a key is as strong as issuing it: only a key that could have granted it may.
     grantable(ctx.key, target.scopes, target.entities, target.tier);
-    return toKey((await revokeKey(ctx.db, ctx.key.mode, payload.id))!);
+    const revoked = toKey((await revokeKey(ctx.db, ctx.key.mode, payload.id))!);
+    ctx.emit('keys.key.revoked', revoked);
+    return revoked;
   },
 
   async rotate(payload, ctx) {
@@ -122,6 +125,7 @@ export const keys: KeysHandlers = {
       expiresAt: old.expiresAt,
     });
     const previous = await expireKey(ctx.db, old.mode, old.id, new Date(Date.now() + payload.graceSeconds * 1000));
+    ctx.emit('keys.key.rotated', { newKey: toKey(record), previousKey: toKey(previous!) });
     return { newKey: { ...toKey(record), key: secret }, previousKey: toKey(previous!) };
   },
 };

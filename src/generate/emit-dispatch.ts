@@ -1,6 +1,6 @@
 /**
  * `generated/server/dispatch.ts` (faces → actions → scope, flags, costs, rate overrides and the validator
- * of each served version), `platform.ts` (versions, limits, tiers and every error code) and `scopes.ts`
+ * of each served version; event types with the validator of their data), `platform.ts` (versions, limits, tiers and every error code) and `scopes.ts`
  * (scope → actions and action → scope). Maps rather than object literals, so that a request naming
  * `__proto__` or `toString` finds nothing.
  */
@@ -17,7 +17,7 @@ const TYPES = '../../src/runtime/dispatch-types.js';
 export function emitDispatch(catalog: Catalog): string {
   const imports = catalog.faces.map((f) => `import * as ${f.name}Validators from './validators/${f.name}.js';`);
   return [
-    `import type { FaceEntry } from '${TYPES}';`,
+    `import type { ActionEntry, EventEntry, FaceEntry } from '${TYPES}';`,
     ...imports,
     '',
     '/** Every face and action the server routes to. */',
@@ -25,12 +25,19 @@ export function emitDispatch(catalog: Catalog): string {
     ...catalog.faces.map((f) => `[${json(f.name)}, ${faceEntry(f)}],`),
     ']);',
     '',
+    '/** Every event type the faces declare, with the validator of its data. */',
+    `export const eventTypes: ReadonlyMap<string, EventEntry> = new Map([`,
+    ...catalog.faces.flatMap((f) =>
+      f.events.map((e) => `[${json(e.type)}, { type: ${json(e.type)}, face: ${json(f.name)}, summary: ${json(e.summary)}, validate: ${f.name}Validators.${e.validator} }],`),
+    ),
+    ']);',
+    '',
   ].join('\n');
 }
 
 function faceEntry(face: Face): string {
   const actions = face.actions.map((a) => `[${json(a.name)}, ${actionEntry(face, a)}]`).join(',\n');
-  return `{ name: ${json(face.name)}, rate: ${json(face.rate)}, actions: new Map([${actions}]) }`;
+  return `{ name: ${json(face.name)}, builtin: ${face.builtin}, rate: ${json(face.rate)}, actions: new Map<string, ActionEntry>([${actions}]) }`;
 }
 
 function actionEntry(face: Face, action: Action): string {

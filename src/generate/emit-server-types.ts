@@ -1,6 +1,7 @@
 /**
- * `generated/server/types.ts`: payload and result types as the server sees them (every field of every
- * served version; defaults filled in by validation) and one handler interface per face. A face without a
+ * `generated/server/types.ts`: payload, result and event data types as the server sees them (every field of
+ * every served version; defaults filled in by validation), the event map that types `ctx.emit`, and one
+ * handler interface per face, whose context allows exactly the events each action declares. A face without a
  * handler module, or a handler without an action's method, fails to type-check.
  */
 import { StructureKind, type StatementStructures } from 'ts-morph';
@@ -22,10 +23,17 @@ export function emitServerTypes(catalog: Catalog): string {
   for (const face of catalog.faces) statements.push(...faceStatements(face));
   statements.push({
     kind: StructureKind.Interface,
+    name: 'EventTypes',
+    isExported: true,
+    docs: ['Every event type and the type of its data; `ctx.emit` is checked against it.'],
+    properties: catalog.faces.flatMap((f) => f.events.map((e) => ({ name: JSON.stringify(e.type), type: `${e.typeName}Data` }))),
+  });
+  statements.push({
+    kind: StructureKind.Interface,
     name: 'Handlers',
     isExported: true,
-    docs: ['Every face and its handlers; `src/faces/<face>.ts` exports each entry.'],
-    properties: catalog.faces.map((f) => ({ name: f.name, type: `${f.typeName}Handlers` })),
+    docs: ['Every face and its handlers; `src/faces/<face>.ts` exports each entry. Built-in faces (batch) have none.'],
+    properties: catalog.faces.filter((f) => !f.builtin).map((f) => ({ name: f.name, type: `${f.typeName}Handlers` })),
   });
   return printStatements(SERVER_TYPES_PATH, statements);
 }
@@ -38,6 +46,12 @@ function faceStatements(face: Face): StatementStructures[] {
     out.push(declaration(`${action.typeName}Payload`, action.payload, options, [`Payload of \`${action.id}\`. ${range}`]));
     out.push(declaration(`${action.typeName}Result`, action.result, options, [`Result of \`${action.id}\`.`]));
   }
+  // Handlers produce event data, so fields with a default are not filled in for them: the client's view.
+  const produced: TypeOptions = { ...options, server: false };
+  for (const event of face.events) {
+    out.push(declaration(`${event.typeName}Data`, event.data, produced, [`Data of the \`${event.type}\` event: ${event.summary.trim()}`]));
+  }
+  if (face.builtin) return out;
   out.push({
     kind: StructureKind.Interface,
     name: `${face.typeName}Handlers`,
@@ -48,7 +62,7 @@ function faceStatements(face: Face): StatementStructures[] {
       docs: [a.summary],
       parameters: [
         { name: 'payload', type: `${a.typeName}Payload` },
-        { name: 'ctx', type: 'HandlerContext' },
+        { name: 'ctx', type: a.emits.length ? `HandlerContext<${a.emits.map((e) => JSON.stringify(e)).join(' | ')}>` : 'HandlerContext' },
       ],
       returnType: `Promise<${a.typeName}Result>`,
     })),

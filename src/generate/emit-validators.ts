@@ -1,6 +1,6 @@
 /**
  * `generated/server/validators/<face>.js`: ajv standalone validators, one export per distinct payload
- * schema, so the server never compiles a schema at start. Defaults in the schemas are filled in.
+ * schema and one per event type's data, so the server never compiles a schema at start. Defaults in the schemas are filled in.
  */
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { faceAjv } from '../spec/face-ajv.js';
@@ -18,6 +18,10 @@ export function emitValidators(face: Face): { code: string; types: string } {
       if (!ajv.getSchema(variant.validator)) ajv.addSchema(variant.schema, variant.validator);
       exports[variant.validator] = variant.validator;
     }
+  }
+  for (const event of face.events) {
+    if (!ajv.getSchema(event.validator)) ajv.addSchema(event.dataSchema, event.validator);
+    exports[event.validator] = event.validator;
   }
   const code = esmImports(standaloneCode.default(ajv, exports));
   const names = Object.keys(exports);

@@ -1,8 +1,10 @@
 /**
  * A `TextModel` for any server that speaks the OpenAI chat-completions wire format (OpenAI itself, Azure
- * OpenAI proxies, vLLM, Ollama, LiteLLM, ...). Upstream failures become the API's provider errors: 503 when
- * trying again later may help (unreachable, rate-limited, overloaded), 502 when the provider answered wrongly.
+ * OpenAI proxies, vLLM, Ollama, LiteLLM, ...), as one JSON completion or, when the caller streams, as the
+ * provider's own server-sent events. Upstream failures become the API's provider errors: 503 when trying
+ * again later may help (unreachable, rate-limited, overloaded), 502 when the provider answered wrongly.
  */
+import { createParser } from 'eventsource-parser';
 import { ApiError } from '../runtime/errors.js';
 import type { TextGenerationRequest, TextGenerationResult, TextModel } from './text-model.js';
 
@@ -34,24 +36,81 @@ export function openAiCompatibleModel(options: OpenAiCompatibleOptions): TextMod
       request.signal.throwIfAborted();
       const signal =
         options.timeoutMs === undefined ? request.signal : AbortSignal.any([request.signal, AbortSignal.timeout(options.timeoutMs)]);
+      const failed = (error: unknown) => unreachable(error, request.signal, options.timeoutMs);
       let response: Response;
-      let text: string;
       try {
         response = await fetchImpl(endpoint, { method: 'POST', headers, body: JSON.stringify(wireBody(request, options.modelMap)), signal });
-        text = await response.text();
       } catch (error) {
-        throw unreachable(error, request.signal, options.timeoutMs);
+        throw failed(error);
       }
-      if (!response.ok) throw upstreamError(request, response, text, options.apiKey);
-      const result = parseCompletion(text, request.model);
+      const readText = () => response.text().catch((error: unknown) => Promise.reject(failed(error)));
+      if (!response.ok) throw upstreamError(request, response, await readText(), options.apiKey);
+      const result = request.onDelta ? await readStream(response, request, failed, options.apiKey) : parseCompletion(await readText(), request.model);
       if (!result) {
-        throw new ApiError('provider_failed', 'The model provider answered with something that is not a chat completion.', {
+        throw new ApiError('provider_failed', `The model provider answered with something that is not a chat completion${request.onDelta ? ' stream' : ''}.`, {
           details: { upstreamStatus: response.status },
         });
       }
       return result;
     },
   };
+}
+
+/**
+ * Reads a streamed chat completion (`text/event-stream` of `chat.completion.chunk`s, ended by `[DONE]`),
+ * handing each piece of content to `onDelta`. The token counts come from the last chunk, which the request
+ * asks for with `stream_options.include_usage`. Undefined when the stream is not a whole completion.
+ */
+async function readStream(
+  response: Response,
+  request: TextGenerationRequest,
+  failed: (error: unknown) => unknown,
+  apiKey: string | undefined,
+): Promise<TextGenerationResult | undefined> {
+  let text = '';
+  let usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
+  let done = false;
+  let upstream: ApiError | undefined;
+  const parser = createParser({
+    onEvent(event) {
+      if (done || upstream) return;
+      if (event.data === '[DONE]') {
+        done = true;
+        return;
+      }
+      const chunk = parseJson(event.data) as
+        | { choices?: Array<{ delta?: { content?: unknown } }>; usage?: typeof usage; error?: { message?: unknown } }
+        | undefined;
+      if (chunk?.error) {
+        const message = chunk.error.message;
+        upstream = new ApiError('provider_failed', 'The model provider failed in the middle of its answer.', {
+          details: typeof message === 'string' ? { upstreamMessage: redact(message, apiKey) } : {},
+        });
+        return;
+      }
+      const content = Array.isArray(chunk?.choices) ? chunk.choices[0]?.delta?.content : undefined;
+      if (typeof content === 'string' && content !== '') {
+        text += content;
+        request.onDelta!(content);
+      }
+      if (chunk?.usage) usage = chunk.usage;
+    },
+  });
+  const decoder = new TextDecoder();
+  try {
+    for await (const bytes of response.body ?? []) {
+      parser.feed(decoder.decode(bytes as Uint8Array, { stream: true }));
+      if (upstream) break;
+    }
+  } catch (error) {
+    throw failed(error);
+  }
+  if (upstream) throw upstream;
+  parser.feed(decoder.decode());
+  const input = usage?.prompt_tokens;
+  const output = usage?.completion_tokens;
+  if (!done || !isCount(input) || !isCount(output)) return undefined;
+  return { text, model: request.model, tokens: { input, output } };
 }
 
 function wireBody(request: TextGenerationRequest, modelMap: Record<string, string>) {
@@ -62,6 +121,7 @@ function wireBody(request: TextGenerationRequest, modelMap: Record<string, strin
     ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
     ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
     ...(request.topP !== undefined ? { top_p: request.topP } : {}),
+    ...(request.onDelta ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
 }
 

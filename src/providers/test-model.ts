@@ -4,6 +4,7 @@
  * demos can rely on "same request, same answer" while different requests still get different answers.
  */
 import { createHash } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
 import type { TextGenerationRequest, TextModel } from './text-model.js';
 
 /** What decides the test model's answer; temperature and topP deliberately do not, to stay deterministic. */
@@ -53,11 +54,22 @@ export function testTokens(request: TestTokensRequest): string[] {
   return pieces;
 }
 
-/** The deterministic test model: the same request always gets the same answer, whatever the model name. */
+/**
+ * The deterministic test model: the same request always gets the same answer, whatever the model name.
+ * Streaming, it hands over one token at a time, yielding to the event loop between tokens as a real model's
+ * stream would, and stops as soon as the call is aborted.
+ */
 export const testTextModel: TextModel = {
   async generate(request) {
     request.signal.throwIfAborted();
     const pieces = testTokens(request);
+    if (request.onDelta) {
+      for (const piece of pieces) {
+        await setImmediate();
+        request.signal.throwIfAborted();
+        request.onDelta(piece);
+      }
+    }
     return {
       text: pieces.join(''),
       model: request.model,

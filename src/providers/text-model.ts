@@ -9,6 +9,11 @@ export interface TextGenerationRequest {
   temperature?: number;
   topP?: number;
   signal: AbortSignal;
+  /**
+   * Asks for the answer as it is generated: called with each piece of text, in order; the pieces
+   * concatenate to the result's `text`.
+   */
+  onDelta?: (text: string) => void;
 }
 
 export interface TextGenerationResult {

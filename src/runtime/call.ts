@@ -6,6 +6,8 @@ import type { ValidateFunction } from 'ajv';
 import type { Providers } from '../providers/index.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
+import type { PreparedBatch } from './batch.js';
+import type { HandlerSettings } from './context.js';
 import type { ActionEntry } from './dispatch-types.js';
 import type { KeyCache } from './key-cache.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
@@ -32,7 +34,10 @@ export interface CallState {
   apiVersion?: string;
   action?: ActionEntry;
   validate?: ValidateFunction;
-  timeoutMs?: number;
+  /** The caller asked for server-sent events (`options.stream` or `Accept: text/event-stream`). */
+  stream?: boolean;
+  /** The checked requests of a `batch.run` call. */
+  batch?: PreparedBatch;
   idempotency?: IdempotencyClaim;
   /** Headers every response to this call carries (Request-Id, X-API-Version, deprecation, ...). */
   readonly responseHeaders: Record<string, string>;
@@ -60,6 +65,11 @@ export interface RuntimeDeps {
   readonly limiter: RateLimiter;
   readonly serverVersion: string;
   readonly idempotencyTtlSeconds: number;
+  readonly settings: HandlerSettings;
+  /** Told after a commit that queued webhook deliveries, so an in-process worker sends them at once. */
+  readonly deliveriesQueued: () => void;
+  /** Counts a call for metrics; batch requests are counted one by one. */
+  readonly observe: (face: string, action: string, status: number, seconds: number) => void;
 }
 
 export type Stage = (call: CallState, deps: RuntimeDeps) => void | Promise<void>;

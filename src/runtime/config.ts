@@ -3,6 +3,7 @@
  * embedded mode on a fresh machine.
  */
 import { readFileSync } from 'node:fs';
+import { readWebhookConfig, type WebhookConfig } from '../webhooks/config.js';
 
 export interface RuntimeConfig {
   port: number;
@@ -20,6 +21,9 @@ export interface RuntimeConfig {
   idempotencyTtlSeconds: number;
   logRequests: boolean;
   serverVersion: string;
+  webhooks: WebhookConfig;
+  /** Runs the webhook delivery worker inside the server; off when `dispatch worker` processes do it. */
+  webhookWorker: boolean;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -35,6 +39,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400),
     logRequests: env.LOG_REQUESTS === '1',
     serverVersion: packageVersion(),
+    webhooks: readWebhookConfig(env),
+    webhookWorker: choice(env, 'WEBHOOK_WORKER', ['on', 'off'] as const, 'on') === 'on',
   };
 }
 

@@ -1,12 +1,32 @@
 /**
  * What a handler receives besides its payload. Handlers are typed against this through the generated
- * handler interfaces (`generated/server/types.ts`).
+ * handler interfaces (`generated/server/types.ts`): `E` is the union of the events the action declares
+ * (`emits`), so emitting an undeclared event, or an event with the wrong data, fails to type-check.
  */
+import type { EventTypes } from '../../generated/server/types.js';
 import type { Providers } from '../providers/index.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
 
-export interface HandlerContext {
+export type EventName = keyof EventTypes;
+
+/** Where a streaming action reports as it goes (API.md §11). Without a stream every method does nothing. */
+export interface StreamSink {
+  /** True when the caller asked for a stream; a handler may skip preparing what nobody receives. */
+  readonly active: boolean;
+  /** A piece of generated text; the pieces concatenate to the result's text. */
+  delta(text: string): void;
+  /** How far a long task is. */
+  progress(completed: number, total: number, message?: string): void;
+}
+
+/** Settings from the environment that handlers act on. */
+export interface HandlerSettings {
+  /** Lets webhook URLs use http and private or loopback addresses (development and tests). */
+  readonly allowPrivateWebhookUrls: boolean;
+}
+
+export interface HandlerContext<E extends EventName = never> {
   readonly requestId: string;
   /** Test keys see only test data and use sandbox backends; live keys only live data. */
   readonly mode: Mode;
@@ -16,8 +36,22 @@ export interface HandlerContext {
   readonly key: KeyRecord;
   /** The resolved API version (`YYYY-MM-DD`). */
   readonly apiVersion: string;
-  /** Fires when the time-out expires; pass it to every I/O call. */
+  /** The idempotency key of the call, if it has one. */
+  readonly idempotencyKey: string | undefined;
+  /** Fires when the time-out expires or a streaming client goes away; pass it to every I/O call. */
   readonly signal: AbortSignal;
+  /**
+   * The store, inside the call's transaction (begun on the first query): everything written commits with
+   * the call's events when the handler succeeds, and rolls back when it fails or an atomic batch aborts.
+   */
   readonly db: Db;
   readonly providers: Providers;
+  readonly settings: HandlerSettings;
+  /**
+   * Emits an event and returns its id (`evt_…`). It is stored with the call's effects when the handler
+   * succeeds (never when it fails) and delivered to every webhook endpoint of the entity that subscribes to
+   * it, or only to `endpointId`.
+   */
+  emit<T extends E>(type: T, data: EventTypes[T], options?: { endpointId?: string }): string;
+  readonly stream: StreamSink;
 }

@@ -1,9 +1,12 @@
 /**
- * Shapes of the generated dispatch table (`generated/server/dispatch.ts`, `platform.ts`, `scopes.ts`),
+ * Shapes of the generated dispatch table (`generated/server/dispatch.ts` with its event types, `platform.ts`, `scopes.ts`),
  * which the runtime executes.
  */
 import type { ValidateFunction } from 'ajv';
 import type { ApiVersion, FaceError, Limits, RatePolicy, Tier } from '../spec/model.js';
+
+/** The action the runtime serves itself rather than through a handler (the built-in `batch` face). */
+export const BATCH_ACTION = 'batch.run';
 
 export interface ActionEntry {
   /** `face.action` */
@@ -23,9 +26,21 @@ export interface ActionEntry {
 
 export interface FaceEntry {
   readonly name: string;
+  /** Served by the runtime itself (batch), not by a handler module. */
+  readonly builtin: boolean;
   /** Per-tier overrides for the whole face. */
   readonly rate: Readonly<Record<string, RatePolicy>>;
   readonly actions: ReadonlyMap<string, ActionEntry>;
+}
+
+/** An event type that handlers may emit and webhook endpoints subscribe to. */
+export interface EventEntry {
+  /** `<face>.<noun>.<outcome>` */
+  readonly type: string;
+  readonly face: string;
+  readonly summary: string;
+  /** Checks the data a handler emits, so that subscribers only ever receive what the catalogue promises. */
+  readonly validate: ValidateFunction;
 }
 
 export interface PlatformData {

@@ -11,6 +11,8 @@ export interface ApiErrorOptions {
   details?: Record<string, unknown>;
   /** Extra response headers, e.g. `Retry-After`. */
   headers?: Record<string, string>;
+  /** Overrides the code's status; only `batch_aborted` uses it, to answer with the failing request's. */
+  status?: number;
   cause?: unknown;
 }
 
@@ -28,7 +30,7 @@ export class ApiError extends Error {
     super(message ?? definition.message, { cause: options.cause });
     this.name = 'ApiError';
     this.code = code;
-    this.status = definition.status;
+    this.status = options.status ?? definition.status;
     this.type = definition.type;
     this.param = options.param;
     this.details = options.details;

@@ -1,6 +1,7 @@
 /**
- * The HTTP server: `POST /do` and `POST /{version}/do` run the call pipeline; `/healthz`, `/readyz`,
- * `/openapi.json` and `/docs/*` serve the rest. Every error, the HTTP layer's own included (bad JSON, wrong
+ * The HTTP server: `POST /do` and `POST /{version}/do` run the call pipeline, answering JSON or, for a
+ * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json` and `/docs/*` serve
+ * the rest. Unless told otherwise it also runs the webhook delivery worker. Every error, the HTTP layer's own included (bad JSON, wrong
  * content type, body too large, unknown path), leaves in the error envelope of API.md §4.
  */
 import { readFileSync } from 'node:fs';
@@ -13,8 +14,10 @@ import { platform } from '../../generated/server/platform.js';
 import type { Providers } from '../providers/index.js';
 import { purgeExpiredIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
-import type { CallState, RuntimeDeps } from './call.js';
-import { errorBody, responseMeta } from './envelope.js';
+import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
+import { WebhookWorker } from '../webhooks/worker.js';
+import type { CallState, Reply, RuntimeDeps } from './call.js';
+import { errorBody, errorReply, responseMeta } from './envelope.js';
 import { ApiError, toApiError } from './errors.js';
 import { KeyCache } from './key-cache.js';
 import { createMetrics } from './metrics.js';
@@ -22,6 +25,7 @@ import type { RateLimiter } from './rate-limit/limiter.js';
 import { runCall } from './pipeline.js';
 import { newId } from './secrets.js';
 import { parseEnvelope } from './stages/parse.js';
+import { EventStreamResponse } from './sse.js';
 
 export interface ServerOptions {
   db: Db;
@@ -34,6 +38,12 @@ export interface ServerOptions {
   idempotencyTtlSeconds?: number;
   serverVersion: string;
   logger?: boolean;
+  /** Webhook delivery settings; the defaults of API.md §12 when absent. */
+  webhooks?: WebhookConfig;
+  /** Runs the webhook delivery worker inside the server (default true); false when workers run apart. */
+  webhookWorker?: boolean;
+  /** How often a stream sends `ping` (default 15 s). */
+  streamPingMs?: number;
 }
 
 /** How often expired idempotency records are deleted. */
@@ -50,6 +60,9 @@ const FASTIFY_ERRORS: Record<string, [code: string, message: string]> = {
 };
 
 export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+  const webhooks = options.webhooks ?? DEFAULT_WEBHOOK_CONFIG;
+  const worker = options.webhookWorker === false ? undefined : new WebhookWorker(options.db, webhooks);
+  const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
   const deps: RuntimeDeps = {
     db: options.db,
     providers: options.providers,
@@ -57,10 +70,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     limiter: options.limiter,
     serverVersion: options.serverVersion,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
+    settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls },
+    deliveriesQueued: () => worker?.wake(),
+    observe: (face, action, status, seconds) => metrics.observeCall(face, action, status, seconds),
   };
+  const pingMs = options.streamPingMs ?? 15_000;
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: platform.limits.bodyBytes, return503OnClosing: true });
   const calls = new WeakMap<FastifyRequest, CallState>();
-  const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
   // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
   const observe = (call: CallState, status: number) =>
     metrics.observeCall(call.action?.face ?? 'unknown', call.action?.name ?? 'unknown', status, (performance.now() - call.startedAt) / 1000);
@@ -96,9 +112,28 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     };
     calls.set(request, call);
     call.envelope = parseEnvelope(call, request.body);
-    const answer = await runCall(call, deps);
+    const events = new EventStreamResponse(reply.raw, pingMs);
+    const start = () => ({ requestId, apiVersion: call.apiVersion! });
+    let answer: Reply;
+    try {
+      answer = await runCall(call, deps, () => {
+        reply.hijack();
+        return events.open(call.responseHeaders, start());
+      });
+    } catch (error) {
+      // Before the stream opens an error is an ordinary JSON answer; after, it is the stream's error event.
+      if (!events.opened) throw error;
+      answer = errorReply(call, options.serverVersion, toApiError(error, requestId));
+    }
     observe(call, answer.status);
-    return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    if (!call.stream) return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    // A replayed stream was answered before: it gets its start and its stored terminal event.
+    if (!events.opened) {
+      reply.hijack();
+      events.open(answer.headers, start());
+    }
+    events.finish(answer);
+    return reply;
   };
 
   app.post('/do', (request, reply) => handleDo(request, reply));
@@ -136,9 +171,11 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   const purge = setInterval(() => {
     purgeExpiredIdempotency(options.db, new Date().toISOString()).catch((error: unknown) => console.error('idempotency purge failed:', error));
   }, PURGE_INTERVAL_MS).unref();
+  worker?.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     deps.keys.close();
+    await worker?.stop();
   });
   return app;
 }

@@ -28,6 +28,16 @@ export const DIAGNOSTICS = {
     severity: 'error',
     message: 'Event "{event}" must have the form <face>.<action>.<outcome> and start with "{face}.".',
   },
+  'unknown-event': { severity: 'error', message: 'Event "{event}" is not declared under this face\'s "events".' },
+  'unused-event': { severity: 'warning', message: 'Event "{event}" is declared but no action emits it.' },
+  'atomic-flag-missing': {
+    severity: 'error',
+    message: 'Action {action} reaches ctx.providers ({where}), a backend with effects outside the store; declare "atomic: false".',
+  },
+  'stream-flag-missing': {
+    severity: 'error',
+    message: 'Action {action} writes to ctx.stream ({where}) but is not declared "stream: true".',
+  },
   'version-range-empty': { severity: 'error', message: '"until" ({until}) must come after "since" ({since}).' },
   'breaking-change-notice': {
     severity: 'error',

@@ -1,9 +1,10 @@
 /**
- * The spec pipeline: load → validate (meta-schema) → resolve → lint. Returns the Catalog with every
- * diagnostic found; a face whose file breaks its meta-schema is reported and left out of the catalogue.
+ * The spec pipeline: load → validate (meta-schema) → resolve → lint (the face files, and the handler modules
+ * when their directory is given). Returns the Catalog with every diagnostic found; a face whose file breaks its meta-schema is reported and left out of the catalogue.
  */
 import { basename } from 'node:path';
 import { diagnostic, hasErrors, sortDiagnostics, type Diagnostic } from './diagnostics.js';
+import { lintHandlers } from './handler-lint.js';
 import { lintFace, lintPlatform } from './lint.js';
 import { loadSources } from './load.js';
 import type { Catalog, Face } from './model.js';
@@ -17,7 +18,15 @@ export interface BuildResult {
   diagnostics: Diagnostic[];
 }
 
-export function buildCatalog(dir: string, files?: Map<string, string>): BuildResult {
+export interface BuildOptions {
+  /** In-memory face files by name, instead of reading `dir`. */
+  files?: Map<string, string>;
+  /** The handler modules (`src/faces`), read by the rules that match face flags against handlers. */
+  handlersDir?: string;
+}
+
+export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResult {
+  const { files, handlersDir } = options;
   const loaded = loadSources(dir, files);
   const diagnostics = [...loaded.diagnostics];
   const platformSource = loaded.platform;
@@ -45,6 +54,7 @@ export function buildCatalog(dir: string, files?: Map<string, string>): BuildRes
       diagnostics.push(diagnostic('face-name-mismatch', source.at(['face']), { face: face.name, expected: `${face.name}.yaml` }));
     }
     diagnostics.push(...lintFace(face, source, platform, errorCodes));
+    if (handlersDir) diagnostics.push(...lintHandlers(face, source, handlersDir));
     for (const error of face.errors) if (!errorCodes.has(error.code)) errorCodes.set(error.code, `in ${face.file}`);
     faces.push(face);
   }

@@ -1,13 +1,13 @@
 /**
  * Semantic rules over a resolved face: scopes, tiers and versions that exist, references that resolve,
- * schemas that ajv (strict) accepts, examples that match them, event names of the right form, and the
- * 90-day notice for breaking changes. Each rule reports at the node it is about.
+ * schemas that ajv (strict) accepts, examples that match them, events that are declared (with names of the
+ * right form and data schemas ajv accepts) and emitted, and the 90-day notice for breaking changes. Each rule reports at the node it is about.
  */
 import type { ValidateFunction } from 'ajv';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { faceAjv } from './face-ajv.js';
 import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
-import type { Action, Face, JsonSchema, Platform } from './model.js';
+import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
 import type { RawFace } from './resolve.js';
 import type { JsonPath, SourceFile } from './source.js';
 
@@ -59,6 +59,7 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     out.push(...annotations(schema, ['schemas', name], source, checkVersion, breaking));
     out.push(...unknownRefs(schema, ['schemas', name], source, raw));
   }
+  for (const event of face.events) out.push(...lintEvent(face, event, source, raw));
 
   for (const action of face.actions) {
     const at = (...path: JsonPath) => ['actions', action.name, ...path];
@@ -71,9 +72,9 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     }
     if (action.until) breaking.push({ version: action.until, change: `removes action ${action.id}`, at: at('until') });
     checkTiers(rawAction.rate, at('rate'));
-    for (const [i, event] of action.emits.entries()) {
-      if (!EVENT_NAME.test(event) || !event.startsWith(`${face.name}.`)) {
-        out.push(diagnostic('invalid-event-name', source.at(at('emits', rawAction.emits!.indexOf(event) ?? i)), { event, face: face.name }));
+    for (const event of action.emits) {
+      if (!face.events.some((e) => e.type === event)) {
+        out.push(diagnostic('unknown-event', source.at(at('emits', rawAction.emits!.indexOf(event))), { event }));
       }
     }
     out.push(...annotations(action.payload, at('payload'), source, checkVersion, breaking));
@@ -91,6 +92,28 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
       const detail = announced ? `announced ${announced}, ${days} days before` : 'platform.yaml gives it no "announced" date';
       out.push(diagnostic('breaking-change-notice', source.at(change.at), { version: version.date, change: change.change, detail }));
     }
+  }
+  return out;
+}
+
+/** An event type: its name, its data schema (references, ajv) and whether any action emits it. */
+function lintEvent(face: Face, event: EventType, source: SourceFile, raw: RawFace): Diagnostic[] {
+  const at: JsonPath = ['events', event.type];
+  const out: Diagnostic[] = [];
+  if (!EVENT_NAME.test(event.type) || !event.type.startsWith(`${face.name}.`)) {
+    out.push(diagnostic('invalid-event-name', source.at(at, true), { event: event.type, face: face.name }));
+  }
+  if (event.emittedBy.length === 0) out.push(diagnostic('unused-event', source.at(at, true), { event: event.type }));
+  const badRefs = unknownRefs(event.data, [...at, 'data'], source, raw);
+  out.push(...badRefs);
+  if (badRefs.length > 0) return out;
+  const ajv = faceAjv(face);
+  try {
+    ajv.addSchema(event.dataSchema, event.validator);
+    ajv.getSchema(event.validator);
+  } catch (error) {
+    ajv.removeSchema(event.validator);
+    out.push(diagnostic('invalid-json-schema', source.at([...at, 'data']), { what: `${event.type} data`, detail: (error as Error).message }));
   }
   return out;
 }

@@ -108,6 +108,25 @@ export interface Action {
   resultSchema: JsonSchema;
 }
 
+/** An event type a face declares: what its actions emit and webhook subscribers receive. */
+export interface EventType {
+  /** `<face>.<noun>.<outcome>` */
+  type: string;
+  face: string;
+  /** PascalCase stem of generated type names, e.g. `AuthSignupSucceeded`. */
+  typeName: string;
+  summary: string;
+  description?: string;
+  /** The data schema as written, with `#/schemas/…` references. */
+  data: JsonSchema;
+  /** Self-contained data schema in the latest version (named schemas under `$defs`). */
+  dataSchema: JsonSchema;
+  /** Stable validator name, e.g. `event_auth_signup_succeeded`. */
+  validator: string;
+  /** Ids of the actions that emit it, sorted. */
+  emittedBy: string[];
+}
+
 export interface Face {
   name: string;
   /** PascalCase name, e.g. `Ai`. */
@@ -116,10 +135,14 @@ export interface Face {
   description?: string;
   since: string;
   file: string;
+  /** Served by the runtime itself (batch), not by a handler module. */
+  builtin: boolean;
   rate: Record<string, RatePolicy>;
   errors: FaceError[];
   /** Named schemas, referenced as `#/schemas/<Name>`; sorted by name. */
   schemas: { name: string; schema: JsonSchema }[];
+  /** Sorted by type. */
+  events: EventType[];
   /** Sorted by name. */
   actions: Action[];
 }

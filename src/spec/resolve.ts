@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { canonicalJson, materialize } from './json-schema.js';
-import type { Action, ApiVersion, Catalog, Face, JsonSchema, PayloadVariant, Platform, RatePolicy, Tier } from './model.js';
+import type { Action, ApiVersion, Catalog, EventType, Face, JsonSchema, PayloadVariant, Platform, RatePolicy, Tier } from './model.js';
 import type { SourceFile } from './source.js';
 
 /* The shapes below are those the meta-schemas guarantee. */
@@ -38,10 +38,17 @@ export interface RawFace {
   summary: string;
   description?: string;
   since: string;
+  builtin?: boolean;
   rate?: Record<string, RawPolicy>;
   errors?: Face['errors'];
   schemas?: Record<string, JsonSchema>;
+  events?: Record<string, RawEvent>;
   actions: Record<string, RawAction>;
+}
+interface RawEvent {
+  summary: string;
+  description?: string;
+  data: JsonSchema;
 }
 
 const WINDOW_SECONDS = { s: 1, m: 60, h: 3600, d: 86400 } as const;
@@ -116,13 +123,32 @@ export function resolveFace(source: SourceFile, platform: Platform): Face {
     description: raw.description,
     since: raw.since,
     file: basename(source.path),
+    builtin: raw.builtin ?? false,
     rate: policies(raw.rate),
     errors: [...(raw.errors ?? [])].sort((a, b) => a.code.localeCompare(b.code)),
     schemas: Object.keys(named)
       .sort()
       .map((name) => ({ name, schema: named[name]! })),
+    events: events(raw, actions, named, platform.latest),
     actions,
   };
+}
+
+/** The face's declared event types, each linked to the actions that emit it. */
+function events(raw: RawFace, actions: Action[], named: Record<string, JsonSchema>, latest: string): EventType[] {
+  return Object.entries(raw.events ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([type, event]) => ({
+      type,
+      face: raw.face,
+      typeName: type.split('.').map(pascalCase).join(''),
+      summary: event.summary,
+      description: event.description,
+      data: event.data,
+      dataSchema: materialize(event.data, latest, named),
+      validator: `event_${type.replace(/\./g, '_')}`,
+      emittedBy: actions.filter((a) => a.emits.includes(type)).map((a) => a.id),
+    }));
 }
 
 /** Versions, oldest first, that serve an action: not retired, within `since` ≤ v < `until`. */

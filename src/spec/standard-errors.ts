@@ -25,6 +25,7 @@ export const STANDARD_ERRORS: readonly FaceError[] = [
   e(400, 'invalid_request_error', 'stream_not_supported', false, 'A stream was asked for, but the action does not stream.'),
   e(400, 'invalid_request_error', 'batch_too_large', false, 'The batch holds more requests than the limit.'),
   e(400, 'invalid_request_error', 'atomic_not_supported', false, 'An atomic batch holds an action with effects outside the store.'),
+  e(400, 'batch_error', 'batch_aborted', false, 'A request of an atomic batch failed, so none took effect. The status is the failing request\'s (400 shown here); `details.results` marks each request `succeeded` (rolled back), `failed` (with its `error`) or `notExecuted`.'),
   e(401, 'authentication_error', 'api_key_missing', false, 'No `Authorization: Bearer <key>` header was sent.'),
   e(401, 'authentication_error', 'api_key_invalid', false, 'The API key is malformed or unknown.'),
   e(401, 'authentication_error', 'api_key_revoked', false, 'The API key was revoked.'),

@@ -28,6 +28,29 @@ export async function insertUser(db: Db, user: AuthUserTable): Promise<boolean> 
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 
+/** Inserts users all at once; false when any address was taken meanwhile (then none is kept by a transaction). */
+export async function insertUsers(db: Db, users: AuthUserTable[]): Promise<boolean> {
+  const result = await db
+    .insertInto('auth_users')
+    .values(users)
+    .onConflict((oc) => oc.columns(['mode', 'entity_id', 'email']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === users.length;
+}
+
+/** Which of these (lower-cased) addresses already have a user in the partition. */
+export async function takenEmails(db: Db, p: Partition, emails: string[]): Promise<string[]> {
+  if (emails.length === 0) return [];
+  const rows = await db
+    .selectFrom('auth_users')
+    .select('email')
+    .where('mode', '=', p.mode)
+    .where('entity_id', '=', p.entityId)
+    .where('email', 'in', emails)
+    .execute();
+  return rows.map((r) => r.email);
+}
+
 export async function insertSession(db: Db, session: AuthSessionTable): Promise<void> {
   await db.insertInto('auth_sessions').values(session).execute();
 }

@@ -67,6 +67,75 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('idempotency_records_expires_at').on('idempotency_records').column('expires_at').execute();
     },
   },
+  '0003_events_and_webhooks': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('events')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('api_version', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('idempotency_key', 'text')
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('events_partition').on('events').columns(['mode', 'entity_id', 'id']).execute();
+      await db.schema
+        .createTable('webhook_endpoints')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('url', 'text', (c) => c.notNull())
+        .addColumn('description', 'text')
+        .addColumn('event_types', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('disabled_reason', 'text')
+        .addColumn('secret', 'text', (c) => c.notNull())
+        .addColumn('previous_secret', 'text')
+        .addColumn('previous_secret_expires_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addCheckConstraint('webhook_endpoints_status', sql`status in ('enabled', 'disabled')`)
+        .execute();
+      // Every emitting call looks up the enabled endpoints of its partition.
+      await db.schema.createIndex('webhook_endpoints_partition').on('webhook_endpoints').columns(['mode', 'entity_id', 'id']).execute();
+      await db.schema
+        .createTable('webhook_deliveries')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('event_id', 'text', (c) => c.notNull().references('events.id').onDelete('cascade'))
+        .addColumn('endpoint_id', 'text', (c) => c.notNull().references('webhook_endpoints.id').onDelete('cascade'))
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('next_attempt_at', 'text', (c) => c.notNull())
+        .addColumn('leased_until', 'text')
+        .addColumn('first_attempt_at', 'text')
+        .addColumn('last_status', 'integer')
+        .addColumn('last_error', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addCheckConstraint('webhook_deliveries_status', sql`status in ('pending', 'succeeded', 'failed')`)
+        .execute();
+      // The workers' query: pending rows by due time.
+      await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+      await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'id']).execute();
+      await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').columns(['event_id']).execute();
+      await db.schema
+        .createTable('webhook_attempts')
+        .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('started_at', 'text', (c) => c.notNull())
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addColumn('response_status', 'integer')
+        .addColumn('error', 'text')
+        .addColumn('succeeded', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('webhook_attempts_pkey', ['delivery_id', 'attempt'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

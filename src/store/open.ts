@@ -20,9 +20,17 @@ export interface StoreConfig {
   poolSize?: number;
 }
 
+const kinds = new WeakMap<Db, 'sqlite' | 'postgres'>();
+
+/** Which database a store opened by `openStore` runs on, for the few queries that differ (row locks). */
+export function storeKind(db: Db): 'sqlite' | 'postgres' {
+  return kinds.get(db) ?? 'sqlite';
+}
+
 /** Opens the store the configuration names and migrates it to the latest schema. */
 export async function openStore(config: StoreConfig): Promise<Db> {
   const db = config.databaseUrl ? openPostgres(config.databaseUrl, config.poolSize ?? 10) : openSqlite(config.dataDir);
+  kinds.set(db, config.databaseUrl ? 'postgres' : 'sqlite');
   try {
     await migrate(db);
   } catch (error) {

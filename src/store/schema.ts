@@ -66,11 +66,92 @@ export interface IdempotencyRecordTable {
   expires_at: string;
 }
 
+/** An emitted event (API.md §12), written in the same transaction as the effects of the call that emitted it. */
+export interface EventTable {
+  /** `evt_…` */
+  id: string;
+  mode: Mode;
+  entity_id: string;
+  /** `<face>.<noun>.<outcome>` */
+  type: string;
+  api_version: string;
+  request_id: string;
+  idempotency_key: string | null;
+  /** JSON of the event's `data`. */
+  data: string;
+  created_at: string;
+}
+
+export type EndpointStatus = 'enabled' | 'disabled';
+
+/** A webhook subscription of one (mode, entity). */
+export interface WebhookEndpointTable {
+  /** `wh_…` */
+  id: string;
+  mode: Mode;
+  entity_id: string;
+  url: string;
+  description: string | null;
+  /** JSON array of event patterns: exact types, `<face>.*` or `*`. */
+  event_types: string;
+  status: EndpointStatus;
+  /** Why the endpoint was disabled (`gone` after a 410), if it is. */
+  disabled_reason: string | null;
+  /** `whsec_…`: signs every delivery. */
+  secret: string;
+  /** The secret before the last rotation, which also signs until `previous_secret_expires_at`. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/**
+ * One event on its way to one endpoint: the queue the delivery workers share. A worker leases a due row
+ * (`leased_until`), sends it, and records the attempt; a lease that lapses (the worker died) makes it due again.
+ */
+export interface WebhookDeliveryTable {
+  /** `dlv_…` */
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  mode: Mode;
+  entity_id: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string;
+  leased_until: string | null;
+  first_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One HTTP request of a delivery. */
+export interface WebhookAttemptTable {
+  delivery_id: string;
+  /** 1 for the first request of the delivery. */
+  attempt: number;
+  started_at: string;
+  duration_ms: number;
+  /** The receiver's status code; null when no answer came (refused, timed out, address not allowed). */
+  response_status: number | null;
+  error: string | null;
+  succeeded: number;
+}
+
 export interface Database {
   api_keys: ApiKeyTable;
   auth_users: AuthUserTable;
   auth_sessions: AuthSessionTable;
   idempotency_records: IdempotencyRecordTable;
+  events: EventTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
+  webhook_attempts: WebhookAttemptTable;
 }
 
 export type Db = Kysely<Database>;

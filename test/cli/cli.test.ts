@@ -47,7 +47,7 @@ describe('dispatch', () => {
     const result = dispatch(['generate', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/faces\/ai\.yaml:\d+:\d+ error unknown-scope Scope "ai:gen"/);
-    expect(result.stderr).toMatch(/faces\/ai\.yaml:\d+:\d+ error invalid-event-name/);
+    expect(result.stderr).toMatch(/faces\/ai\.yaml:\d+:\d+ error unknown-event Event "done"/);
     expect(result.stderr).toContain('2 errors; nothing generated.');
   }, 60_000);
 

@@ -2,6 +2,9 @@
  * Every diagnostic of the face language, asserted by code and `line:col` on small in-memory catalogues,
  * and all reported at once.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildCatalog } from '../../src/spec/index.js';
 import { formatDiagnostic } from '../../src/spec/diagnostics.js';
@@ -33,6 +36,10 @@ errorDocsUrl: /docs/errors.md
 const FACE = `face: demo
 summary: A demo face.
 since: 2026-01-01
+events:
+  demo.echo.done:
+    summary: A message was echoed.
+    data: { type: object, properties: { message: { type: string } } }
 actions:
   echo:
     summary: Echo a message.
@@ -54,45 +61,51 @@ actions:
 `;
 
 function diagnose(files: Record<string, string>) {
-  const result = buildCatalog('spec', new Map(Object.entries({ 'platform.yaml': PLATFORM, ...files })));
+  const result = buildCatalog('spec', { files: new Map(Object.entries({ 'platform.yaml': PLATFORM, ...files })) });
   return result.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`);
 }
 
 describe('face diagnostics', () => {
   it('accepts the valid face', () => {
-    const result = buildCatalog('spec', new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE]]));
+    const result = buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE]]) });
     expect(result.diagnostics).toEqual([]);
     expect(result.catalog?.faces.map((f) => f.name)).toEqual(['demo']);
   });
 
   const cases: [name: string, face: string, expected: string[]][] = [
     ['YAML syntax', FACE.replace('summary: A demo face.', 'summary: [unclosed'), ['spec/demo.yaml:3:1 yaml-syntax']],
-    ['unknown scope', FACE.replace('scope: demo:read', 'scope: demo:reed'), ['spec/demo.yaml:7:12 unknown-scope']],
-    ['duplicate action', FACE + FACE.slice(FACE.indexOf('  echo:')), ['spec/demo.yaml:22:3 duplicate-action']],
+    ['unknown scope', FACE.replace('scope: demo:read', 'scope: demo:reed'), ['spec/demo.yaml:11:12 unknown-scope']],
+    ['duplicate action', FACE + FACE.slice(FACE.indexOf('  echo:')), ['spec/demo.yaml:26:3 duplicate-action']],
     ['meta-schema: unknown property', FACE.replace('    summary: Echo a message.', '    sumary: Echo a message.'), [
-      'spec/demo.yaml:5:3 schema-violation',
-      'spec/demo.yaml:6:5 schema-violation',
+      'spec/demo.yaml:9:3 schema-violation',
+      'spec/demo.yaml:10:5 schema-violation',
     ]],
     ['meta-schema: wrong type', FACE.replace('since: 2026-01-01', 'since: 12'), ['spec/demo.yaml:3:8 schema-violation']],
     ['schema rejected by ajv strict', FACE.replace('message: { type: string }\n    result', 'message: { type: string, minLenght: 2 }\n    result'), [
-      'spec/demo.yaml:10:7 invalid-json-schema',
+      'spec/demo.yaml:14:7 invalid-json-schema',
     ]],
-    ['example does not match', FACE.replace('- payload: { message: hi }', '- payload: { message: 42 }'), ['spec/demo.yaml:20:18 example-mismatch']],
-    ['event name form', FACE.replace('emits: [demo.echo.done]', 'emits: [echo.done]'), ['spec/demo.yaml:8:13 invalid-event-name']],
+    ['example does not match', FACE.replace('- payload: { message: hi }', '- payload: { message: 42 }'), ['spec/demo.yaml:24:18 example-mismatch']],
+    ['event name form', FACE.replaceAll('demo.echo.done', 'echo.done'), ['spec/demo.yaml:5:3 invalid-event-name']],
+    ['event not declared', FACE.replace('emits: [demo.echo.done]', 'emits: [demo.echo.gone]'), [
+      'spec/demo.yaml:5:3 unused-event',
+      'spec/demo.yaml:12:13 unknown-event',
+    ]],
+    ['event data schema rejected by ajv strict', FACE.replace('data: { type: object,', 'data: { type: object, minProps: 1,'), ['spec/demo.yaml:7:11 invalid-json-schema']],
+    ['event data with an unknown reference', FACE.replace('data: { type: object,', 'data: { $ref: "#/schemas/Gone", type: object,'), ['spec/demo.yaml:7:19 unknown-ref']],
     ['unknown version in since', FACE.replace('since: 2026-01-01', 'since: 2026-02-30'), ['spec/demo.yaml:3:8 unknown-version']],
-    ['unknown version in until', FACE.replace('    scope: demo:read', '    scope: demo:read\n    until: 2027-01-01'), ['spec/demo.yaml:8:12 unknown-version']],
+    ['unknown version in until', FACE.replace('    scope: demo:read', '    scope: demo:read\n    until: 2027-01-01'), ['spec/demo.yaml:12:12 unknown-version']],
     ['unknown version on a property', FACE.replace('message: { type: string }\n    result', 'message: { type: string }\n        extra: { type: string, since: 2025-01-01 }\n    result'), [
-      'spec/demo.yaml:15:39 unknown-version',
+      'spec/demo.yaml:19:39 unknown-version',
     ]],
     ['breaking change without 90 days notice', FACE.replace('    scope: demo:read', '    scope: demo:read\n    until: 2026-09-01'), [
-      'spec/demo.yaml:8:12 breaking-change-notice',
+      'spec/demo.yaml:12:12 breaking-change-notice',
     ]],
     ['unknown reference', FACE.replace('message: { type: string }\n    result', 'message: { $ref: "#/schemas/Missing" }\n    result'), [
-      'spec/demo.yaml:14:26 unknown-ref',
+      'spec/demo.yaml:18:26 unknown-ref',
     ]],
     ['unknown tier', FACE.replace('since: 2026-01-01\n', 'since: 2026-01-01\nrate: { gold: { limit: 1, window: 1s } }\n'), ['spec/demo.yaml:4:9 unknown-tier']],
     ['error code of the platform', FACE.replace('actions:', 'errors:\n  - { code: timeout, status: 400, type: invalid_request_error, message: M, retryable: false }\nactions:'), [
-      'spec/demo.yaml:5:13 duplicate-error-code',
+      'spec/demo.yaml:9:13 duplicate-error-code',
     ]],
   ];
 
@@ -107,29 +120,64 @@ describe('face diagnostics', () => {
 
   it('reports every problem at once, across files', () => {
     const broken = FACE.replace('scope: demo:read', 'scope: nope:read').replace('emits: [demo.echo.done]', 'emits: [bad]');
-    const second = FACE.replace('face: demo', 'face: other').replace('demo.echo.done', 'other.echo.done').replace('since: 2026-01-01', 'since: 1999-01-01');
+    const second = FACE.replace('face: demo', 'face: other').replaceAll('demo.echo.done', 'other.echo.done').replace('since: 2026-01-01', 'since: 1999-01-01');
     expect(diagnose({ 'demo.yaml': broken, 'other.yaml': second })).toEqual([
-      'spec/demo.yaml:7:12 unknown-scope',
-      'spec/demo.yaml:8:13 invalid-event-name',
+      'spec/demo.yaml:5:3 unused-event',
+      'spec/demo.yaml:11:12 unknown-scope',
+      'spec/demo.yaml:12:13 unknown-event',
       'spec/other.yaml:3:8 unknown-version',
     ]);
   });
 
   it('formats as file:line:col severity code message', () => {
-    const { diagnostics } = buildCatalog('spec', new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE.replace('scope: demo:read', 'scope: demo:reed')]]));
-    expect(formatDiagnostic(diagnostics[0]!)).toBe('spec/demo.yaml:7:12 error unknown-scope Scope "demo:reed" is not declared in platform.yaml.');
+    const { diagnostics } = buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE.replace('scope: demo:read', 'scope: demo:reed')]]) });
+    expect(formatDiagnostic(diagnostics[0]!)).toBe('spec/demo.yaml:11:12 error unknown-scope Scope "demo:reed" is not declared in platform.yaml.');
+  });
+});
+
+describe('handler diagnostics', () => {
+  /** Builds the demo face against a handler module written to a temporary `src/faces`. */
+  function withHandler(face: string, handler: string) {
+    const dir = mkdtempSync(join(tmpdir(), 'dispatch-handlers-'));
+    writeFileSync(join(dir, 'demo.ts'), handler);
+    try {
+      const result = buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['demo.yaml', face]]), handlersDir: dir });
+      return result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const handler = (body: string) => `export const demo = {\n  async echo(payload, ctx) {\n    ${body}\n    return payload;\n  },\n};\n`;
+
+  it('requires atomic: false of a handler that reaches ctx.providers', () => {
+    const [found] = withHandler(FACE, handler('await ctx.providers.ai.test.generate(payload);'));
+    expect(found).toMatch(/^9:3 atomic-flag-missing Action demo\.echo reaches ctx\.providers \(.*demo\.ts:3\)/);
+    expect(withHandler(FACE.replace('    scope: demo:read', '    scope: demo:read\n    atomic: false'), handler('await ctx.providers.ai.test.generate(payload);'))).toEqual([]);
+  });
+
+  it('sees providers taken apart from the context too', () => {
+    expect(withHandler(FACE, handler('const { providers } = ctx; void providers;'))[0]).toMatch(/atomic-flag-missing/);
+  });
+
+  it('requires stream: true of a handler that writes to ctx.stream', () => {
+    expect(withHandler(FACE, handler("ctx.stream.delta('x');"))[0]).toMatch(/^9:3 stream-flag-missing Action demo\.echo writes to ctx\.stream/);
+    expect(withHandler(FACE.replace('    scope: demo:read', '    scope: demo:read\n    stream: true'), handler("ctx.stream.delta('x');"))).toEqual([]);
+  });
+
+  it('accepts a handler that only uses the store', () => {
+    expect(withHandler(FACE, handler('await ctx.db.selectFrom("x").execute();'))).toEqual([]);
   });
 });
 
 describe('platform diagnostics', () => {
   it('requires a stable version and refuses a version declared twice', () => {
     const platform = PLATFORM.replace(/status: stable/g, 'status: retired').replace('date: 2026-09-01', 'date: 2026-01-01');
-    const result = buildCatalog('spec', new Map([['platform.yaml', platform]]));
+    const result = buildCatalog('spec', { files: new Map([['platform.yaml', platform]]) });
     expect(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code}`)).toEqual(['9:3 no-stable-version', '12:11 duplicate-version']);
   });
 
   it('checks the platform file against its meta-schema', () => {
-    const result = buildCatalog('spec', new Map([['platform.yaml', PLATFORM.replace('window: 1s', 'window: soon')]]));
+    const result = buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM.replace('window: 1s', 'window: soon')]]) });
     expect(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code}`)).toEqual(['6:33 schema-violation']);
   });
 });

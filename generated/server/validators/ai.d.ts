@@ -2,3 +2,4 @@
 import type { ValidateFunction } from 'ajv';
 export declare const ai_generate_2026_01_01: ValidateFunction;
 export declare const ai_generate_2026_09_01: ValidateFunction;
+export declare const event_ai_generate_completed: ValidateFunction;

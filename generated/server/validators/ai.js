@@ -2,14 +2,14 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const ai_generate_2026_01_01 = validate20;
-const schema31 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."}}};
+export const ai_generate_2026_01_01 = validate21;
+const schema32 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."}}};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate21.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -225,18 +225,18 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ai_generate_2026_09_01 = validate21;
-const schema32 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"sampling":{"type":"object","additionalProperties":false,"description":"Sampling settings.","properties":{"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."},"topP":{"type":"number","exclusiveMinimum":0,"maximum":1,"description":"Nucleus sampling mass."}}}}};
+export const ai_generate_2026_09_01 = validate22;
+const schema33 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"sampling":{"type":"object","additionalProperties":false,"description":"Sampling settings.","properties":{"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."},"topP":{"type":"number","exclusiveMinimum":0,"maximum":1,"description":"Nucleus sampling mass."}}}}};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate22.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -514,7 +514,200 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_ai_generate_completed = validate20;
+const schema31 = {"type":"object","required":["model","tokens","streamed"],"additionalProperties":false,"properties":{"model":{"type":"string","description":"The model that answered."},"tokens":{"type":"object","required":["input","output"],"additionalProperties":false,"description":"Tokens read and written by the call.","properties":{"input":{"type":"integer","minimum":0,"description":"Tokens in the prompt and input."},"output":{"type":"integer","minimum":0,"description":"Tokens generated."}}},"streamed":{"type":"boolean","description":"True when the answer was streamed."}}};
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.model === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.tokens === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tokens"},message:"must have required property '"+"tokens"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.streamed === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "streamed"},message:"must have required property '"+"streamed"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "model") || (key0 === "tokens")) || (key0 === "streamed"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+if(typeof data.model !== "string"){
+const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.tokens !== undefined){
+let data1 = data.tokens;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.input === undefined){
+const err5 = {instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/required",keyword:"required",params:{missingProperty: "input"},message:"must have required property '"+"input"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data1.output === undefined){
+const err6 = {instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/required",keyword:"required",params:{missingProperty: "output"},message:"must have required property '"+"output"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+for(const key1 in data1){
+if(!((key1 === "input") || (key1 === "output"))){
+const err7 = {instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data1.input !== undefined){
+let data2 = data1.input;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err8 = {instancePath:instancePath+"/tokens/input",schemaPath:"#/properties/tokens/properties/input/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err9 = {instancePath:instancePath+"/tokens/input",schemaPath:"#/properties/tokens/properties/input/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+if(data1.output !== undefined){
+let data3 = data1.output;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err10 = {instancePath:instancePath+"/tokens/output",schemaPath:"#/properties/tokens/properties/output/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/tokens/output",schemaPath:"#/properties/tokens/properties/output/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/tokens",schemaPath:"#/properties/tokens/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.streamed !== undefined){
+if(typeof data.streamed !== "boolean"){
+const err13 = {instancePath:instancePath+"/streamed",schemaPath:"#/properties/streamed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

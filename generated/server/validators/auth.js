@@ -2,14 +2,255 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const auth_login_2026_01_01 = validate20;
-const schema31 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"E-mail address."},"password":{"type":"string","maxLength":256,"description":"Password."},"ttlSeconds":{"type":"integer","minimum":60,"maximum":2592000,"default":86400,"description":"Session lifetime in seconds."}}};
+export const auth_import_2026_01_01 = validate23;
+const schema36 = {"type":"object","required":["users"],"additionalProperties":false,"properties":{"users":{"type":"array","minItems":1,"maxItems":1000,"description":"The users to create, at most 1000.","items":{"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}}}}};
+const formats0 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate23.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.users === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "users"},message:"must have required property '"+"users"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "users")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.users !== undefined){
+let data0 = data.users;
+if(Array.isArray(data0)){
+if(data0.length > 1000){
+const err2 = {instancePath:instancePath+"/users",schemaPath:"#/properties/users/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data0.length < 1){
+const err3 = {instancePath:instancePath+"/users",schemaPath:"#/properties/users/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+if(data1.email === undefined){
+const err4 = {instancePath:instancePath+"/users/" + i0,schemaPath:"#/properties/users/items/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data1.password === undefined){
+const err5 = {instancePath:instancePath+"/users/" + i0,schemaPath:"#/properties/users/items/required",keyword:"required",params:{missingProperty: "password"},message:"must have required property '"+"password"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key1 in data1){
+if(!(((key1 === "email") || (key1 === "password")) || (key1 === "name"))){
+const err6 = {instancePath:instancePath+"/users/" + i0,schemaPath:"#/properties/users/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data1.email !== undefined){
+let data2 = data1.email;
+if(typeof data2 === "string"){
+if(func1(data2) > 254){
+const err7 = {instancePath:instancePath+"/users/" + i0+"/email",schemaPath:"#/properties/users/items/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(!(formats0.test(data2))){
+const err8 = {instancePath:instancePath+"/users/" + i0+"/email",schemaPath:"#/properties/users/items/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/users/" + i0+"/email",schemaPath:"#/properties/users/items/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data1.password !== undefined){
+let data3 = data1.password;
+if(typeof data3 === "string"){
+if(func1(data3) > 256){
+const err10 = {instancePath:instancePath+"/users/" + i0+"/password",schemaPath:"#/properties/users/items/properties/password/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(func1(data3) < 8){
+const err11 = {instancePath:instancePath+"/users/" + i0+"/password",schemaPath:"#/properties/users/items/properties/password/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/users/" + i0+"/password",schemaPath:"#/properties/users/items/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data1.name !== undefined){
+let data4 = data1.name;
+if(typeof data4 === "string"){
+if(func1(data4) > 200){
+const err13 = {instancePath:instancePath+"/users/" + i0+"/name",schemaPath:"#/properties/users/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(func1(data4) < 1){
+const err14 = {instancePath:instancePath+"/users/" + i0+"/name",schemaPath:"#/properties/users/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/users/" + i0+"/name",schemaPath:"#/properties/users/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/users/" + i0,schemaPath:"#/properties/users/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/users",schemaPath:"#/properties/users/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const auth_login_2026_01_01 = validate25;
+const schema39 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"E-mail address."},"password":{"type":"string","maxLength":256,"description":"Password."},"ttlSeconds":{"type":"integer","minimum":60,"maximum":2592000,"default":86400,"description":"Session lifetime in seconds."}}};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -146,18 +387,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_logout_2026_01_01 = validate22;
-const schema34 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
+export const auth_logout_2026_01_01 = validate27;
+const schema42 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -223,18 +464,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_session_2026_01_01 = validate24;
-const schema36 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
+export const auth_session_2026_01_01 = validate29;
+const schema44 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -300,19 +541,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_signup_2026_01_01 = validate26;
-const schema39 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}};
-const formats2 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+export const auth_signup_2026_01_01 = validate31;
+const schema47 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -365,7 +605,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!(formats2.test(data0))){
+if(!(formats0.test(data0))){
 const err4 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -468,7 +708,553 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_auth_import_succeeded = validate20;
+const schema31 = {"type":"object","required":["count","userIds"],"additionalProperties":false,"properties":{"count":{"type":"integer","minimum":1,"description":"How many users were imported."},"userIds":{"type":"array","items":{"type":"string"},"description":"Their ids, in the order of the import."}}};
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.count === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "count"},message:"must have required property '"+"count"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.userIds === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "userIds"},message:"must have required property '"+"userIds"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "count") || (key0 === "userIds"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.count !== undefined){
+let data0 = data.count;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err3 = {instancePath:instancePath+"/count",schemaPath:"#/properties/count/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err4 = {instancePath:instancePath+"/count",schemaPath:"#/properties/count/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+if(data.userIds !== undefined){
+let data1 = data.userIds;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data1[i0] !== "string"){
+const err5 = {instancePath:instancePath+"/userIds/" + i0,schemaPath:"#/properties/userIds/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/userIds",schemaPath:"#/properties/userIds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_auth_login_succeeded = validate21;
+const schema32 = {"type":"object","required":["user","expiresAt"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"},"expiresAt":{"type":"string","format":"date-time","description":"When the session ends."}},"$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^usr_","description":"User id."},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."}}}}};
+const schema33 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^usr_","description":"User id."},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."}}};
+const pattern4 = new RegExp("^usr_", "u");
+const formats2 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate21.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.user === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.expiresAt === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "expiresAt"},message:"must have required property '"+"expiresAt"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "user") || (key0 === "expiresAt"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+let data0 = data.user;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.id === undefined){
+const err3 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data0.email === undefined){
+const err4 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data0.createdAt === undefined){
+const err5 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key1 in data0){
+if(!((((key1 === "id") || (key1 === "email")) || (key1 === "name")) || (key1 === "createdAt"))){
+const err6 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data0.id !== undefined){
+let data1 = data0.id;
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err7 = {instancePath:instancePath+"/user/id",schemaPath:"#/$defs/User/properties/id/pattern",keyword:"pattern",params:{pattern: "^usr_"},message:"must match pattern \""+"^usr_"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/user/id",schemaPath:"#/$defs/User/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data0.email !== undefined){
+let data2 = data0.email;
+if(typeof data2 === "string"){
+if(!(formats0.test(data2))){
+const err9 = {instancePath:instancePath+"/user/email",schemaPath:"#/$defs/User/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/user/email",schemaPath:"#/$defs/User/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data0.name !== undefined){
+if(typeof data0.name !== "string"){
+const err11 = {instancePath:instancePath+"/user/name",schemaPath:"#/$defs/User/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data0.createdAt !== undefined){
+let data4 = data0.createdAt;
+if(typeof data4 === "string"){
+if(!(formats2.validate(data4))){
+const err12 = {instancePath:instancePath+"/user/createdAt",schemaPath:"#/$defs/User/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/user/createdAt",schemaPath:"#/$defs/User/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.expiresAt !== undefined){
+let data5 = data.expiresAt;
+if(typeof data5 === "string"){
+if(!(formats2.validate(data5))){
+const err15 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_auth_signup_succeeded = validate22;
+const schema34 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}},"$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^usr_","description":"User id."},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."}}}}};
+const schema35 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^usr_","description":"User id."},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."}}};
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.user === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "user")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+let data0 = data.user;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.id === undefined){
+const err2 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data0.email === undefined){
+const err3 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data0.createdAt === undefined){
+const err4 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key1 in data0){
+if(!((((key1 === "id") || (key1 === "email")) || (key1 === "name")) || (key1 === "createdAt"))){
+const err5 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data0.id !== undefined){
+let data1 = data0.id;
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err6 = {instancePath:instancePath+"/user/id",schemaPath:"#/$defs/User/properties/id/pattern",keyword:"pattern",params:{pattern: "^usr_"},message:"must match pattern \""+"^usr_"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/user/id",schemaPath:"#/$defs/User/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data0.email !== undefined){
+let data2 = data0.email;
+if(typeof data2 === "string"){
+if(!(formats0.test(data2))){
+const err8 = {instancePath:instancePath+"/user/email",schemaPath:"#/$defs/User/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/user/email",schemaPath:"#/$defs/User/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data0.name !== undefined){
+if(typeof data0.name !== "string"){
+const err10 = {instancePath:instancePath+"/user/name",schemaPath:"#/$defs/User/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data0.createdAt !== undefined){
+let data4 = data0.createdAt;
+if(typeof data4 === "string"){
+if(!(formats2.validate(data4))){
+const err11 = {instancePath:instancePath+"/user/createdAt",schemaPath:"#/$defs/User/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/user/createdAt",schemaPath:"#/$defs/User/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -5,3 +5,6 @@ export declare const keys_get_2026_01_01: ValidateFunction;
 export declare const keys_list_2026_01_01: ValidateFunction;
 export declare const keys_revoke_2026_01_01: ValidateFunction;
 export declare const keys_rotate_2026_01_01: ValidateFunction;
+export declare const event_keys_key_created: ValidateFunction;
+export declare const event_keys_key_revoked: ValidateFunction;
+export declare const event_keys_key_rotated: ValidateFunction;

@@ -2,19 +2,19 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const keys_create_2026_01_01 = validate20;
-const schema31 = {"type":"object","required":["scopes","entities"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":200,"description":"A label for people."},"scopes":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"},"description":"Scopes to grant; each must be held by the caller."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","maxLength":64,"description":"Rate-limit tier; defaults to the caller's."},"apiVersion":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","description":"Pins an API version for requests that name none."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working."}},"$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]}}};
-const schema32 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
+export const keys_create_2026_01_01 = validate30;
+const schema40 = {"type":"object","required":["scopes","entities"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":200,"description":"A label for people."},"scopes":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"},"description":"Scopes to grant; each must be held by the caller."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","maxLength":64,"description":"Rate-limit tier; defaults to the caller's."},"apiVersion":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","description":"Pins an API version for requests that name none."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working."}},"$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]}}};
+const schema41 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
-const pattern4 = new RegExp("^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$", "u");
+const pattern10 = new RegExp("^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$", "u");
 const pattern5 = new RegExp("^[A-Za-z0-9._:-]{1,64}$", "u");
-const pattern6 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+const pattern12 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -106,7 +106,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 if(typeof data2 === "string"){
-if(!pattern4.test(data2)){
+if(!pattern10.test(data2)){
 const err7 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"},message:"must match pattern \""+"^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -339,7 +339,7 @@ errors++;
 if(data.apiVersion !== undefined){
 let data6 = data.apiVersion;
 if(typeof data6 === "string"){
-if(!pattern6.test(data6)){
+if(!pattern12.test(data6)){
 const err22 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -397,20 +397,20 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const keys_get_2026_01_01 = validate26;
-const schema37 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
-const schema38 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
-const pattern10 = new RegExp("^key_[0-9A-Za-z]+$", "u");
+export const keys_get_2026_01_01 = validate36;
+const schema46 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema47 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+const pattern16 = new RegExp("^key_[0-9A-Za-z]+$", "u");
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -443,7 +443,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern10.test(data0)){
+if(!pattern16.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -476,19 +476,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const keys_list_2026_01_01 = validate30;
-const schema42 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/KeyId"},"includeRevoked":{"type":"boolean","default":false,"description":"Include revoked keys."}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
-const schema43 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+export const keys_list_2026_01_01 = validate40;
+const schema51 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/KeyId"},"includeRevoked":{"type":"boolean","default":false,"description":"Include revoked keys."}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema52 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -550,7 +550,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data1 = data.startingAfter;
 if(typeof data1 === "string"){
-if(!pattern10.test(data1)){
+if(!pattern16.test(data1)){
 const err4 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -593,19 +593,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const keys_revoke_2026_01_01 = validate34;
-const schema47 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
-const schema48 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+export const keys_revoke_2026_01_01 = validate44;
+const schema56 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema57 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -638,7 +638,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern10.test(data0)){
+if(!pattern16.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -671,19 +671,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const keys_rotate_2026_01_01 = validate38;
-const schema52 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"},"graceSeconds":{"type":"integer","minimum":0,"maximum":604800,"default":0,"description":"How long the old secret keeps working."}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
-const schema53 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+export const keys_rotate_2026_01_01 = validate48;
+const schema61 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"},"graceSeconds":{"type":"integer","minimum":0,"maximum":604800,"default":0,"description":"How long the old secret keeps working."}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema62 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -719,7 +719,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern10.test(data0)){
+if(!pattern16.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -785,7 +785,1560 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_keys_key_created = validate20;
+const schema31 = {"$ref":"#/$defs/Key","$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"Key":{"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}}}};
+const schema32 = {"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}};
+const schema33 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
+const pattern4 = new RegExp("^key_", "u");
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate21.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.mode === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.prefix === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.last4 === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "last4"},message:"must have required property '"+"last4"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.scopes === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.entities === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.tier === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tier"},message:"must have required property '"+"tier"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_"},message:"must match pattern \""+"^key_"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data1 = data.mode;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!((data1 === "live") || (data1 === "test"))){
+const err12 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema32.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.prefix !== undefined){
+if(typeof data.prefix !== "string"){
+const err14 = {instancePath:instancePath+"/prefix",schemaPath:"#/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.last4 !== undefined){
+if(typeof data.last4 !== "string"){
+const err15 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.scopes !== undefined){
+let data5 = data.scopes;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data5[i0] !== "string"){
+const err16 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.entities !== undefined){
+let data7 = data.entities;
+const _errs17 = errors;
+let valid4 = false;
+let passing0 = null;
+const _errs18 = errors;
+if(typeof data7 !== "string"){
+const err18 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if("*" !== data7){
+const err19 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/0/const",keyword:"const",params:{allowedValue: "*"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid0 = _errs18 === errors;
+if(_valid0){
+valid4 = true;
+passing0 = 0;
+}
+const _errs20 = errors;
+if(Array.isArray(data7)){
+if(data7.length > 1000){
+const err20 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data7.length < 1){
+const err21 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+const len1 = data7.length;
+for(let i1=0; i1<len1; i1++){
+let data8 = data7[i1];
+if(typeof data8 === "string"){
+if(!pattern5.test(data8)){
+const err22 = {instancePath:instancePath+"/entities/" + i1,schemaPath:"#/$defs/Entities/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/entities/" + i1,schemaPath:"#/$defs/Entities/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+let i2 = data7.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data7[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err24 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid0 = _errs20 === errors;
+if(_valid0 && valid4){
+valid4 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid4 = true;
+passing0 = 1;
+}
+}
+if(!valid4){
+const err26 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+else {
+errors = _errs17;
+if(vErrors !== null){
+if(_errs17){
+vErrors.length = _errs17;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.tier !== undefined){
+if(typeof data.tier !== "string"){
+const err27 = {instancePath:instancePath+"/tier",schemaPath:"#/properties/tier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err28 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data11 = data.createdAt;
+if(typeof data11 === "string"){
+if(!(formats0.validate(data11))){
+const err29 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.expiresAt !== undefined){
+let data12 = data.expiresAt;
+if(typeof data12 === "string"){
+if(!(formats0.validate(data12))){
+const err31 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.revokedAt !== undefined){
+let data13 = data.revokedAt;
+if(typeof data13 === "string"){
+if(!(formats0.validate(data13))){
+const err33 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+validate21.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate20.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+errors = vErrors.length;
+}
+validate20.errors = vErrors;
+return errors === 0;
+}
+validate20.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
+
+export const event_keys_key_revoked = validate23;
+const schema34 = {"$ref":"#/$defs/Key","$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"Key":{"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}}}};
+const schema35 = {"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}};
+const schema36 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate24.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.mode === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.prefix === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.last4 === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "last4"},message:"must have required property '"+"last4"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.scopes === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.entities === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.tier === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tier"},message:"must have required property '"+"tier"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_"},message:"must match pattern \""+"^key_"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data1 = data.mode;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!((data1 === "live") || (data1 === "test"))){
+const err12 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema35.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.prefix !== undefined){
+if(typeof data.prefix !== "string"){
+const err14 = {instancePath:instancePath+"/prefix",schemaPath:"#/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.last4 !== undefined){
+if(typeof data.last4 !== "string"){
+const err15 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.scopes !== undefined){
+let data5 = data.scopes;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data5[i0] !== "string"){
+const err16 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.entities !== undefined){
+let data7 = data.entities;
+const _errs17 = errors;
+let valid4 = false;
+let passing0 = null;
+const _errs18 = errors;
+if(typeof data7 !== "string"){
+const err18 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if("*" !== data7){
+const err19 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/0/const",keyword:"const",params:{allowedValue: "*"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid0 = _errs18 === errors;
+if(_valid0){
+valid4 = true;
+passing0 = 0;
+}
+const _errs20 = errors;
+if(Array.isArray(data7)){
+if(data7.length > 1000){
+const err20 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data7.length < 1){
+const err21 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+const len1 = data7.length;
+for(let i1=0; i1<len1; i1++){
+let data8 = data7[i1];
+if(typeof data8 === "string"){
+if(!pattern5.test(data8)){
+const err22 = {instancePath:instancePath+"/entities/" + i1,schemaPath:"#/$defs/Entities/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/entities/" + i1,schemaPath:"#/$defs/Entities/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+let i2 = data7.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data7[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err24 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid0 = _errs20 === errors;
+if(_valid0 && valid4){
+valid4 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid4 = true;
+passing0 = 1;
+}
+}
+if(!valid4){
+const err26 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+else {
+errors = _errs17;
+if(vErrors !== null){
+if(_errs17){
+vErrors.length = _errs17;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.tier !== undefined){
+if(typeof data.tier !== "string"){
+const err27 = {instancePath:instancePath+"/tier",schemaPath:"#/properties/tier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err28 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data11 = data.createdAt;
+if(typeof data11 === "string"){
+if(!(formats0.validate(data11))){
+const err29 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.expiresAt !== undefined){
+let data12 = data.expiresAt;
+if(typeof data12 === "string"){
+if(!(formats0.validate(data12))){
+const err31 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.revokedAt !== undefined){
+let data13 = data.revokedAt;
+if(typeof data13 === "string"){
+if(!(formats0.validate(data13))){
+const err33 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+validate24.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+validate23.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
+
+export const event_keys_key_rotated = validate26;
+const schema37 = {"type":"object","required":["newKey","previousKey"],"additionalProperties":false,"properties":{"newKey":{"$ref":"#/$defs/Key"},"previousKey":{"$ref":"#/$defs/Key"}},"$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"Key":{"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}}}};
+const schema38 = {"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}};
+const schema39 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.mode === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.name === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.prefix === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "prefix"},message:"must have required property '"+"prefix"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.last4 === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "last4"},message:"must have required property '"+"last4"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.scopes === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "scopes"},message:"must have required property '"+"scopes"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.entities === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "entities"},message:"must have required property '"+"entities"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.tier === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tier"},message:"must have required property '"+"tier"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_"},message:"must match pattern \""+"^key_"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data1 = data.mode;
+if(typeof data1 !== "string"){
+const err11 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!((data1 === "live") || (data1 === "test"))){
+const err12 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema38.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err13 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.prefix !== undefined){
+if(typeof data.prefix !== "string"){
+const err14 = {instancePath:instancePath+"/prefix",schemaPath:"#/properties/prefix/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.last4 !== undefined){
+if(typeof data.last4 !== "string"){
+const err15 = {instancePath:instancePath+"/last4",schemaPath:"#/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.scopes !== undefined){
+let data5 = data.scopes;
+if(Array.isArray(data5)){
+const len0 = data5.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data5[i0] !== "string"){
+const err16 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/scopes",schemaPath:"#/properties/scopes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.entities !== undefined){
+let data7 = data.entities;
+const _errs17 = errors;
+let valid4 = false;
+let passing0 = null;
+const _errs18 = errors;
+if(typeof data7 !== "string"){
+const err18 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if("*" !== data7){
+const err19 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/0/const",keyword:"const",params:{allowedValue: "*"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid0 = _errs18 === errors;
+if(_valid0){
+valid4 = true;
+passing0 = 0;
+}
+const _errs20 = errors;
+if(Array.isArray(data7)){
+if(data7.length > 1000){
+const err20 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data7.length < 1){
+const err21 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+const len1 = data7.length;
+for(let i1=0; i1<len1; i1++){
+let data8 = data7[i1];
+if(typeof data8 === "string"){
+if(!pattern5.test(data8)){
+const err22 = {instancePath:instancePath+"/entities/" + i1,schemaPath:"#/$defs/Entities/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/entities/" + i1,schemaPath:"#/$defs/Entities/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+let i2 = data7.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data7[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err24 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+var _valid0 = _errs20 === errors;
+if(_valid0 && valid4){
+valid4 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid4 = true;
+passing0 = 1;
+}
+}
+if(!valid4){
+const err26 = {instancePath:instancePath+"/entities",schemaPath:"#/$defs/Entities/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+else {
+errors = _errs17;
+if(vErrors !== null){
+if(_errs17){
+vErrors.length = _errs17;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.tier !== undefined){
+if(typeof data.tier !== "string"){
+const err27 = {instancePath:instancePath+"/tier",schemaPath:"#/properties/tier/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.apiVersion !== undefined){
+if(typeof data.apiVersion !== "string"){
+const err28 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data11 = data.createdAt;
+if(typeof data11 === "string"){
+if(!(formats0.validate(data11))){
+const err29 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.expiresAt !== undefined){
+let data12 = data.expiresAt;
+if(typeof data12 === "string"){
+if(!(formats0.validate(data12))){
+const err31 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.revokedAt !== undefined){
+let data13 = data.revokedAt;
+if(typeof data13 === "string"){
+if(!(formats0.validate(data13))){
+const err33 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/revokedAt",schemaPath:"#/properties/revokedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+validate27.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
+
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.newKey === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "newKey"},message:"must have required property '"+"newKey"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.previousKey === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "previousKey"},message:"must have required property '"+"previousKey"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "newKey") || (key0 === "previousKey"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.newKey !== undefined){
+if(!(validate27(data.newKey, {instancePath:instancePath+"/newKey",parentData:data,parentDataProperty:"newKey",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+if(data.previousKey !== undefined){
+if(!(validate27(data.previousKey, {instancePath:instancePath+"/previousKey",parentData:data,parentDataProperty:"previousKey",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -1,59 +1,76 @@
 /**
- * Execution: the action's handler runs under the call's time-out. When it fires, the handler's
- * AbortSignal aborts (so its I/O stops) and the caller gets 504 at once, whether or not the handler
- * listens. Once execution has started, every outcome is a Reply (errors included), which is what an
- * idempotency record stores; anything that is not an ApiError becomes a 500 without its details.
+ * Execution: the handler runs under the call's deadline inside the call's transaction. On success the
+ * events it emitted and the idempotency record of its reply are written in that transaction, which then
+ * commits, so effects, events and the stored answer land together or not at all. On failure everything is
+ * rolled back and the error reply is stored instead. Once execution has started every outcome is a Reply
+ * (errors included); anything that is not an ApiError becomes a 500 without its details.
  */
-import { platform } from '../../../generated/server/platform.js';
-import { handlers } from '../../../generated/server/handlers.js';
+import { deliveriesQueuedOn, writeEvents, type EmittedEvent } from '../../store/events.js';
+import { CallTransaction } from '../../store/transaction.js';
+import { runBatch } from '../batch.js';
 import type { CallState, Reply, RuntimeDeps } from '../call.js';
-import { errorBody, responseMeta } from '../envelope.js';
-import type { HandlerContext } from '../context.js';
-import { ApiError, toApiError } from '../errors.js';
+import type { StreamSink } from '../context.js';
+import { ClientGoneError, Deadline } from '../deadline.js';
+import { errorReply, successReply } from '../envelope.js';
+import { toApiError } from '../errors.js';
+import { invoke } from '../invoke.js';
+import { completeIdempotency, releaseIdempotency } from './idempotency.js';
 
-type AnyHandler = (payload: unknown, ctx: HandlerContext) => Promise<unknown>;
+/** Status recorded (in metrics only) for a call whose streaming client went away: nothing is sent. */
+export const CLIENT_GONE_STATUS = 499;
 
-export async function execute(call: CallState, deps: RuntimeDeps): Promise<Reply> {
+export interface StreamChannel {
+  sink: StreamSink;
+  /** Aborts when the client disconnects. */
+  signal: AbortSignal;
+}
+
+export async function execute(call: CallState, deps: RuntimeDeps, channel?: StreamChannel): Promise<Reply> {
+  if (call.batch) return runBatch(call, deps);
+  const deadline = new Deadline(call, channel?.signal);
+  const tx = new CallTransaction(deps.db);
+  const events: EmittedEvent[] = [];
   try {
-    const data = await runHandler(call, deps);
-    return { status: 200, headers: call.responseHeaders, body: { data, meta: responseMeta(call.requestId, call.startedAt, deps.serverVersion) } };
+    const data = await deadline.run(invoke(call, deps, { tx, events, signal: deadline.signal, ...(channel ? { stream: channel.sink } : {}) }));
+    const reply = successReply(call, deps.serverVersion, data);
+    await commitCall(call, deps, tx, events, reply);
+    return reply;
   } catch (thrown) {
-    const error = toApiError(thrown, call.requestId);
-    const meta = responseMeta(call.requestId, call.startedAt, deps.serverVersion);
-    return { status: error.status, headers: { ...call.responseHeaders, ...error.headers }, body: errorBody(error, meta) };
+    await tx.rollback();
+    if (thrown instanceof ClientGoneError) {
+      await releaseIdempotency(call, deps);
+      return { status: CLIENT_GONE_STATUS, headers: call.responseHeaders, body: null };
+    }
+    return storeFailure(call, deps, thrown);
+  } finally {
+    deadline.dispose();
   }
 }
 
-async function runHandler(call: CallState, deps: RuntimeDeps): Promise<unknown> {
-  const action = call.action!;
-  const faceHandlers = (handlers as unknown as Record<string, Record<string, AnyHandler>>)[action.face]!;
-  const timeoutMs = call.envelope.options.timeout ?? platform.limits.timeout.default;
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new ApiError('timeout', `${action.id} did not finish within ${timeoutMs} ms.`, { details: { timeoutMs } });
-      controller.abort(error);
-      reject(error);
-    }, timeoutMs);
-  });
-  const ctx: HandlerContext = {
-    requestId: call.requestId,
+/**
+ * Writes the events and the stored reply in the call's transaction and commits it. A call that wrote
+ * nothing and emitted nothing never began a transaction; its reply is stored without one.
+ */
+export async function commitCall(call: CallState, deps: RuntimeDeps, tx: CallTransaction, events: EmittedEvent[], reply?: Reply): Promise<void> {
+  await writeEvents(tx.db, eventOrigin(call), events);
+  if (reply) await completeIdempotency(call, tx.begun ? tx.db : deps.db, reply);
+  await tx.commit();
+  if (deliveriesQueuedOn(tx.db)) deps.deliveriesQueued();
+}
+
+/** The error reply of a call whose execution failed, stored under its idempotency key. */
+export async function storeFailure(call: CallState, deps: RuntimeDeps, thrown: unknown): Promise<Reply> {
+  const reply = errorReply(call, deps.serverVersion, toApiError(thrown, call.requestId));
+  await completeIdempotency(call, deps.db, reply);
+  return reply;
+}
+
+function eventOrigin(call: CallState) {
+  return {
     mode: call.mode!,
     entityId: call.entityId!,
-    key: call.key!,
     apiVersion: call.apiVersion!,
-    signal: controller.signal,
-    db: deps.db,
-    providers: deps.providers,
+    requestId: call.requestId,
+    ...(call.envelope.options.idempotencyKey !== undefined ? { idempotencyKey: call.envelope.options.idempotencyKey } : {}),
   };
-  try {
-    return await Promise.race([faceHandlers[action.name]!(call.envelope.payload, ctx), timedOut]);
-  } catch (error) {
-    // A handler that passes the abort reason on rethrows our own timeout error.
-    if (controller.signal.aborted && !(error instanceof ApiError)) throw controller.signal.reason as ApiError;
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
 }

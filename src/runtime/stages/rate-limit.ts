@@ -7,8 +7,9 @@ import { faces } from '../../../generated/server/dispatch.js';
 import { platform } from '../../../generated/server/platform.js';
 import type { RatePolicy, Tier } from '../../spec/model.js';
 import type { CallState, RuntimeDeps } from '../call.js';
+import { BATCH_ACTION } from '../dispatch-types.js';
 import { ApiError } from '../errors.js';
-import { policyHeader, rateLimitHeader, type PolicyCheck } from '../rate-limit/limiter.js';
+import { policyHeader, rateLimitHeader, type PolicyCheck, type RateDecision } from '../rate-limit/limiter.js';
 import { RateLimiterUnavailableError } from '../rate-limit/redis.js';
 
 const tiers = new Map(platform.tiers.map((t) => [t.name, t]));
@@ -34,23 +35,39 @@ export function policiesFor(call: CallState): PolicyCheck[] {
 }
 
 export async function rateLimit(call: CallState, deps: RuntimeDeps): Promise<void> {
-  let decision;
+  // A batch is counted by its requests, each as its own call (src/runtime/batch.ts), not by its envelope.
+  if (call.action!.id === BATCH_ACTION) return;
+  const decision = await decide(deps, policiesFor(call));
+  reportPolicies(call, decision);
+  if (!decision.allowed) {
+    throw new ApiError('rate_limit_exceeded', `Rate limit exceeded (${decision.violated.join(', ')}); retry in ${decision.retryAfterSeconds} s.`, {
+      details: { violatedPolicies: decision.violated },
+      headers: retryAfter(decision),
+    });
+  }
+}
+
+/** Checks policies all at once; a limiter that cannot be reached in `refuse` mode is 503. */
+export async function decide(deps: RuntimeDeps, policies: PolicyCheck[]): Promise<RateDecision> {
   try {
-    decision = await deps.limiter.check(policiesFor(call));
+    return await deps.limiter.check(policies);
   } catch (error) {
     if (error instanceof RateLimiterUnavailableError) {
       throw new ApiError('provider_unavailable', 'Rate limits cannot be checked right now; retry shortly.', { headers: { 'Retry-After': '1' } });
     }
     throw error;
   }
-  if (decision.policies.length > 0) {
-    call.responseHeaders['RateLimit-Policy'] = policyHeader(decision.policies);
-    call.responseHeaders['RateLimit'] = rateLimitHeader(decision.policies);
-  }
-  if (!decision.allowed) {
-    throw new ApiError('rate_limit_exceeded', `Rate limit exceeded (${decision.violated.join(', ')}); retry in ${decision.retryAfterSeconds} s.`, {
-      details: { violatedPolicies: decision.violated },
-      headers: { 'Retry-After': String(decision.retryAfterSeconds) },
-    });
-  }
 }
+
+/**
+ * Puts the state of the policies in the call's response headers. A policy checked several times (the token
+ * policy of every request of a batch) is shown once, as it stands after the last.
+ */
+export function reportPolicies(call: CallState, decision: RateDecision): void {
+  const policies = [...new Map(decision.policies.map((p) => [p.name, p])).values()];
+  if (policies.length === 0) return;
+  call.responseHeaders['RateLimit-Policy'] = policyHeader(policies);
+  call.responseHeaders['RateLimit'] = rateLimitHeader(policies);
+}
+
+export const retryAfter = (decision: RateDecision) => ({ 'Retry-After': String(decision.retryAfterSeconds) });

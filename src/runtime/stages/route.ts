@@ -1,6 +1,6 @@
 /**
- * Routing: the face and action named in the body, as served in the resolved version. Also refuses a
- * stream asked of an action that does not stream.
+ * Routing: the face and action named in the body, as served in the resolved version. Also settles whether
+ * the caller asked for a stream, and refuses one asked of an action that does not stream.
  */
 import { faces } from '../../../generated/server/dispatch.js';
 import { header, type CallState } from '../call.js';
@@ -30,4 +30,5 @@ export function route(call: CallState): void {
   }
   call.action = action;
   call.validate = validate;
+  call.stream = wantsStream;
 }

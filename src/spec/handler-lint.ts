@@ -1,0 +1,72 @@
+/**
+ * Lint rules that read the handler modules (`src/faces/<face>.ts`) beside the face files, so that the flags
+ * a face file declares match what its handlers do:
+ * - a handler that reaches `ctx.providers` (a backend with effects outside the store: a model provider, a
+ *   mail transport, ...) must be declared `atomic: false`, since an atomic batch could not roll it back;
+ * - a handler that writes to `ctx.stream` must be declared `stream: true`.
+ * Only the handler's own body is read (the TypeScript syntax tree, no type-checking), which is what keeps the
+ * rule cheap; a module without the expected `export const <face> = { ... }` is left to the type-checker.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import ts from 'typescript';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
+import type { Face } from './model.js';
+import type { SourceFile } from './source.js';
+
+/** Where a handler body touches something, as `file:line`. */
+interface Use {
+  providers?: string;
+  stream?: string;
+}
+
+export function lintHandlers(face: Face, source: SourceFile, handlersDir: string): Diagnostic[] {
+  const file = join(handlersDir, `${face.name}.ts`);
+  if (face.builtin || !existsSync(file)) return [];
+  const uses = handlerUses(file, face.name);
+  const out: Diagnostic[] = [];
+  for (const action of face.actions) {
+    const use = uses.get(action.name);
+    const at = source.at(['actions', action.name], true);
+    if (use?.providers && action.atomic) out.push(diagnostic('atomic-flag-missing', at, { action: action.id, where: use.providers }));
+    if (use?.stream && !action.stream) out.push(diagnostic('stream-flag-missing', at, { action: action.id, where: use.stream }));
+  }
+  return out;
+}
+
+/** For each handler method of `export const <face> = { ... }`, where it first uses providers and the stream. */
+function handlerUses(file: string, faceName: string): Map<string, Use> {
+  const text = readFileSync(file, 'utf8');
+  const tree = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
+  const shown = relative(process.cwd(), file);
+  const where = (node: ts.Node) => `${shown}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+  const uses = new Map<string, Use>();
+  const handlers = handlerObject(tree, faceName);
+  for (const member of handlers?.properties ?? []) {
+    const name = member.name && ts.isIdentifier(member.name) ? member.name.text : undefined;
+    if (!name) continue;
+    const use: Use = {};
+    const visit = (node: ts.Node): void => {
+      if (ts.isPropertyAccessExpression(node) || ts.isBindingElement(node)) {
+        const key = ts.isPropertyAccessExpression(node) ? node.name.text : (node.propertyName ?? node.name).getText(tree);
+        if (key === 'providers') use.providers ??= where(node);
+        if (key === 'stream') use.stream ??= where(node);
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(member);
+    uses.set(name, use);
+  }
+  return uses;
+}
+
+function handlerObject(tree: ts.SourceFile, faceName: string): ts.ObjectLiteralExpression | undefined {
+  for (const statement of tree.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const declaration of statement.declarationList.declarations) {
+      const init = declaration.initializer;
+      if (ts.isIdentifier(declaration.name) && declaration.name.text === faceName && init && ts.isObjectLiteralExpression(init)) return init;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,111 @@
+/**
+ * The transactional outbox (API.md §12): the events a call emits are written with the call's own effects,
+ * in its transaction, together with one pending delivery per subscribed endpoint. What rolls back sends
+ * nothing; what commits is delivered by the workers, at least once, even across restarts.
+ */
+import { newId } from '../runtime/secrets.js';
+import type { Db, EventTable, Mode } from './schema.js';
+
+/** An event as a handler emitted it. */
+export interface EmittedEvent {
+  /** `evt_…`, given when emitted so the handler can name it in its result. */
+  id: string;
+  type: string;
+  data: unknown;
+  /** Deliver to this endpoint only, whatever it subscribes to (a test ping); otherwise to every match. */
+  endpointId?: string;
+}
+
+/** What every event of one call shares. */
+export interface EventOrigin {
+  mode: Mode;
+  entityId: string;
+  apiVersion: string;
+  requestId: string;
+  idempotencyKey?: string;
+}
+
+/** True when an endpoint's pattern (`*`, `<face>.*` or an exact type) covers an event type. */
+export function matchesEventPattern(pattern: string, type: string): boolean {
+  if (pattern === '*') return true;
+  if (pattern.endsWith('.*')) return type.startsWith(pattern.slice(0, -1));
+  return pattern === type;
+}
+
+/** Transactions (their `db`) in which deliveries were queued: the worker is woken once they commit. */
+const queuedOn = new WeakSet<Db>();
+
+/** True when deliveries were queued through `db`; the runtime wakes the worker after committing it. */
+export function deliveriesQueuedOn(db: Db): boolean {
+  return queuedOn.has(db);
+}
+
+/**
+ * Writes the events and their pending deliveries. Run it on the call's transaction so the events commit or
+ * roll back with the effects.
+ */
+export async function writeEvents(db: Db, origin: EventOrigin, events: readonly EmittedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const now = new Date().toISOString();
+  const rows: EventTable[] = events.map((event) => ({
+    id: event.id,
+    mode: origin.mode,
+    entity_id: origin.entityId,
+    type: event.type,
+    api_version: origin.apiVersion,
+    request_id: origin.requestId,
+    idempotency_key: origin.idempotencyKey ?? null,
+    data: JSON.stringify(event.data),
+    created_at: now,
+  }));
+  await db.insertInto('events').values(rows).execute();
+  const endpoints = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'event_types'])
+    .where('mode', '=', origin.mode)
+    .where('entity_id', '=', origin.entityId)
+    .where('status', '=', 'enabled')
+    .execute();
+  if (endpoints.length === 0) return;
+  const patterns = endpoints.map((e) => ({ id: e.id, patterns: JSON.parse(e.event_types) as string[] }));
+  const deliveries = rows.flatMap((row, i) => {
+    const only = events[i]!.endpointId;
+    return patterns
+      .filter((e) => (only ? e.id === only : e.patterns.some((p) => matchesEventPattern(p, row.type))))
+      .map((e) => newDelivery(row.id, e.id, origin, now));
+  });
+  if (deliveries.length > 0) {
+    await db.insertInto('webhook_deliveries').values(deliveries).execute();
+    queuedOn.add(db);
+  }
+}
+
+/** Queues an event again for each endpoint (a replay); returns the new deliveries. */
+export async function queueDeliveries(db: Db, origin: { mode: Mode; entityId: string }, eventId: string, endpointIds: string[]) {
+  if (endpointIds.length === 0) return [];
+  const now = new Date().toISOString();
+  const rows = endpointIds.map((endpointId) => newDelivery(eventId, endpointId, origin, now));
+  await db.insertInto('webhook_deliveries').values(rows).execute();
+  queuedOn.add(db);
+  return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id }));
+}
+
+/** A delivery due at once. */
+function newDelivery(eventId: string, endpointId: string, origin: { mode: Mode; entityId: string }, now: string) {
+  return {
+    id: newId('dlv'),
+    event_id: eventId,
+    endpoint_id: endpointId,
+    mode: origin.mode,
+    entity_id: origin.entityId,
+    status: 'pending' as const,
+    attempts: 0,
+    next_attempt_at: now,
+    leased_until: null,
+    first_attempt_at: null,
+    last_status: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The store transaction of one call (or of one atomic batch), begun on its first query rather than up
+ * front. A handler often does slow work before it touches the store (hashing a password, calling a
+ * model); beginning late keeps that work outside the transaction, which matters most on SQLite, where an
+ * open transaction holds the one connection every other request waits for.
+ *
+ * `db` is a Kysely instance like any other, whose queries all run on the transaction's connection; once
+ * the transaction is committed or rolled back, any further query through it fails instead of quietly
+ * running outside it (a handler that ignored its time-out must not write after the rollback).
+ */
+import { Kysely, type ConnectionProvider, type ControlledTransaction, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
+import type { Database, Db } from './schema.js';
+
+export class CallTransaction {
+  readonly db: Db;
+  #begun: Promise<ControlledTransaction<Database>> | undefined;
+  #finished = false;
+
+  constructor(root: Db) {
+    const provider: ConnectionProvider = {
+      provideConnection: async <T>(consumer: (connection: DatabaseConnection) => Promise<T>): Promise<T> => {
+        if (this.#finished) throw new Error('The call has ended: its transaction is closed.');
+        this.#begun ??= root.startTransaction().execute();
+        return (await this.#begun).getExecutor().provideConnection(consumer);
+      },
+    };
+    // The driver and dialect only serve transactions, migrations and introspection, none of which a
+    // handler may start inside its call's transaction.
+    const unsupported = () => {
+      throw new Error('Not available inside a call: the call already runs in a transaction.');
+    };
+    const driver = { init: async () => {}, acquireConnection: unsupported, beginTransaction: unsupported, commitTransaction: unsupported, rollbackTransaction: unsupported, releaseConnection: async () => {}, destroy: async () => {} } satisfies Driver;
+    const dialect = { createAdapter: unsupported, createDriver: () => driver, createIntrospector: unsupported, createQueryCompiler: unsupported } satisfies Dialect;
+    this.db = new Kysely<Database>({ config: { dialect }, dialect, driver, executor: root.getExecutor().withConnectionProvider(provider) });
+  }
+
+  /** True once a query has begun the transaction. */
+  get begun(): boolean {
+    return this.#begun !== undefined;
+  }
+
+  /** Commits what the call wrote, if it wrote anything; the transaction is closed either way. */
+  async commit(): Promise<void> {
+    this.#finished = true;
+    if (this.#begun) await (await this.#begun).commit().execute();
+  }
+
+  /** Undoes what the call wrote; safe after a failed commit, and twice. */
+  async rollback(): Promise<void> {
+    this.#finished = true;
+    const trx = await this.#begun?.catch(() => undefined);
+    // A rollback that fails (a dead connection) still releases the connection, and leaves nothing behind.
+    if (trx && !trx.isCommitted && !trx.isRolledBack) await trx.rollback().execute().catch(() => {});
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Webhook endpoints of one (mode, entity), and the delivery queue the workers share: due deliveries are
+ * leased (a time until which no other worker takes them), sent, and settled with their attempt in one
+ * transaction. On PostgreSQL the lease is taken with `FOR UPDATE SKIP LOCKED`, so concurrent workers split
+ * the due rows instead of queueing on them; the lease itself is what keeps two workers from sending one
+ * delivery at once, and what hands the deliveries of a worker that died back to the others.
+ */
+import type { Partition } from './auth.js';
+import type { Db, DeliveryStatus, EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './schema.js';
+
+export async function insertEndpoint(db: Db, row: WebhookEndpointTable): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+export async function countEndpoints(db: Db, p: Partition): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<string | number>().as('n'))
+    .where('mode', '=', p.mode)
+    .where('entity_id', '=', p.entityId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function getEndpoint(db: Db, p: Partition, id: string): Promise<WebhookEndpointTable | undefined> {
+  return db.selectFrom('webhook_endpoints').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Newest first; one more than `limit`, so the caller can tell whether another page follows. */
+export async function listEndpoints(db: Db, p: Partition, page: { limit: number; startingAfter?: string }): Promise<WebhookEndpointTable[]> {
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId);
+  if (page.startingAfter) query = query.where('id', '<', page.startingAfter);
+  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+}
+
+export async function updateEndpoint(
+  db: Db,
+  p: Partition,
+  id: string,
+  changes: Partial<Omit<WebhookEndpointTable, 'id' | 'mode' | 'entity_id' | 'created_at'>>,
+): Promise<WebhookEndpointTable | undefined> {
+  await db.updateTable('webhook_endpoints').set(changes).where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).execute();
+  return getEndpoint(db, p, id);
+}
+
+/** Deletes an endpoint with its deliveries and their attempts; false when there was none. */
+export async function deleteEndpoint(db: Db, p: Partition, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('webhook_endpoints').where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
+}
+
+export async function getEvent(db: Db, p: Partition, id: string): Promise<EventTable | undefined> {
+  return db.selectFrom('events').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).executeTakeFirst();
+}
+
+export interface DeliveryFilter {
+  endpointId?: string;
+  eventId?: string;
+  status?: DeliveryStatus;
+  limit: number;
+  startingAfter?: string;
+}
+
+/** Deliveries of a partition, newest first (one more than `limit`), with their event type and attempts. */
+export async function listDeliveries(db: Db, p: Partition, filter: DeliveryFilter) {
+  let query = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .selectAll('d')
+    .select('e.type as event_type')
+    .where('d.mode', '=', p.mode)
+    .where('d.entity_id', '=', p.entityId);
+  if (filter.endpointId) query = query.where('d.endpoint_id', '=', filter.endpointId);
+  if (filter.eventId) query = query.where('d.event_id', '=', filter.eventId);
+  if (filter.status) query = query.where('d.status', '=', filter.status);
+  if (filter.startingAfter) query = query.where('d.id', '<', filter.startingAfter);
+  const deliveries = await query.orderBy('d.id', 'desc').limit(filter.limit + 1).execute();
+  const attempts = deliveries.length
+    ? await db.selectFrom('webhook_attempts').selectAll().where('delivery_id', 'in', deliveries.map((d) => d.id)).orderBy('attempt').execute()
+    : [];
+  return deliveries.map((d) => ({ ...d, attemptRows: attempts.filter((a) => a.delivery_id === d.id) }));
+}
+
+/**
+ * Leases up to `limit` due deliveries until `leaseUntil`; returns their ids. A row is due when it is pending,
+ * its next attempt has come, and no live lease holds it.
+ */
+export async function leaseDueDeliveries(db: Db, options: { now: string; leaseUntil: string; limit: number; skipLocked: boolean }): Promise<string[]> {
+  const due = db
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', options.now)
+    .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', options.now)]))
+    .orderBy('next_attempt_at')
+    .limit(options.limit)
+    .$if(options.skipLocked, (q) => q.forUpdate().skipLocked());
+  // The lease condition is checked again on each row as it is updated, so of two workers that picked the
+  // same row only the first takes it.
+  const leased = await db
+    .updateTable('webhook_deliveries')
+    .set({ leased_until: options.leaseUntil })
+    .where('id', 'in', due)
+    .where('status', '=', 'pending')
+    .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', options.now)]))
+    .returning('id')
+    .execute();
+  return leased.map((r) => r.id);
+}
+
+/** A leased delivery with what sending it needs. */
+export async function loadDelivery(db: Db, id: string) {
+  const row = await db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .selectAll('d')
+    .select([
+      'e.type as e_type', 'e.api_version as e_api_version', 'e.request_id as e_request_id', 'e.idempotency_key as e_idempotency_key',
+      'e.data as e_data', 'e.created_at as e_created_at',
+      'w.url as w_url', 'w.status as w_status', 'w.secret as w_secret', 'w.previous_secret as w_previous_secret',
+      'w.previous_secret_expires_at as w_previous_secret_expires_at',
+    ])
+    .where('d.id', '=', id)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const event: EventTable = {
+    id: row.event_id, mode: row.mode, entity_id: row.entity_id, type: row.e_type, api_version: row.e_api_version,
+    request_id: row.e_request_id, idempotency_key: row.e_idempotency_key, data: row.e_data, created_at: row.e_created_at,
+  };
+  const endpoint = {
+    id: row.endpoint_id, url: row.w_url, status: row.w_status, secret: row.w_secret, previous_secret: row.w_previous_secret,
+    previous_secret_expires_at: row.w_previous_secret_expires_at,
+  };
+  const delivery: WebhookDeliveryTable = {
+    id: row.id, event_id: row.event_id, endpoint_id: row.endpoint_id, mode: row.mode, entity_id: row.entity_id, status: row.status,
+    attempts: row.attempts, next_attempt_at: row.next_attempt_at, leased_until: row.leased_until, first_attempt_at: row.first_attempt_at,
+    last_status: row.last_status, last_error: row.last_error, created_at: row.created_at, updated_at: row.updated_at,
+  };
+  return { delivery, event, endpoint };
+}
+
+export interface Settlement {
+  /** The lease under which the delivery was sent; a delivery leased again since is left alone. */
+  leasedUntil: string;
+  attempt?: WebhookAttemptTable;
+  status: DeliveryStatus;
+  nextAttemptAt: string;
+  firstAttemptAt: string | null;
+  lastStatus: number | null;
+  lastError: string | null;
+  /** Disables the endpoint (it answered 410 Gone). */
+  disableEndpoint?: boolean;
+}
+
+/** Records an attempt and the delivery's new state together; false when the lease was lost meanwhile. */
+export async function settleDelivery(db: Db, delivery: WebhookDeliveryTable, s: Settlement): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const now = new Date().toISOString();
+    const updated = await trx
+      .updateTable('webhook_deliveries')
+      .set({
+        status: s.status,
+        attempts: s.attempt ? delivery.attempts + 1 : delivery.attempts,
+        next_attempt_at: s.nextAttemptAt,
+        leased_until: null,
+        first_attempt_at: s.firstAttemptAt,
+        last_status: s.lastStatus,
+        last_error: s.lastError,
+        updated_at: now,
+      })
+      .where('id', '=', delivery.id)
+      .where('leased_until', '=', s.leasedUntil)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) !== 1) return false;
+    if (s.attempt) await trx.insertInto('webhook_attempts').values(s.attempt).execute();
+    if (s.disableEndpoint) {
+      await trx.updateTable('webhook_endpoints').set({ status: 'disabled', disabled_reason: 'gone', updated_at: now }).where('id', '=', delivery.endpoint_id).execute();
+    }
+    return true;
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * Webhook delivery settings (API.md §12): the retry schedule per mode, the time a receiver has to answer,
+ * whether URLs may use http and private addresses, and how the workers poll. Read from the environment at
+ * start; the defaults are the contract's.
+ */
+
+export interface WebhookConfig {
+  /** When each retry is due, in ms after the first attempt; a delivery makes one attempt more than this lists. */
+  retryOffsetsMs: { live: number[]; test: number[] };
+  /** A receiver that has not answered within this is a failed attempt (15 s). */
+  timeoutMs: number;
+  /** Lets URLs use http in live mode and private, loopback and link-local addresses (development and tests). */
+  allowPrivateUrls: boolean;
+  /** Deliveries one worker sends at once. */
+  concurrency: number;
+  /** How often an idle worker looks for due deliveries; a commit in the same process wakes it at once. */
+  pollMs: number;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+export const DEFAULT_RETRY_SCHEDULE = { live: '5s,5m,30m,2h,5h,10h,14h,20h,24h', test: '5s,30s' };
+
+export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = {
+  retryOffsetsMs: { live: parseSchedule(DEFAULT_RETRY_SCHEDULE.live), test: parseSchedule(DEFAULT_RETRY_SCHEDULE.test) },
+  timeoutMs: 15_000,
+  allowPrivateUrls: false,
+  concurrency: 8,
+  pollMs: 1000,
+};
+
+/**
+ * Parses a schedule such as `5s,5m,30m,2h` into ms after the first attempt. An empty text means no retries.
+ * @throws Error naming `name` when an entry is malformed or the offsets do not grow.
+ */
+export function parseSchedule(text: string, name = 'schedule'): number[] {
+  const entries = text.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const offsets = entries.map((entry) => {
+    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(entry);
+    if (!match) throw new Error(`${name}: "${entry}" is not a duration such as 500ms, 5s, 5m or 2h.`);
+    return Math.round(Number(match[1]) * UNITS[match[2]!]!);
+  });
+  offsets.forEach((offset, i) => {
+    if (offset <= 0 || (i > 0 && offset <= offsets[i - 1]!)) throw new Error(`${name}: each retry must come after the one before (${text}).`);
+  });
+  return offsets;
+}
+
+/** The settings from `WEBHOOK_*` variables, defaults for those unset. */
+export function readWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
+  const number = (name: string, fallback: number, min: number) => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number of at least ${min}, not "${raw}".`);
+    return value;
+  };
+  return {
+    retryOffsetsMs: {
+      live: parseSchedule(env.WEBHOOK_RETRY_SCHEDULE_LIVE ?? DEFAULT_RETRY_SCHEDULE.live, 'WEBHOOK_RETRY_SCHEDULE_LIVE'),
+      test: parseSchedule(env.WEBHOOK_RETRY_SCHEDULE_TEST ?? DEFAULT_RETRY_SCHEDULE.test, 'WEBHOOK_RETRY_SCHEDULE_TEST'),
+    },
+    timeoutMs: number('WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_CONFIG.timeoutMs, 1),
+    allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS === '1',
+    concurrency: number('WEBHOOK_CONCURRENCY', DEFAULT_WEBHOOK_CONFIG.concurrency, 1),
+    pollMs: number('WEBHOOK_POLL_MS', DEFAULT_WEBHOOK_CONFIG.pollMs, 10),
+  };
+}

@@ -1,0 +1,156 @@
+/**
+ * The webhook delivery worker. It leases due deliveries from the store, sends each (signed) to its
+ * endpoint, and settles it: a 2xx answer succeeds; a 410 disables the endpoint; anything else is retried on
+ * the mode's schedule (offsets after the first attempt, stretched by up to 10% of jitter so that receivers
+ * are not hit by every retry at once, and never before a `Retry-After`), until the last attempt marks the
+ * delivery failed (it can be replayed). A worker runs inside the server by default and can run as its own
+ * process (`dispatch worker`); any number of them may share one PostgreSQL store.
+ *
+ * Delivery is at least once: a worker that dies mid-send leaves its lease to lapse, and another sends again.
+ */
+import type { Db, WebhookDeliveryTable } from '../store/schema.js';
+import { storeKind } from '../store/open.js';
+import { leaseDueDeliveries, loadDelivery, settleDelivery, type Settlement } from '../store/webhooks.js';
+import type { WebhookConfig } from './config.js';
+import { eventBody, signatures } from './message.js';
+import { postWebhook, type AttemptOutcome } from './post.js';
+
+const JITTER = 0.1;
+
+export class WebhookWorker {
+  readonly #db: Db;
+  readonly #config: WebhookConfig;
+  readonly #random: () => number;
+  readonly #inFlight = new Set<Promise<void>>();
+  #running = false;
+  #polling = false;
+  #again = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(db: Db, config: WebhookConfig, options: { random?: () => number } = {}) {
+    this.#db = db;
+    this.#config = config;
+    this.#random = options.random ?? Math.random;
+  }
+
+  start(): void {
+    this.#running = true;
+    this.#schedule(0);
+  }
+
+  /** Looks for due deliveries now rather than at the next poll. */
+  wake(): void {
+    if (this.#running) this.#schedule(0);
+  }
+
+  /** Stops leasing and waits for the deliveries being sent. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    await Promise.allSettled([...this.#inFlight]);
+  }
+
+  #schedule(ms: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#poll(), ms);
+    // The worker never keeps a process alive on its own.
+    this.#timer.unref();
+  }
+
+  async #poll(): Promise<void> {
+    if (this.#polling) {
+      this.#again = true;
+      return;
+    }
+    this.#polling = true;
+    this.#again = false;
+    try {
+      let free = this.#config.concurrency - this.#inFlight.size;
+      while (this.#running && free > 0) {
+        const now = Date.now();
+        const ids = await leaseDueDeliveries(this.#db, {
+          now: new Date(now).toISOString(),
+          // The lease outlasts the longest attempt with room to settle it.
+          leaseUntil: new Date(now + 2 * this.#config.timeoutMs + 1000).toISOString(),
+          limit: free,
+          skipLocked: storeKind(this.#db) === 'postgres',
+        });
+        for (const id of ids) this.#track(this.#deliver(id));
+        if (ids.length < free) break;
+        free = this.#config.concurrency - this.#inFlight.size;
+      }
+    } catch (error) {
+      console.error('webhook worker: could not lease deliveries:', (error as Error).message);
+    } finally {
+      this.#polling = false;
+      if (this.#running) this.#schedule(this.#again ? 0 : this.#config.pollMs);
+    }
+  }
+
+  #track(work: Promise<void>): void {
+    const done = work
+      .catch((error: unknown) => console.error('webhook worker: delivery failed unexpectedly:', (error as Error).message))
+      .finally(() => {
+        this.#inFlight.delete(done);
+        // A freed slot may take the next due delivery at once.
+        this.wake();
+      });
+    this.#inFlight.add(done);
+  }
+
+  async #deliver(id: string): Promise<void> {
+    const job = await loadDelivery(this.#db, id);
+    if (!job || job.delivery.leased_until === null) return;
+    const { delivery, event, endpoint } = job;
+    const base = { leasedUntil: delivery.leased_until!, firstAttemptAt: delivery.first_attempt_at, nextAttemptAt: delivery.next_attempt_at };
+    if (endpoint.status !== 'enabled') {
+      await settleDelivery(this.#db, delivery, { ...base, status: 'failed', lastStatus: delivery.last_status, lastError: 'the endpoint is disabled' });
+      return;
+    }
+    const body = eventBody(event);
+    const sentAt = new Date();
+    const headers = {
+      'webhook-id': event.id,
+      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+      'webhook-signature': signatures(endpoint, event.id, sentAt, body),
+    };
+    const outcome = await postWebhook(endpoint.url, headers, body, {
+      mode: delivery.mode,
+      timeoutMs: this.#config.timeoutMs,
+      allowPrivateUrls: this.#config.allowPrivateUrls,
+    });
+    await settleDelivery(this.#db, delivery, this.#settlement(delivery, sentAt, outcome));
+  }
+
+  /** The delivery's state after an attempt sent at `sentAt`. */
+  #settlement(delivery: WebhookDeliveryTable, sentAt: Date, outcome: AttemptOutcome): Settlement {
+    const attempt = delivery.attempts + 1;
+    const succeeded = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+    const firstAttemptAt = delivery.first_attempt_at ?? sentAt.toISOString();
+    const lastError = succeeded ? null : (outcome.error ?? `the receiver answered ${outcome.status}`);
+    const settled = {
+      leasedUntil: delivery.leased_until!,
+      attempt: {
+        delivery_id: delivery.id,
+        attempt,
+        started_at: sentAt.toISOString(),
+        duration_ms: outcome.durationMs,
+        response_status: outcome.status ?? null,
+        error: outcome.error ?? null,
+        succeeded: succeeded ? 1 : 0,
+      },
+      firstAttemptAt,
+      lastStatus: outcome.status ?? null,
+      lastError,
+      nextAttemptAt: delivery.next_attempt_at,
+    };
+    if (succeeded) return { ...settled, status: 'succeeded' };
+    if (outcome.status === 410) return { ...settled, status: 'failed', disableEndpoint: true };
+    const offsets = this.#config.retryOffsetsMs[delivery.mode];
+    const offset = offsets[attempt - 1];
+    if (offset === undefined) return { ...settled, status: 'failed' };
+    const scheduled = Date.parse(firstAttemptAt) + offset * (1 + JITTER * this.#random());
+    const next = Math.max(scheduled, Date.now() + (outcome.retryAfterMs ?? 0));
+    return { ...settled, status: 'pending', nextAttemptAt: new Date(next).toISOString() };
+  }
+}
