@@ -9,6 +9,8 @@ export interface Started {
   port: number;
   /** API keys issued by the real server, each for entity `bench<i>`. */
   keys?: string[];
+  /** More keys, each for entity `batch<i>`. */
+  batchKeys?: string[];
 }
 
 export function startChild(script: string, env: Record<string, string> = {}): Promise<Started> {
@@ -18,7 +20,7 @@ export function startChild(script: string, env: Record<string, string> = {}): Pr
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
-    child.once('message', (m: { port: number; keys?: string[] }) => resolve({ child, ...m }));
+    child.once('message', (m: { port: number; keys?: string[]; batchKeys?: string[] }) => resolve({ child, ...m }));
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
 }

@@ -19,8 +19,11 @@ import { openStore } from '../src/store/open.js';
 const shared = process.env.BENCH_MODE === 'shared';
 const db = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'dispatch-bench-')), databaseUrl: shared ? process.env.DATABASE_URL : undefined });
 const keys: string[] = [];
+// A second set, for entities of their own, runs the batch row: a batch spends ten calls of rate limit at once.
+const batchKeys: string[] = [];
 for (let i = 0; i < BENCH_KEYS; i++) {
   keys.push((await createKey(db, { mode: 'test', scopes: ['*'], entities: [`bench${i}`], tier: 'enterprise' })).secret);
+  batchKeys.push((await createKey(db, { mode: 'test', scopes: ['*'], entities: [`batch${i}`], tier: 'enterprise' })).secret);
 }
 const limiter = createLimiter({
   redisUrl: shared ? 'redis://127.0.0.1:6379' : undefined,
@@ -29,5 +32,5 @@ const limiter = createLimiter({
 });
 const app = await buildServer({ db, providers: { ai: { test: testTextModel } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench' });
 await app.listen({ port: 0, host: '127.0.0.1' });
-process.send?.({ port: (app.server.address() as AddressInfo).port, keys });
+process.send?.({ port: (app.server.address() as AddressInfo).port, keys, batchKeys });
 process.on('SIGTERM', () => process.exit(0));

@@ -113,12 +113,13 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     calls.set(request, call);
     call.envelope = parseEnvelope(call, request.body);
     const events = new EventStreamResponse(reply.raw, pingMs);
-    const start = () => ({ requestId, apiVersion: call.apiVersion! });
+    // A replay names the request that was answered, as its stored Request-Id header does.
+    const start = (headers: Record<string, string>) => ({ requestId: headers['Request-Id'] ?? requestId, apiVersion: call.apiVersion! });
     let answer: Reply;
     try {
       answer = await runCall(call, deps, () => {
         reply.hijack();
-        return events.open(call.responseHeaders, start());
+        return events.open(call.responseHeaders, start(call.responseHeaders));
       });
     } catch (error) {
       // Before the stream opens an error is an ordinary JSON answer; after, it is the stream's error event.
@@ -130,7 +131,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     // A replayed stream was answered before: it gets its start and its stored terminal event.
     if (!events.opened) {
       reply.hijack();
-      events.open(answer.headers, start());
+      events.open(answer.headers, start(answer.headers));
     }
     events.finish(answer);
     return reply;

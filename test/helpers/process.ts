@@ -55,6 +55,30 @@ export async function serve(env: Record<string, string>): Promise<ServeProcess> 
   };
 }
 
+/** Starts `dispatch worker`; resolves once it delivers. */
+export async function startWorker(env: Record<string, string>): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), 'worker'], { cwd: ROOT, env: { ...process.env, ...env } });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('Webhook worker')) resolve();
+    });
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+  });
+  return {
+    child,
+    url: '',
+    output: () => output,
+    stop: () => {
+      const exited = new Promise<number | null>((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
 /** The secret of the first key a server printed. */
 export function printedKey(output: string): string {
   const key = /^\s+(sk_test_[0-9A-Za-z]{40})$/m.exec(output)?.[1];

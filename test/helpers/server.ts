@@ -1,6 +1,7 @@
 /**
- * Starts the real server on a free port over a fresh SQLite store in a temporary directory, with keys
- * made straight in the store, and gives tests a small `post` helper for raw HTTP calls.
+ * Starts the real server on a free port over a fresh store (SQLite in a temporary directory, or a fresh
+ * PostgreSQL database), with keys made straight in the store, and gives tests a small `post` helper for
+ * raw HTTP calls.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 import type { Providers } from '../../src/providers/index.js';
 import { testTextModel } from '../../src/providers/test-model.js';
 import type { RateLimiter } from '../../src/runtime/rate-limit/limiter.js';
+import type { WebhookConfig } from '../../src/webhooks/config.js';
+import { createTestDatabase } from './postgres.js';
 import { MemoryRateLimiter } from '../../src/runtime/rate-limit/memory.js';
 import { buildServer } from '../../src/runtime/server.js';
 import { createKey, type NewKey } from '../../src/store/keys.js';
@@ -31,11 +34,31 @@ export interface Reply {
   body: any;
 }
 
-export async function startServer(
-  options: { providers?: Partial<Providers['ai']>; keyCacheTtlMs?: number; limiter?: RateLimiter } = {},
-): Promise<TestServer> {
+export interface TestServerOptions {
+  providers?: Partial<Providers['ai']>;
+  keyCacheTtlMs?: number;
+  limiter?: RateLimiter;
+  /** Runs on a fresh PostgreSQL database instead of SQLite. */
+  postgres?: boolean;
+  /** Webhook settings; by default private URLs are allowed (receivers listen on 127.0.0.1) and retries come fast. */
+  webhooks?: Partial<WebhookConfig>;
+  webhookWorker?: boolean;
+  streamPingMs?: number;
+}
+
+/** Webhook settings for tests: receivers on 127.0.0.1, retries within a second. */
+export const TEST_WEBHOOKS: WebhookConfig = {
+  retryOffsetsMs: { live: [150, 450], test: [150, 450] },
+  timeoutMs: 1000,
+  allowPrivateUrls: true,
+  concurrency: 8,
+  pollMs: 50,
+};
+
+export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'dispatch-test-'));
-  const db = await openStore({ dataDir: dir });
+  const database = options.postgres ? await createTestDatabase() : undefined;
+  const db = await openStore({ dataDir: dir, ...(database ? { databaseUrl: database.url } : {}) });
   const limiter = options.limiter ?? new MemoryRateLimiter();
   const app = await buildServer({
     db,
@@ -43,6 +66,9 @@ export async function startServer(
     limiter,
     keyCacheTtlMs: options.keyCacheTtlMs ?? 2000,
     serverVersion: '0.0.0-test',
+    webhooks: { ...TEST_WEBHOOKS, ...options.webhooks },
+    ...(options.webhookWorker !== undefined ? { webhookWorker: options.webhookWorker } : {}),
+    ...(options.streamPingMs !== undefined ? { streamPingMs: options.streamPingMs } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -76,6 +102,7 @@ export async function startServer(
       await app.close();
       await limiter.close();
       await db.destroy();
+      await database?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -11,6 +11,8 @@ import { openAiCompatibleModel } from '../../src/providers/openai-compatible.js'
 import { testTextModel } from '../../src/providers/test-model.js';
 import type { TextGenerationRequest, TextModel } from '../../src/providers/text-model.js';
 import { ApiError } from '../../src/runtime/errors.js';
+import { startServer } from '../helpers/server.js';
+import { postStream } from '../helpers/sse.js';
 
 const API_KEY = 'sk-test-0123456789abcdef';
 const KNOWN_MODELS = new Set(['gpt-4o-mini', 'gpt-4o', 'llama-3.1-8b']);
@@ -344,6 +346,93 @@ describe('openAiCompatibleModel: aborts', () => {
     controller.abort(reason);
     await expect(modelFor().generate(request({ signal: controller.signal }))).rejects.toBe(reason);
     expect(received).toHaveLength(0);
+  });
+});
+
+/** Answers as OpenAI streams a chat completion: chunks of content, a chunk with the usage, then [DONE]. */
+function streamed(pieces: string[], options: { usage?: boolean; done?: boolean; failAfter?: number; split?: boolean } = {}): Behaviour {
+  return (res, body) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+    const chunk = (choices: unknown[], usage: unknown = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-123', object: 'chat.completion.chunk', created: 1_700_000_000, model: `${body.model}-2024-07-18`, system_fingerprint: 'fp_test', choices, usage })}\n\n`;
+    const parts = [chunk([{ index: 0, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }])];
+    pieces.forEach((content, i) => {
+      if (options.failAfter === i) parts.push(`data: ${JSON.stringify({ error: { message: 'The server had an error while processing your request.', type: 'server_error' } })}\n\n`);
+      else parts.push(chunk([{ index: 0, delta: { content }, logprobs: null, finish_reason: null }]));
+    });
+    parts.push(chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }]));
+    if (options.usage !== false && body.stream_options?.include_usage) parts.push(chunk([], { prompt_tokens: 9, completion_tokens: pieces.length, total_tokens: 9 + pieces.length }));
+    if (options.done !== false) parts.push('data: [DONE]\n\n');
+    const text = parts.join('');
+    // Split mid-line too, as TCP may: a parser must put events back together.
+    const cuts = options.split ? text.match(/[\s\S]{1,7}/g)! : [text];
+    let i = 0;
+    const next = () => (i < cuts.length ? (res.write(cuts[i++]), setImmediate(next)) : res.end());
+    next();
+  };
+}
+
+describe('openAiCompatibleModel: streaming', () => {
+  it('asks for a stream with usage and hands over each piece as it arrives', async () => {
+    behaviour = streamed(['Pos', 'itive', '!'], { split: true });
+    const deltas: string[] = [];
+    const result = await modelFor().generate(request({ onDelta: (text) => deltas.push(text) }));
+    expect(received[0]!.body).toMatchObject({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true } });
+    expect(deltas).toEqual(['Pos', 'itive', '!']);
+    expect(result).toEqual({ text: 'Positive!', model: 'fast', tokens: { input: 9, output: 3 } });
+  });
+
+  it('does not ask for a stream when nobody listens', async () => {
+    await modelFor().generate(request());
+    expect(received[0]!.body.stream).toBeUndefined();
+    expect(received[0]!.body.stream_options).toBeUndefined();
+  });
+
+  it('turns an error in the middle of the stream into 502 provider_failed', async () => {
+    behaviour = streamed(['a', 'b', 'c'], { failAfter: 1 });
+    const deltas: string[] = [];
+    const error = await apiError(modelFor().generate(request({ onDelta: (text) => deltas.push(text) })));
+    expect(deltas).toEqual(['a']);
+    expect(error.code).toBe('provider_failed');
+    expect(error.details).toEqual({ upstreamMessage: 'The server had an error while processing your request.' });
+  });
+
+  it.each([
+    ['without [DONE]', { done: false }],
+    ['without usage', { usage: false }],
+  ])('refuses a stream %s as not a whole completion', async (_name, options) => {
+    behaviour = streamed(['a'], options);
+    const error = await apiError(modelFor().generate(request({ onDelta: () => {} })));
+    expect(error.code).toBe('provider_failed');
+    expect(error.message).toContain('chat completion stream');
+  });
+
+  it('rejects with the signal reason when the caller aborts mid-stream', async () => {
+    behaviour = (res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'first' } }] })}\n\n`);
+    };
+    const controller = new AbortController();
+    const reason = new Error('client went away');
+    const pending = modelFor().generate(request({ signal: controller.signal, onDelta: () => controller.abort(reason) }));
+    await expect(pending).rejects.toBe(reason);
+  });
+
+  it('streams through POST /do to a client, end to end', async () => {
+    behaviour = streamed(['Hello', ',', ' world']);
+    const server = await startServer({ providers: { live: modelFor() } });
+    try {
+      const key = (await server.key({ mode: 'live' })).secret;
+      const reply = await postStream(server.url, { face: 'ai', action: 'generate', payload: { model: 'fast', prompt: 'Say hello' }, options: { stream: true } }, {
+        authorization: `Bearer ${key}`,
+        'x-entity-id': 'acme',
+      });
+      expect(reply.events.map((e) => e.event)).toEqual(['start', 'delta', 'delta', 'delta', 'result']);
+      expect(reply.events.filter((e) => e.event === 'delta').map((e) => e.data.text)).toEqual(['Hello', ',', ' world']);
+      expect(reply.events.at(-1)!.data.data).toEqual({ text: 'Hello, world', model: 'fast', tokens: { input: 9, output: 3 } });
+    } finally {
+      await server.close();
+    }
   });
 });
 

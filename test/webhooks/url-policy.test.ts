@@ -1,0 +1,53 @@
+/**
+ * The address rules of webhook URLs: which addresses count as private, what a URL may look like per mode,
+ * and the guarded lookup that refuses a name resolving to a private address at connection time.
+ */
+import type { LookupAddress } from 'node:dns';
+import { describe, expect, it } from 'vitest';
+import { guardedLookup, isPrivateAddress, urlProblem } from '../../src/webhooks/url-policy.js';
+
+describe('isPrivateAddress', () => {
+  it.each([
+    ['127.0.0.1', true], ['10.20.30.40', true], ['172.16.0.1', true], ['172.31.255.255', true], ['192.168.1.1', true],
+    ['169.254.169.254', true], ['100.64.0.1', true], ['0.0.0.0', true], ['224.0.0.1', true], ['::1', true], ['::', true],
+    ['fe80::1', true], ['fd12:3456::1', true], ['::ffff:10.0.0.1', true], ['::ffff:127.0.0.1', true], ['not an address', true],
+    ['8.8.8.8', false], ['172.32.0.1', false], ['93.184.216.34', false], ['2606:4700::1111', false], ['::ffff:8.8.8.8', false],
+  ])('%s → %s', (address, expected) => {
+    expect(isPrivateAddress(address)).toBe(expected);
+  });
+});
+
+describe('urlProblem', () => {
+  it.each([
+    ['https://hooks.example.com/x', 'live', false, undefined],
+    ['http://hooks.example.com/x', 'test', false, undefined],
+    ['http://hooks.example.com/x', 'live', false, 'live-mode webhook URLs must use https'],
+    ['http://hooks.example.com/x', 'live', true, undefined],
+    ['https://127.0.0.1/x', 'test', false, '127.0.0.1 is not a public address'],
+    ['https://127.0.0.1/x', 'test', true, undefined],
+    ['https://api.localhost/x', 'test', false, 'api.localhost is a loopback name'],
+    ['https://[fe80::1]/x', 'live', false, 'fe80::1 is not a public address'],
+    ['file:///etc/passwd', 'test', true, 'a webhook URL is http or https, not file:'],
+  ] as const)('%s in %s mode (private allowed: %s)', (url, mode, allow, expected) => {
+    expect(urlProblem(new URL(url), mode, allow)).toBe(expected);
+  });
+});
+
+describe('guardedLookup', () => {
+  const lookup = (allow: boolean, host: string) =>
+    new Promise<{ error: NodeJS.ErrnoException | null; address: string | LookupAddress[] }>((resolve) =>
+      guardedLookup(allow)(host, { all: false }, (error, address) => resolve({ error, address })),
+    );
+
+  it('refuses a name that resolves to a private address when the connection is made', async () => {
+    const { error } = await lookup(false, 'localhost');
+    expect(error?.code).toBe('EADDRNOTALLOWED');
+    expect(error?.message).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), which is not a public address$/);
+  });
+
+  it('lets it through when private addresses are allowed', async () => {
+    const { error, address } = await lookup(true, 'localhost');
+    expect(error).toBeNull();
+    expect(['127.0.0.1', '::1']).toContain(address);
+  });
+});
