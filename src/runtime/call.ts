@@ -66,8 +66,6 @@ export interface RuntimeDeps {
   readonly serverVersion: string;
   readonly idempotencyTtlSeconds: number;
   readonly settings: HandlerSettings;
-  /** Told after a commit that queued webhook deliveries, so an in-process worker sends them at once. */
-  readonly deliveriesQueued: () => void;
   /** Counts a call for metrics; batch requests are counted one by one. */
   readonly observe: (face: string, action: string, status: number, seconds: number) => void;
 }

@@ -71,7 +71,6 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     serverVersion: options.serverVersion,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls },
-    deliveriesQueued: () => worker?.wake(),
     observe: (face, action, status, seconds) => metrics.observeCall(face, action, status, seconds),
   };
   const pingMs = options.streamPingMs ?? 15_000;

@@ -3,7 +3,9 @@
  * in its transaction, together with one pending delivery per subscribed endpoint. What rolls back sends
  * nothing; what commits is delivered by the workers, at least once, even across restarts.
  */
+import { EventEmitter } from 'node:events';
 import { newId } from '../runtime/secrets.js';
+import { afterCommit } from './transaction.js';
 import type { Db, EventTable, Mode } from './schema.js';
 
 /** An event as a handler emitted it. */
@@ -32,13 +34,15 @@ export function matchesEventPattern(pattern: string, type: string): boolean {
   return pattern === type;
 }
 
-/** Transactions (their `db`) in which deliveries were queued: the worker is woken once they commit. */
-const queuedOn = new WeakSet<Db>();
+/** Tells the workers of this process that deliveries are due, so they need not wait for their next poll. */
+const queued = new EventEmitter().setMaxListeners(0);
 
-/** True when deliveries were queued through `db`; the runtime wakes the worker after committing it. */
-export function deliveriesQueuedOn(db: Db): boolean {
-  return queuedOn.has(db);
+export function onDeliveriesQueued(listener: () => void): () => void {
+  queued.on('queued', listener);
+  return () => queued.off('queued', listener);
 }
+
+const announce = () => queued.emit('queued');
 
 /**
  * Writes the events and their pending deliveries. Run it on the call's transaction so the events commit or
@@ -76,7 +80,7 @@ export async function writeEvents(db: Db, origin: EventOrigin, events: readonly 
   });
   if (deliveries.length > 0) {
     await db.insertInto('webhook_deliveries').values(deliveries).execute();
-    queuedOn.add(db);
+    afterCommit(db, announce);
   }
 }
 
@@ -86,7 +90,7 @@ export async function queueDeliveries(db: Db, origin: { mode: Mode; entityId: st
   const now = new Date().toISOString();
   const rows = endpointIds.map((endpointId) => newDelivery(eventId, endpointId, origin, now));
   await db.insertInto('webhook_deliveries').values(rows).execute();
-  queuedOn.add(db);
+  afterCommit(db, announce);
   return rows.map((r) => ({ id: r.id, endpointId: r.endpoint_id }));
 }
 

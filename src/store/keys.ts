@@ -4,6 +4,7 @@
  */
 import { newId, randomBase62, sha256 } from '../runtime/secrets.js';
 import { notifyKeyChanged } from './key-changes.js';
+import { afterCommit } from './transaction.js';
 import type { ApiKeyTable, Db, Mode } from './schema.js';
 
 export type Entities = '*' | string[];
@@ -94,7 +95,7 @@ export async function countKeys(db: Db): Promise<number> {
 /** Sets `revoked_at` unless the key is already revoked; returns the record as it now stands. */
 export async function revokeKey(db: Db, mode: Mode, id: string, at = new Date()): Promise<KeyRecord | undefined> {
   await db.updateTable('api_keys').set({ revoked_at: at.toISOString() }).where('mode', '=', mode).where('id', '=', id).where('revoked_at', 'is', null).execute();
-  notifyKeyChanged(id);
+  afterCommit(db, () => notifyKeyChanged(id));
   return getKey(db, mode, id);
 }
 
@@ -108,7 +109,7 @@ export async function expireKey(db: Db, mode: Mode, id: string, at: Date): Promi
     .where('id', '=', id)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', iso)]))
     .execute();
-  notifyKeyChanged(id);
+  afterCommit(db, () => notifyKeyChanged(id));
   return getKey(db, mode, id);
 }
 

@@ -11,6 +11,20 @@
 import { Kysely, type ConnectionProvider, type ControlledTransaction, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
 import type { Database, Db } from './schema.js';
 
+/** What must wait for a call's transaction to commit, by the `db` of that transaction. */
+const afterCommits = new WeakMap<Db, (() => void)[]>();
+
+/**
+ * Runs `effect` once what was written through `db` is committed: at once for the store itself, after the
+ * commit for a call's transaction (and never if it rolls back). Telling others about a change (a revoked
+ * key, queued deliveries) before it is visible would let them act on the old state.
+ */
+export function afterCommit(db: Db, effect: () => void): void {
+  const pending = afterCommits.get(db);
+  if (pending) pending.push(effect);
+  else effect();
+}
+
 export class CallTransaction {
   readonly db: Db;
   #begun: Promise<ControlledTransaction<Database>> | undefined;
@@ -32,6 +46,7 @@ export class CallTransaction {
     const driver = { init: async () => {}, acquireConnection: unsupported, beginTransaction: unsupported, commitTransaction: unsupported, rollbackTransaction: unsupported, releaseConnection: async () => {}, destroy: async () => {} } satisfies Driver;
     const dialect = { createAdapter: unsupported, createDriver: () => driver, createIntrospector: unsupported, createQueryCompiler: unsupported } satisfies Dialect;
     this.db = new Kysely<Database>({ config: { dialect }, dialect, driver, executor: root.getExecutor().withConnectionProvider(provider) });
+    afterCommits.set(this.db, []);
   }
 
   /** True once a query has begun the transaction. */
@@ -43,11 +58,15 @@ export class CallTransaction {
   async commit(): Promise<void> {
     this.#finished = true;
     if (this.#begun) await (await this.#begun).commit().execute();
+    const effects = afterCommits.get(this.db) ?? [];
+    afterCommits.delete(this.db);
+    for (const effect of effects) effect();
   }
 
   /** Undoes what the call wrote; safe after a failed commit, and twice. */
   async rollback(): Promise<void> {
     this.#finished = true;
+    afterCommits.delete(this.db);
     const trx = await this.#begun?.catch(() => undefined);
     // A rollback that fails (a dead connection) still releases the connection, and leaves nothing behind.
     if (trx && !trx.isCommitted && !trx.isRolledBack) await trx.rollback().execute().catch(() => {});

@@ -8,6 +8,7 @@
  *
  * Delivery is at least once: a worker that dies mid-send leaves its lease to lapse, and another sends again.
  */
+import { onDeliveriesQueued } from '../store/events.js';
 import type { Db, WebhookDeliveryTable } from '../store/schema.js';
 import { storeKind } from '../store/open.js';
 import { leaseDueDeliveries, loadDelivery, settleDelivery, type Settlement } from '../store/webhooks.js';
@@ -26,6 +27,7 @@ export class WebhookWorker {
   #polling = false;
   #again = false;
   #timer: NodeJS.Timeout | undefined;
+  #unsubscribe: (() => void) | undefined;
 
   constructor(db: Db, config: WebhookConfig, options: { random?: () => number } = {}) {
     this.#db = db;
@@ -35,6 +37,8 @@ export class WebhookWorker {
 
   start(): void {
     this.#running = true;
+    // Deliveries queued by calls in this process are sent at once; those of other processes at the next poll.
+    this.#unsubscribe = onDeliveriesQueued(() => this.wake());
     this.#schedule(0);
   }
 
@@ -46,6 +50,7 @@ export class WebhookWorker {
   /** Stops leasing and waits for the deliveries being sent. */
   async stop(): Promise<void> {
     this.#running = false;
+    this.#unsubscribe?.();
     clearTimeout(this.#timer);
     await Promise.allSettled([...this.#inFlight]);
   }

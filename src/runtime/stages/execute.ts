@@ -5,7 +5,7 @@
  * rolled back and the error reply is stored instead. Once execution has started every outcome is a Reply
  * (errors included); anything that is not an ApiError becomes a 500 without its details.
  */
-import { deliveriesQueuedOn, writeEvents, type EmittedEvent } from '../../store/events.js';
+import { writeEvents, type EmittedEvent } from '../../store/events.js';
 import { CallTransaction } from '../../store/transaction.js';
 import { runBatch } from '../batch.js';
 import type { CallState, Reply, RuntimeDeps } from '../call.js';
@@ -55,7 +55,6 @@ export async function commitCall(call: CallState, deps: RuntimeDeps, tx: CallTra
   await writeEvents(tx.db, eventOrigin(call), events);
   if (reply) await completeIdempotency(call, tx.begun ? tx.db : deps.db, reply);
   await tx.commit();
-  if (deliveriesQueuedOn(tx.db)) deps.deliveriesQueued();
 }
 
 /** The error reply of a call whose execution failed, stored under its idempotency key. */

@@ -1,0 +1,161 @@
+/**
+ * Store conformance for calls and the outbox, on every store implementation: the call transaction (begun
+ * lazily, committed or rolled back whole, closed afterwards, with effects that wait for the commit), the
+ * fan-out of events to subscribed endpoints, and the delivery queue leased by competing connections.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../../src/runtime/secrets.js';
+import { writeEvents, type EventOrigin } from '../../src/store/events.js';
+import { openStore, storeKind } from '../../src/store/open.js';
+import type { Db, Mode } from '../../src/store/schema.js';
+import { afterCommit, CallTransaction } from '../../src/store/transaction.js';
+import { insertEndpoint, leaseDueDeliveries, loadDelivery, settleDelivery } from '../../src/store/webhooks.js';
+import { implementations, type StoreLocation } from './implementations.js';
+
+const iso = (ms = 0) => new Date(Date.now() + ms).toISOString();
+
+describe.each(implementations)('calls and the outbox on $name', (impl) => {
+  let location: StoreLocation;
+  let db: Db;
+  let other: Db;
+
+  beforeAll(async () => {
+    location = await impl.create();
+    db = await openStore(location.config);
+    other = await openStore(location.config);
+  });
+  afterAll(async () => {
+    await other?.destroy();
+    await db?.destroy();
+    await location?.remove();
+  });
+
+  const origin = (entityId: string, mode: Mode = 'test'): EventOrigin => ({ mode, entityId, apiVersion: '2026-09-01', requestId: newId('req') });
+  const event = (type = 'auth.signup.succeeded', endpointId?: string) => ({ id: newId('evt'), type, data: { n: 1 }, ...(endpointId ? { endpointId } : {}) });
+  const eventCount = async (entityId: string) => (await db.selectFrom('events').select('id').where('entity_id', '=', entityId).execute()).length;
+
+  async function endpoint(entityId: string, eventTypes: string[], options: { mode?: Mode; status?: 'enabled' | 'disabled' } = {}) {
+    const id = newId('wh');
+    await insertEndpoint(db, {
+      id, mode: options.mode ?? 'test', entity_id: entityId, url: 'https://example.com/hooks', description: null,
+      event_types: JSON.stringify(eventTypes), status: options.status ?? 'enabled', disabled_reason: null,
+      secret: 'whsec_x', previous_secret: null, previous_secret_expires_at: null, created_at: iso(), updated_at: iso(),
+    });
+    return id;
+  }
+  const deliveriesTo = async (endpointId: string) =>
+    (await db.selectFrom('webhook_deliveries as d').innerJoin('events as e', 'e.id', 'd.event_id').select('e.type').where('d.endpoint_id', '=', endpointId).execute()).map((r) => r.type).sort();
+
+  describe('the call transaction', () => {
+    it('begins only with its first query, and commits everything written through it', async () => {
+      const entity = newId('ent');
+      const tx = new CallTransaction(db);
+      expect(tx.begun).toBe(false);
+      await writeEvents(tx.db, origin(entity), [event(), event()]);
+      expect(tx.begun).toBe(true);
+      await tx.commit();
+      expect(await eventCount(entity)).toBe(2);
+    });
+
+    it('rolls back everything written through it, and refuses queries once finished', async () => {
+      const entity = newId('ent');
+      const tx = new CallTransaction(db);
+      await writeEvents(tx.db, origin(entity), [event()]);
+      await tx.rollback();
+      expect(await eventCount(entity)).toBe(0);
+      await expect(tx.db.selectFrom('events').select('id').execute()).rejects.toThrow(/transaction is closed/);
+      await tx.rollback();
+    });
+
+    it('keeps what it wrote from others until it commits', async () => {
+      const entity = newId('ent');
+      const tx = new CallTransaction(db);
+      await writeEvents(tx.db, origin(entity), [event()]);
+      expect(await eventCountVia(other, entity)).toBe(0);
+      await tx.commit();
+      expect(await eventCountVia(other, entity)).toBe(1);
+    });
+
+    it('runs effects after the commit, never after a rollback, and at once outside a call', async () => {
+      const order: string[] = [];
+      const committed = new CallTransaction(db);
+      await writeEvents(committed.db, origin(newId('ent')), [event()]);
+      afterCommit(committed.db, () => order.push('committed'));
+      expect(order).toEqual([]);
+      await committed.commit();
+      const rolledBack = new CallTransaction(db);
+      afterCommit(rolledBack.db, () => order.push('rolled back'));
+      await rolledBack.rollback();
+      afterCommit(db, () => order.push('root'));
+      expect(order).toEqual(['committed', 'root']);
+    });
+  });
+
+  describe('fan-out', () => {
+    it('queues a delivery for every enabled endpoint of the partition whose patterns match', async () => {
+      const entity = newId('ent');
+      const exact = await endpoint(entity, ['auth.signup.succeeded']);
+      const face = await endpoint(entity, ['keys.*']);
+      const all = await endpoint(entity, ['*']);
+      const disabled = await endpoint(entity, ['*'], { status: 'disabled' });
+      const live = await endpoint(entity, ['*'], { mode: 'live' });
+      const elsewhere = await endpoint(newId('ent'), ['*']);
+      await writeEvents(db, origin(entity), [event('auth.signup.succeeded'), event('keys.key.created'), event('ai.generate.completed')]);
+      expect(await deliveriesTo(exact)).toEqual(['auth.signup.succeeded']);
+      expect(await deliveriesTo(face)).toEqual(['keys.key.created']);
+      expect(await deliveriesTo(all)).toEqual(['ai.generate.completed', 'auth.signup.succeeded', 'keys.key.created']);
+      for (const none of [disabled, live, elsewhere]) expect(await deliveriesTo(none)).toEqual([]);
+    });
+
+    it('sends an event addressed to one endpoint to that endpoint only', async () => {
+      const entity = newId('ent');
+      const target = await endpoint(entity, ['auth.*']);
+      const bystander = await endpoint(entity, ['*']);
+      await writeEvents(db, origin(entity), [event('webhooks.endpoint.ping', target)]);
+      expect(await deliveriesTo(target)).toEqual(['webhooks.endpoint.ping']);
+      expect(await deliveriesTo(bystander)).toEqual([]);
+    });
+  });
+
+  describe('the delivery queue', () => {
+    it('leases each due delivery to one of several competing connections', async () => {
+      const entity = newId('ent');
+      await endpoint(entity, ['*']);
+      await writeEvents(db, origin(entity), Array.from({ length: 30 }, () => event()));
+      const skipLocked = storeKind(db) === 'postgres';
+      const lease = (store: Db) => leaseDueDeliveries(store, { now: iso(), leaseUntil: iso(60_000), limit: 4, skipLocked });
+      const taken: string[] = [];
+      for (;;) {
+        const rounds = await Promise.all([lease(db), lease(other), lease(db), lease(other)]);
+        taken.push(...rounds.flat());
+        if (rounds.every((r) => r.length === 0)) break;
+      }
+      const mine = await db.selectFrom('webhook_deliveries').select('id').where('entity_id', '=', entity).execute();
+      expect(taken.filter((id) => mine.some((m) => m.id === id)).sort()).toEqual(mine.map((m) => m.id).sort());
+      expect(new Set(taken).size).toBe(taken.length);
+    });
+
+    it('hands a delivery whose lease lapsed to another worker, and ignores the late settlement of the first', async () => {
+      const entity = newId('ent');
+      await endpoint(entity, ['*']);
+      await writeEvents(db, origin(entity), [event()]);
+      const skipLocked = storeKind(db) === 'postgres';
+      // Drain what earlier tests left due, so that only this delivery is in play.
+      while ((await leaseDueDeliveries(db, { now: iso(), leaseUntil: iso(3_600_000), limit: 100, skipLocked })).length > 0);
+      const [id] = (await db.selectFrom('webhook_deliveries').select('id').where('entity_id', '=', entity).execute()).map((r) => r.id);
+      await db.updateTable('webhook_deliveries').set({ leased_until: iso(-1000) }).where('id', '=', id!).execute();
+      const stale = (await loadDelivery(db, id!))!.delivery;
+      expect(await leaseDueDeliveries(other, { now: iso(), leaseUntil: iso(60_000), limit: 10, skipLocked })).toEqual([id]);
+      const settled = await settleDelivery(db, stale, {
+        leasedUntil: stale.leased_until!, status: 'succeeded', nextAttemptAt: iso(), firstAttemptAt: iso(), lastStatus: 200, lastError: null,
+        attempt: { delivery_id: id!, attempt: 1, started_at: iso(), duration_ms: 1, response_status: 200, error: null, succeeded: 1 },
+      });
+      expect(settled).toBe(false);
+      expect(await db.selectFrom('webhook_attempts').select('attempt').where('delivery_id', '=', id!).execute()).toEqual([]);
+    });
+  });
+});
+
+async function eventCountVia(store: Db, entityId: string): Promise<number> {
+  return (await store.selectFrom('events').select('id').where('entity_id', '=', entityId).execute()).length;
+}
