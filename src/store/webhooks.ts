@@ -108,9 +108,10 @@ export async function leaseDueDeliveries(db: Db, options: { now: string; leaseUn
   return leased.map((r) => r.id);
 }
 
-/** A leased delivery with what sending it needs. */
-export async function loadDelivery(db: Db, id: string) {
-  const row = await db
+/** Leased deliveries with what sending them needs, in one query. */
+export async function loadDeliveries(db: Db, ids: string[]) {
+  if (ids.length === 0) return [];
+  const rows = await db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
@@ -121,24 +122,27 @@ export async function loadDelivery(db: Db, id: string) {
       'w.url as w_url', 'w.status as w_status', 'w.secret as w_secret', 'w.previous_secret as w_previous_secret',
       'w.previous_secret_expires_at as w_previous_secret_expires_at',
     ])
-    .where('d.id', '=', id)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const event: EventTable = {
-    id: row.event_id, mode: row.mode, entity_id: row.entity_id, type: row.e_type, api_version: row.e_api_version,
-    request_id: row.e_request_id, idempotency_key: row.e_idempotency_key, data: row.e_data, created_at: row.e_created_at,
-  };
-  const endpoint = {
-    id: row.endpoint_id, url: row.w_url, status: row.w_status, secret: row.w_secret, previous_secret: row.w_previous_secret,
-    previous_secret_expires_at: row.w_previous_secret_expires_at,
-  };
-  const delivery: WebhookDeliveryTable = {
-    id: row.id, event_id: row.event_id, endpoint_id: row.endpoint_id, mode: row.mode, entity_id: row.entity_id, status: row.status,
-    attempts: row.attempts, next_attempt_at: row.next_attempt_at, leased_until: row.leased_until, first_attempt_at: row.first_attempt_at,
-    last_status: row.last_status, last_error: row.last_error, created_at: row.created_at, updated_at: row.updated_at,
-  };
-  return { delivery, event, endpoint };
+    .where('d.id', 'in', ids)
+    .execute();
+  return rows.map((row) => {
+    const event: EventTable = {
+      id: row.event_id, mode: row.mode, entity_id: row.entity_id, type: row.e_type, api_version: row.e_api_version,
+      request_id: row.e_request_id, idempotency_key: row.e_idempotency_key, data: row.e_data, created_at: row.e_created_at,
+    };
+    const endpoint = {
+      id: row.endpoint_id, url: row.w_url, status: row.w_status, secret: row.w_secret, previous_secret: row.w_previous_secret,
+      previous_secret_expires_at: row.w_previous_secret_expires_at,
+    };
+    const delivery: WebhookDeliveryTable = {
+      id: row.id, event_id: row.event_id, endpoint_id: row.endpoint_id, mode: row.mode, entity_id: row.entity_id, status: row.status,
+      attempts: row.attempts, next_attempt_at: row.next_attempt_at, leased_until: row.leased_until, first_attempt_at: row.first_attempt_at,
+      last_status: row.last_status, last_error: row.last_error, created_at: row.created_at, updated_at: row.updated_at,
+    };
+    return { delivery, event, endpoint };
+  });
 }
+
+export type DeliveryJob = Awaited<ReturnType<typeof loadDeliveries>>[number];
 
 export interface Settlement {
   /** The lease under which the delivery was sent; a delivery leased again since is left alone. */

@@ -11,7 +11,7 @@
 import { onDeliveriesQueued } from '../store/events.js';
 import type { Db, WebhookDeliveryTable } from '../store/schema.js';
 import { storeKind } from '../store/open.js';
-import { leaseDueDeliveries, loadDelivery, settleDelivery, type Settlement } from '../store/webhooks.js';
+import { leaseDueDeliveries, loadDeliveries, settleDelivery, type DeliveryJob, type Settlement } from '../store/webhooks.js';
 import type { WebhookConfig } from './config.js';
 import { eventBody, signatures } from './message.js';
 import { postWebhook, type AttemptOutcome } from './post.js';
@@ -80,7 +80,7 @@ export class WebhookWorker {
           limit: free,
           skipLocked: storeKind(this.#db) === 'postgres',
         });
-        for (const id of ids) this.#track(this.#deliver(id));
+        for (const job of await loadDeliveries(this.#db, ids)) this.#track(this.#deliver(job));
         if (ids.length < free) break;
         free = this.#config.concurrency - this.#inFlight.size;
       }
@@ -103,10 +103,7 @@ export class WebhookWorker {
     this.#inFlight.add(done);
   }
 
-  async #deliver(id: string): Promise<void> {
-    const job = await loadDelivery(this.#db, id);
-    if (!job || job.delivery.leased_until === null) return;
-    const { delivery, event, endpoint } = job;
+  async #deliver({ delivery, event, endpoint }: DeliveryJob): Promise<void> {
     const base = { leasedUntil: delivery.leased_until!, firstAttemptAt: delivery.first_attempt_at, nextAttemptAt: delivery.next_attempt_at };
     if (endpoint.status !== 'enabled') {
       await settleDelivery(this.#db, delivery, { ...base, status: 'failed', lastStatus: delivery.last_status, lastError: 'the endpoint is disabled' });

@@ -9,7 +9,7 @@ import { writeEvents, type EventOrigin } from '../../src/store/events.js';
 import { openStore, storeKind } from '../../src/store/open.js';
 import type { Db, Mode } from '../../src/store/schema.js';
 import { afterCommit, CallTransaction } from '../../src/store/transaction.js';
-import { insertEndpoint, leaseDueDeliveries, loadDelivery, settleDelivery } from '../../src/store/webhooks.js';
+import { insertEndpoint, leaseDueDeliveries, loadDeliveries, settleDelivery } from '../../src/store/webhooks.js';
 import { implementations, type StoreLocation } from './implementations.js';
 
 const iso = (ms = 0) => new Date(Date.now() + ms).toISOString();
@@ -144,7 +144,7 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       while ((await leaseDueDeliveries(db, { now: iso(), leaseUntil: iso(3_600_000), limit: 100, skipLocked })).length > 0);
       const [id] = (await db.selectFrom('webhook_deliveries').select('id').where('entity_id', '=', entity).execute()).map((r) => r.id);
       await db.updateTable('webhook_deliveries').set({ leased_until: iso(-1000) }).where('id', '=', id!).execute();
-      const stale = (await loadDelivery(db, id!))!.delivery;
+      const stale = (await loadDeliveries(db, [id!]))[0]!.delivery;
       expect(await leaseDueDeliveries(other, { now: iso(), leaseUntil: iso(60_000), limit: 10, skipLocked })).toEqual([id]);
       const settled = await settleDelivery(db, stale, {
         leasedUntil: stale.leased_until!, status: 'succeeded', nextAttemptAt: iso(), firstAttemptAt: iso(), lastStatus: 200, lastError: null,
