@@ -111,28 +111,25 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     };
     calls.set(request, call);
     call.envelope = parseEnvelope(call, request.body);
-    const events = new EventStreamResponse(reply.raw, pingMs);
-    // A replay names the request that was answered, as its stored Request-Id header does.
-    const start = (headers: Record<string, string>) => ({ requestId: headers['Request-Id'] ?? requestId, apiVersion: call.apiVersion! });
+    let events: EventStreamResponse | undefined;
+    const openStream = (headers: Record<string, string>): EventStreamResponse => {
+      reply.hijack();
+      // A replay names the request that was answered, as its stored Request-Id header does.
+      events = new EventStreamResponse(reply.raw, pingMs, headers, { requestId: headers['Request-Id'] ?? requestId, apiVersion: call.apiVersion! });
+      return events;
+    };
     let answer: Reply;
     try {
-      answer = await runCall(call, deps, () => {
-        reply.hijack();
-        return events.open(call.responseHeaders, start(call.responseHeaders));
-      });
+      answer = await runCall(call, deps, () => openStream(call.responseHeaders).channel);
     } catch (error) {
       // Before the stream opens an error is an ordinary JSON answer; after, it is the stream's error event.
-      if (!events.opened) throw error;
+      if (!events) throw error;
       answer = errorReply(call, options.serverVersion, toApiError(error, requestId));
     }
     observe(call, answer.status);
     if (!call.stream) return reply.code(answer.status).headers(answer.headers).send(answer.body);
     // A replayed stream was answered before: it gets its start and its stored terminal event.
-    if (!events.opened) {
-      reply.hijack();
-      events.open(answer.headers, start(answer.headers));
-    }
-    events.finish(answer);
+    (events ?? openStream(answer.headers)).finish(answer);
     return reply;
   };
 

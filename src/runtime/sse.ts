@@ -11,30 +11,23 @@ import type { StreamChannel } from './stages/execute.js';
 
 export class EventStreamResponse {
   readonly #raw: ServerResponse;
-  readonly #pingMs: number;
   readonly #gone = new AbortController();
+  readonly #ping: NodeJS.Timeout;
   #sequence = 0;
-  #ping: NodeJS.Timeout | undefined;
-  #opened = false;
   #ended = false;
+  /** Where the handler streams to. */
+  readonly channel: StreamChannel;
 
-  constructor(raw: ServerResponse, pingMs: number) {
+  /** Sends the headers and the `start` event at once, and pings every `pingMs` until the end. */
+  constructor(raw: ServerResponse, pingMs: number, headers: Record<string, string>, start: { requestId: string; apiVersion: string }) {
     this.#raw = raw;
-    this.#pingMs = pingMs;
     raw.once('close', () => {
       clearInterval(this.#ping);
       if (!this.#ended) this.#gone.abort();
     });
-  }
-
-  get opened(): boolean {
-    return this.#opened;
-  }
-
-  /** Sends the headers and the `start` event; returns where the handler streams to. */
-  open(headers: Record<string, string>, start: { requestId: string; apiVersion: string }): StreamChannel {
-    this.#opened = true;
-    this.#raw.writeHead(200, {
+    // A client that left before the stream opened is gone already.
+    if (raw.socket?.destroyed ?? true) this.#gone.abort();
+    raw.writeHead(200, {
       ...headers,
       'Content-Type': 'text/event-stream',
       'Cache-Control': 'no-cache',
@@ -43,8 +36,8 @@ export class EventStreamResponse {
       'X-Accel-Buffering': 'no',
     });
     this.#send('start', start);
-    this.#ping = setInterval(() => this.#send('ping', {}), this.#pingMs);
-    return {
+    this.#ping = setInterval(() => this.#send('ping', {}), pingMs);
+    this.channel = {
       signal: this.#gone.signal,
       sink: {
         active: true,
