@@ -5,6 +5,12 @@
 import { isObject } from '../spec/json-schema.js';
 import type { JsonSchema } from '../spec/model.js';
 
+/** A `label: value` line of a fact list, as the `facts` partial renders it; the value is markdown. */
+export interface Fact {
+  label: string;
+  value: string;
+}
+
 /** A markdown table as the `table` partial renders it; every cell is already escaped. */
 export interface TableView {
   header: string[];
@@ -33,6 +39,30 @@ interface FieldRow {
   description: string;
   since?: string;
   until?: string;
+}
+
+export const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** A face's page, relative to `docs/`. */
+export const facePath = (face: string) => `faces/${face}.md`;
+
+/** The event catalogue, relative to `docs/`. */
+export const EVENTS_PATH = 'events.md';
+
+/** A link to an action's section (`face.action`), from a page in `docs/` itself. */
+export const actionLink = (id: string) => `[${code(id)}](${facePath(id.split('.')[0]!)}#${slug(id)})`;
+
+/** A link to an event type's entry in the catalogue; `up` is the way from the linking page to `docs/`. */
+export const eventLink = (type: string, up = '') => `[${code(type)}](${up}${EVENTS_PATH}#${slug(type)})`;
+
+const UNITS: Record<string, string> = { ms: 'ms', s: 's', m: 'min', h: 'h' };
+
+/** A retry schedule as configured (`5s,5m,2h`) in words: `5 s, 5 min, 2 h`. */
+export function durations(schedule: string): string {
+  return schedule
+    .split(',')
+    .map((entry) => entry.trim().replace(/^(\d+(?:\.\d+)?)(ms|s|m|h)$/, (_all, n: string, unit: string) => `${n} ${UNITS[unit]}`))
+    .join(', ');
 }
 
 /** A table with every cell escaped. */

@@ -1,9 +1,10 @@
 /**
- * `generated/client/`: a typed client for the latest API version. `runtime.ts` is the hand-written
- * transport from `templates/client/`, copied as is; `types.ts` holds the payload and result types as a
- * client sends and receives them; `index.ts` adds one method per action on a `DispatchClient`.
+ * `generated/client/`: a typed client for the latest API version. The hand-written transport in
+ * `templates/client/` is copied file by file; `types.ts` holds the payload, result and webhook event types as
+ * a client sends and receives them; `index.ts` adds one method per action on a `DispatchClient` (with
+ * `.stream()` on streaming actions) and, for the built-in batch face, a typed `batch()` method.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
 import { materialize } from '../spec/json-schema.js';
 import type { Action, Catalog, Face, JsonSchema } from '../spec/model.js';
@@ -15,19 +16,28 @@ export const CLIENT_TYPES_PATH = 'client/types.ts';
 export const CLIENT_INDEX_PATH = 'client/index.ts';
 
 /** Members of the client class that a face property would shadow. */
-const CLASS_MEMBERS = new Set(['call', 'callWithMeta', 'constructor']);
+const CLASS_MEMBERS = new Set(['batch', 'call', 'callWithMeta', 'constructor', 'stream']);
 /** Names `index.ts` exports besides the re-exported runtime and types. */
-const INDEX_NAMES = ['DispatchClient', 'createClient', 'API_VERSION', 'Actions'];
+const INDEX_NAMES = ['DispatchClient', 'createClient', 'API_VERSION'];
+/** Names `types.ts` exports besides those of faces, actions and events. */
+const TYPE_NAMES = ['Actions', 'EventTypes', 'WebhookEvent', 'WebhookEventOf'];
+const BATCH_TYPE_NAMES = ['BatchRequest', 'BatchResultOf', 'BatchResults'];
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-const RUNTIME_TEMPLATE = new URL('../../templates/client/runtime.ts', import.meta.url);
-let runtimeCache: { mtimeMs: number; text: string } | undefined;
+const TEMPLATES = new URL('../../templates/client/', import.meta.url);
+const templateCache = new Map<string, { mtimeMs: number; text: string }>();
 
-/** The runtime template, read again only when it changes on disk, so `generate --watch` picks up edits. */
-function runtimeSource(): string {
-  const { mtimeMs } = statSync(RUNTIME_TEMPLATE);
-  if (runtimeCache?.mtimeMs !== mtimeMs) runtimeCache = { mtimeMs, text: readFileSync(RUNTIME_TEMPLATE, 'utf8') };
-  return runtimeCache.text;
+/** The template files by name, read again only when they change on disk, so `generate --watch` picks up edits. */
+function templates(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const name of readdirSync(TEMPLATES).filter((n) => n.endsWith('.ts')).sort()) {
+    const url = new URL(name, TEMPLATES);
+    const { mtimeMs } = statSync(url);
+    let cached = templateCache.get(name);
+    if (cached?.mtimeMs !== mtimeMs) templateCache.set(name, (cached = { mtimeMs, text: readFileSync(url, 'utf8') }));
+    files.set(name, cached.text);
+  }
+  return files;
 }
 
 /** A face with the actions the latest version serves, each with its payload schema in that version. */
@@ -36,7 +46,12 @@ interface ClientFace {
   actions: { action: Action; payload: JsonSchema }[];
 }
 
-/** The three client files, keyed by their path under `generated/`. Throws on a name the client could not hold. */
+/** The built-in batch face's `run` action, which becomes `client.batch()` instead of `client.batch.run()`. */
+interface BatchMethod {
+  action: Action;
+}
+
+/** The client files, keyed by their path under `generated/`. Throws on a name the client could not hold. */
 export function emitClient(catalog: Catalog): Map<string, string> {
   const latest = catalog.platform.latest;
   const faces = catalog.faces
@@ -47,17 +62,38 @@ export function emitClient(catalog: Catalog): Map<string, string> {
         return variant ? [{ action, payload: variant.schema }] : [];
       }),
     }))
-    .filter((f) => f.actions.length > 0);
-  checkNames(faces);
-  return new Map([
-    [CLIENT_RUNTIME_PATH, runtimeSource()],
-    [CLIENT_TYPES_PATH, printStatements(CLIENT_TYPES_PATH, typeStatements(faces, latest))],
-    [CLIENT_INDEX_PATH, printStatements(CLIENT_INDEX_PATH, indexStatements(faces, latest))],
-  ]);
+    .filter((f) => f.actions.length > 0 || f.face.events.length > 0);
+  const batch = batchMethod(faces);
+  checkNames(faces, batch);
+  const files = new Map<string, string>();
+  for (const [name, text] of templates()) files.set(`client/${name}`, text);
+  files.set(CLIENT_TYPES_PATH, printStatements(CLIENT_TYPES_PATH, typeStatements(faces, latest, batch)));
+  files.set(CLIENT_INDEX_PATH, printStatements(CLIENT_INDEX_PATH, indexStatements(faces, latest, batch)));
+  return files;
 }
 
-function typeStatements(faces: ClientFace[], latest: string): StatementStructures[] {
+/**
+ * Built-in faces are served by the runtime, not by handlers, and the client knows each one by name: today
+ * only `batch`, whose `run` becomes the typed `client.batch()`. Any other built-in face is refused rather
+ * than turned into a face property the client was never designed for.
+ */
+function batchMethod(faces: ClientFace[]): BatchMethod | undefined {
+  let batch: BatchMethod | undefined;
+  for (const { face, actions } of faces.filter((f) => f.face.builtin)) {
+    const run = actions.find((a) => a.action.name === 'run');
+    if (face.name !== 'batch' || !run || actions.length !== 1) {
+      throw new Error(`The client has no method for built-in face ${face.name} (${actions.map((a) => a.action.id).join(', ')}).`);
+    }
+    batch = { action: run.action };
+  }
+  return batch;
+}
+
+function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined): StatementStructures[] {
   const out: StatementStructures[] = [];
+  if (batch) {
+    out.push({ kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './runtime.js', namedImports: ['BatchItemResult'] });
+  }
   for (const { face, actions } of faces) {
     const options: TypeOptions = { server: false, refName: (name) => face.typeName + name };
     const named = Object.fromEntries(face.schemas.map((s) => [s.name, s.schema]));
@@ -69,30 +105,121 @@ function typeStatements(faces: ClientFace[], latest: string): StatementStructure
       out.push(declaration(`${action.typeName}Payload`, withoutDefs(payload), options, [served]));
       out.push(declaration(`${action.typeName}Result`, withoutDefs(action.resultSchema), options, [`Result of \`${action.id}\`.`]));
     }
+    for (const event of face.events) {
+      const docs = [`Data of the \`${event.type}\` event: ${event.summary.trim()}`];
+      out.push(declaration(`${event.typeName}Data`, withoutDefs(event.dataSchema), options, docs));
+    }
   }
-  out.push({
-    kind: StructureKind.Interface,
-    name: 'Actions',
-    isExported: true,
-    docs: ['Every action of the client by `face.action` id, with its payload and result types.'],
-    properties: faces.flatMap(({ actions }) =>
-      actions.map(({ action: a }) => ({
-        name: JSON.stringify(a.id),
-        type: `{ payload: ${a.typeName}Payload; result: ${a.typeName}Result }`,
-      })),
-    ),
-  });
+  out.push(
+    {
+      kind: StructureKind.Interface,
+      name: 'Actions',
+      isExported: true,
+      docs: ['Every action of the client by `face.action` id, with its payload and result types.'],
+      properties: faces.flatMap(({ actions }) =>
+        actions.map(({ action: a }) => ({
+          name: JSON.stringify(a.id),
+          type: `{ payload: ${a.typeName}Payload; result: ${a.typeName}Result }`,
+        })),
+      ),
+    },
+    ...eventStatements(faces),
+  );
+  if (batch) out.push(...batchStatements(faces));
   return out;
 }
 
-function indexStatements(faces: ClientFace[], latest: string): StatementStructures[] {
-  const typeNames = faces.flatMap(({ actions }) => actions.flatMap(({ action: a }) => [`${a.typeName}Payload`, `${a.typeName}Result`]));
+/** `EventTypes` and the webhook event body of API.md §12, a union discriminated by `type`. */
+function eventStatements(faces: ClientFace[]): StatementStructures[] {
+  const envelope: [name: string, type: string, doc: string][] = [
+    ['id', 'string', 'Event id (`evt_…`), also sent as `webhook-id`: deduplicate deliveries on it.'],
+    ['type', 'K', 'The event type, `<face>.<noun>.<outcome>`.'],
+    ['timestamp', 'string', 'When the event happened (ISO 8601).'],
+    ['apiVersion', 'string', 'The API version of the request that caused it.'],
+    ['livemode', 'boolean', 'True for live-mode data, false for test mode.'],
+    ['entityId', 'string', 'The entity the event belongs to.'],
+    ['request', '{ id: string; idempotencyKey: string | null }', 'The request that caused it, with its idempotency key if it had one.'],
+    ['data', 'EventTypes[K]', "The event's data."],
+  ];
   return [
     {
-      kind: StructureKind.ImportDeclaration,
-      moduleSpecifier: './runtime.js',
-      namedImports: [{ name: 'BaseClient' }, { name: 'CallOptions', isTypeOnly: true }, { name: 'ClientOptions', isTypeOnly: true }],
+      kind: StructureKind.Interface,
+      name: 'EventTypes',
+      isExported: true,
+      docs: ['Every webhook event type and the type of its data.'],
+      properties: faces.flatMap(({ face }) => face.events.map((e) => ({ name: JSON.stringify(e.type), type: `${e.typeName}Data` }))),
     },
+    {
+      kind: StructureKind.Interface,
+      name: 'WebhookEventOf',
+      isExported: true,
+      typeParameters: [{ name: 'K', constraint: 'keyof EventTypes' }],
+      docs: ['The body of a webhook delivery of an event of type `K`.'],
+      properties: envelope.map(([name, type, doc]) => ({ name, type, docs: [doc] })),
+    },
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'WebhookEvent',
+      isExported: true,
+      docs: [
+        'The body of any webhook delivery. After verifying the signature, parse the body as a `WebhookEvent` and\n' +
+          'branch on `type`: each branch has the `data` of its event type.',
+      ],
+      type: '{ [K in keyof EventTypes]: WebhookEventOf<K> }[keyof EventTypes]',
+    },
+  ];
+}
+
+/** The typed requests and results of `client.batch()`: every action but the built-in faces' own. */
+function batchStatements(faces: ClientFace[]): StatementStructures[] {
+  const requests = faces
+    .filter(({ face }) => !face.builtin)
+    .flatMap(({ actions }) =>
+      actions.map(({ action: a }) => `{ id?: string; face: ${JSON.stringify(a.face)}; action: ${JSON.stringify(a.name)}; payload: ${a.typeName}Payload }`),
+    );
+  return [
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'BatchRequest',
+      isExported: true,
+      docs: ['One request of `client.batch()`: an action and its payload. `id` defaults to its position: "0", "1", ...'],
+      type: requests.join(' | ') || 'never',
+    },
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'BatchResultOf',
+      isExported: true,
+      typeParameters: [{ name: 'R' }],
+      docs: ['The outcome of batch request `R`: the result of its action, or the error it failed with.'],
+      type:
+        'R extends { face: infer F extends string; action: infer A extends string } ' +
+        '? `${F}.${A}` extends infer K extends keyof Actions ? BatchItemResult<Actions[K]["result"]> : never : never',
+    },
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'BatchResults',
+      isExported: true,
+      typeParameters: [{ name: 'R', constraint: 'readonly BatchRequest[]' }],
+      docs: ['The outcomes of the requests `R` of a batch, in their order: a tuple for a tuple of requests.'],
+      type: '{ -readonly [I in keyof R]: BatchResultOf<R[I]> }',
+    },
+  ];
+}
+
+function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined): StatementStructures[] {
+  const served = faces.filter((f) => !f.face.builtin && f.actions.length > 0);
+  const typeNames = served.flatMap(({ actions }) => actions.flatMap(({ action: a }) => [`${a.typeName}Payload`, `${a.typeName}Result`]));
+  if (batch) typeNames.push('BatchRequest', 'BatchResults');
+  const streams = served.some(({ actions }) => actions.some(({ action }) => action.stream));
+  const runtimeImports = [
+    { name: 'BaseClient' },
+    ...(batch ? [{ name: 'BatchOptions', isTypeOnly: true }] : []),
+    { name: 'CallOptions', isTypeOnly: true },
+    { name: 'ClientOptions', isTypeOnly: true },
+    ...(streams ? [{ name: 'DispatchStream', isTypeOnly: true }] : []),
+  ];
+  return [
+    { kind: StructureKind.ImportDeclaration, moduleSpecifier: './runtime.js', namedImports: runtimeImports },
     { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './types.js', namedImports: typeNames.sort() },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './runtime.js' },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './types.js' },
@@ -109,7 +236,7 @@ function indexStatements(faces: ClientFace[], latest: string): StatementStructur
       isExported: true,
       extends: 'BaseClient',
       docs: [`A typed client of \`POST /do\` for API version ${latest}: one property per face, one method per action.`],
-      properties: faces.map(({ face, actions }) => ({
+      properties: served.map(({ face, actions }) => ({
         name: propertyName(face.name),
         isReadonly: true,
         docs: [face.summary.trim()],
@@ -121,6 +248,7 @@ function indexStatements(faces: ClientFace[], latest: string): StatementStructur
           statements: ['super({ ...options, apiVersion: options.apiVersion ?? API_VERSION });'],
         },
       ],
+      methods: batch ? [batchMember(batch)] : [],
     },
     {
       kind: StructureKind.Function,
@@ -134,7 +262,10 @@ function indexStatements(faces: ClientFace[], latest: string): StatementStructur
   ];
 }
 
-/** One action as an arrow-function member of its face's object, with its JSDoc. */
+/**
+ * One action as a member of its face's object, with its JSDoc: an arrow function, which for a streaming
+ * action also carries `.stream()`.
+ */
 function method(action: Action, payload: JsonSchema): string {
   const docs = [action.summary.trim(), `Requires the \`${action.scope}\` scope.`];
   if (action.description) docs.push(withoutLinks(action.description.trim()));
@@ -142,8 +273,43 @@ function method(action: Action, payload: JsonSchema): string {
   const optional = payload.type === 'object' && !(Array.isArray(payload.required) && payload.required.length > 0);
   const param = `payload: ${action.typeName}Payload${optional ? ' = {}' : ''}`;
   const result = `${action.typeName}Result`;
-  const call = `this.call<${result}>(${JSON.stringify(action.face)}, ${JSON.stringify(action.name)}, payload, options)`;
-  return `${jsDoc(docs)}\n${propertyName(action.name)}: (${param}, options?: CallOptions): Promise<${result}> => ${call},`;
+  const args = `${JSON.stringify(action.face)}, ${JSON.stringify(action.name)}, payload, options`;
+  const call = `(${param}, options?: CallOptions): Promise<${result}> => this.call<${result}>(${args})`;
+  if (!action.stream) return `${jsDoc(docs)}\n${propertyName(action.name)}: ${call},`;
+  const streamDocs = [
+    `Streams \`${action.id}\`: iterate the returned \`DispatchStream\` for its \`start\`, \`delta\` and \`progress\`\n` +
+      'events; await it, or its `finalResult()`, for the result.',
+  ];
+  const stream = `(${param}, options?: CallOptions): DispatchStream<${result}> => this.stream<${result}>(${args})`;
+  return `${jsDoc(docs)}\n${propertyName(action.name)}: Object.assign(${call}, {\n${jsDoc(streamDocs)}\nstream: ${stream},\n}),`;
+}
+
+function batchMember({ action }: BatchMethod) {
+  return {
+    name: 'batch',
+    docs: [
+      [
+        `${action.summary.trim()} Each request is typed by its action, and so is its result.`,
+        `Requires the \`${action.scope}\` scope, and each request's own.`,
+        "Returns one result per request, in order: `{id, status, data}` or `{id, status, error}` (narrow with `'error' in r`).\n" +
+          "`options.mode` defaults to `'bestEffort'`: it accepts every action, and a failed request fails neither the\n" +
+          "others nor the call. `'atomic'` runs all or nothing and throws `DispatchError` (code `batch_aborted`, with\n" +
+          '`details.results`) if one fails.',
+      ].join('\n\n'),
+    ],
+    typeParameters: [{ name: 'const R', constraint: 'readonly BatchRequest[]' }],
+    parameters: [
+      { name: 'requests', type: 'R' },
+      { name: 'options', type: 'BatchOptions', initializer: '{}' },
+    ],
+    returnType: 'Promise<BatchResults<R>>',
+    isAsync: true,
+    statements: [
+      "const { mode = 'bestEffort', ...call } = options;",
+      `const data = await this.call<{ results: BatchResults<R> }>(${JSON.stringify(action.face)}, ${JSON.stringify(action.name)}, { mode, requests }, call);`,
+      'return data.results;',
+    ],
+  };
 }
 
 function jsDoc(paragraphs: string[]): string {
@@ -169,23 +335,27 @@ function propertyName(name: string): string {
  * Fails on names the generated modules could not hold apart: a face shadowing a client method, or two
  * exported types (or a type and a runtime export, since `index.ts` re-exports both) with one name.
  */
-function checkNames(faces: ClientFace[]): void {
+function checkNames(faces: ClientFace[], batch: BatchMethod | undefined): void {
   const owners = new Map<string, string>();
   const claim = (name: string, owner: string) => {
     const other = owners.get(name);
     if (other) throw new Error(`Client name clash: ${name} is both ${other} and ${owner}.`);
     owners.set(name, owner);
   };
-  for (const match of runtimeSource().matchAll(/^export (?:class|interface|type|function|const) (\w+)/gm)) {
-    claim(match[1]!, 'a runtime export');
+  for (const [file, text] of templates()) {
+    for (const match of text.matchAll(/^export (?:class|interface|type|function|const) (\w+)/gm)) claim(match[1]!, `an export of ${file}`);
   }
   for (const name of INDEX_NAMES) claim(name, 'a client export');
+  for (const name of [...TYPE_NAMES, ...(batch ? BATCH_TYPE_NAMES : [])]) claim(name, 'a client type');
   for (const { face, actions } of faces) {
-    if (CLASS_MEMBERS.has(face.name)) throw new Error(`Face ${face.name} would shadow the client's ${face.name} method.`);
+    if (!face.builtin && actions.length > 0 && CLASS_MEMBERS.has(face.name)) {
+      throw new Error(`Face ${face.name} would shadow the client's ${face.name} method.`);
+    }
     for (const s of face.schemas) claim(face.typeName + s.name, `schema ${s.name} of face ${face.name}`);
     for (const { action } of actions) {
       claim(`${action.typeName}Payload`, `the payload of ${action.id}`);
       claim(`${action.typeName}Result`, `the result of ${action.id}`);
     }
+    for (const event of face.events) claim(`${event.typeName}Data`, `the data of event ${event.type}`);
   }
 }

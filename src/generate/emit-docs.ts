@@ -1,30 +1,38 @@
 /**
  * `generated/docs/`: the markdown reference of the API. Each page is a Handlebars template under
- * `templates/docs/` filled with a plain view model built here, so the templates hold layout and prose
- * only. Links are relative, so the pages read the same on a code host and under the server's `/docs/`.
+ * `templates/docs/` filled with a plain view model built here (the event catalogue's in docs-events.ts), so
+ * the templates hold layout and prose only. Links are relative, so the pages read the same on a code host
+ * and under the server's `/docs/`.
  */
+import { BATCH_ACTION } from '../runtime/dispatch-types.js';
 import type { Action, ApiVersion, Catalog, Example, Face, FaceError, RatePolicy } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { versionChanges } from './docs-changes.js';
-import { code, decimal, oneLine, schemaView, slug, table, versionRange, type TableView } from './docs-tables.js';
+import { eventsView } from './docs-events.js';
+import {
+  actionLink,
+  byString,
+  code,
+  decimal,
+  EVENTS_PATH,
+  eventLink,
+  facePath,
+  oneLine,
+  schemaView,
+  slug,
+  table,
+  versionRange,
+  type Fact,
+  type TableView,
+} from './docs-tables.js';
 import { renderDoc } from './templates.js';
-
-/** A `label: value` line of a fact list; the value is markdown. */
-interface Fact {
-  label: string;
-  value: string;
-}
-
-const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-const facePath = (face: string) => `faces/${face}.md`;
-/** A link to an action's section, from a page in `docs/` itself. */
-const actionLink = (action: Action) => `[${code(action.id)}](${facePath(action.face)}#${slug(action.id)})`;
 
 /** Every docs page, by path under `generated/`. */
 export function emitDocs(catalog: Catalog): Map<string, string> {
   const files = new Map<string, string>();
   files.set('docs/index.md', renderDoc('index', indexView(catalog)));
   for (const face of catalog.faces) files.set(`docs/${facePath(face.name)}`, renderDoc('face', faceView(face)));
+  files.set(`docs/${EVENTS_PATH}`, renderDoc('events', eventsView(catalog)));
   files.set('docs/scopes.md', renderDoc('scopes', scopesView(catalog)));
   files.set('docs/errors.md', renderDoc('errors', errorsView(catalog)));
   files.set('docs/versions.md', renderDoc('versions', versionsView(catalog)));
@@ -65,7 +73,59 @@ function indexView(catalog: Catalog) {
     }),
     scopeCount: platform.scopes.length,
     example: indexExample(catalog),
+    ...indexFeatures(catalog),
   };
+}
+
+/** What the Batches, Streams and Webhooks sections name: the actions concerned, with links, and examples. */
+function indexFeatures(catalog: Catalog) {
+  const actions = catalog.faces.flatMap((f) => f.actions);
+  const list = (ids: string[]) => ids.map(actionLink).join(', ') || 'none at present';
+  const batch = actions.find((a) => a.id === BATCH_ACTION);
+  const [example] = batch?.examples ?? [];
+  const webhooks = catalog.faces.some((f) => f.name === 'webhooks');
+  return {
+    batchLink: batch ? actionLink(batch.id) : code(BATCH_ACTION),
+    batchExample: batch && example ? exampleView(batch, example, 0) : null,
+    abortExample: abortExample(catalog.platform.errorDocsUrl),
+    nonAtomic: list(actions.filter((a) => !a.atomic).map((a) => a.id)),
+    streaming: list(actions.filter((a) => a.stream).map((a) => a.id)),
+    webhooksFace: webhooks ? `[${code('webhooks')}](${facePath('webhooks')})` : code('webhooks'),
+  };
+}
+
+/**
+ * The error body of an atomic batch whose second request failed: the first is rolled back, the third never
+ * ran. The failure is a platform error so that the example holds for any catalogue.
+ */
+function abortExample(errorDocsUrl: string): { status: number; body: string } {
+  const failure = STANDARD_ERRORS.find((e) => e.code === 'resource_not_found')!;
+  const error = (errorCode: string, type: string, message: string, extra: object = {}) => ({
+    type,
+    code: errorCode,
+    message,
+    ...extra,
+    docUrl: `${errorDocsUrl}#${errorCode}`,
+  });
+  const body = {
+    error: error(
+      'batch_aborted',
+      'batch_error',
+      `Request "second" failed with ${failure.code}; the request before it was rolled back. Nothing in the batch took effect.`,
+      {
+        param: '/payload/requests/1',
+        details: {
+          results: [
+            { id: 'first', outcome: 'succeeded' },
+            { id: 'second', outcome: 'failed', status: failure.status, error: error(failure.code, failure.type, failure.message) },
+            { id: 'third', outcome: 'notExecuted' },
+          ],
+        },
+      },
+    ),
+    meta: { timing: 8.1, requestId: 'req_…', version: '…' },
+  };
+  return { status: failure.status, body: JSON.stringify(body, null, 2) };
 }
 
 /** The first example of an action the latest version serves, to show a whole request and response. */
@@ -88,6 +148,8 @@ function faceView(face: Face) {
     { label: 'Since', value: version(face.since) },
     { label: 'Face file', value: code(`faces/${face.file}`) },
   ];
+  // A built-in face has no handler module: the runtime serves its actions itself.
+  if (face.builtin) facts.push({ label: 'Built in', value: 'yes: served by the runtime itself' });
   if (Object.keys(face.rate).length) facts.push({ label: 'Rate limits', value: rates(face.rate) });
   return {
     name: face.name,
@@ -107,6 +169,16 @@ function faceView(face: Face) {
       result: schemaView(action.result, ref, version, named),
       examples: action.examples.map((example, i) => exampleView(action, example, action.examples.length > 1 ? i + 1 : 0)),
     })),
+    events: face.events.length
+      ? table(
+          ['Event', 'Summary', 'Emitted by'],
+          face.events.map((e) => [
+            eventLink(e.type, '../'),
+            oneLine(e.summary),
+            e.emittedBy.map((id) => `[${code(id)}](#${slug(id)})`).join(', ') || 'no action yet',
+          ]),
+        )
+      : null,
     schemas: face.schemas.map(({ name, schema }) => ({
       name,
       description: typeof schema.description === 'string' ? schema.description.trim() : '',
@@ -126,15 +198,17 @@ function actionFacts(action: Action, version: (date: string) => string): Fact[] 
       label: 'Streaming',
       value: action.stream ? 'yes: send `options.stream: true` or `Accept: text/event-stream`' : 'no',
     },
-    {
-      label: 'Atomic batches',
-      value: action.atomic ? 'yes' : 'no: it has effects outside the store, so an atomic batch refuses it',
-    },
+    { label: 'Atomic batches', value: atomicity(action) },
     { label: 'Cost', value: cost(action) },
   ];
-  if (action.emits.length) facts.push({ label: 'Events', value: action.emits.map(code).join(', ') });
+  if (action.emits.length) facts.push({ label: 'Events', value: action.emits.map((type) => eventLink(type, '../')).join(', ') });
   if (Object.keys(action.rate).length) facts.push({ label: 'Rate limits', value: rates(action.rate) });
   return facts;
+}
+
+function atomicity(action: Action): string {
+  if (action.id === BATCH_ACTION) return 'no: batches do not nest';
+  return action.atomic ? 'yes' : 'no: it has effects outside the store, so an atomic batch refuses it';
 }
 
 /**
@@ -163,7 +237,7 @@ function exampleView(action: Action, example: Example, number: number) {
 }
 
 function scopesView(catalog: Catalog) {
-  const actions = new Map(catalog.faces.flatMap((f) => f.actions.map((a) => [a.id, a] as const)));
+  const actions = new Set(catalog.faces.flatMap((f) => f.actions.map((a) => a.id)));
   const scopes = [...catalog.platform.scopes].sort((a, b) => byString(a.name, b.name));
   return {
     count: scopes.length,
@@ -174,7 +248,7 @@ function scopesView(catalog: Catalog) {
         oneLine(s.description),
         [...s.actions]
           .sort(byString)
-          .map((id) => (actions.has(id) ? actionLink(actions.get(id)!) : code(id)))
+          .map((id) => (actions.has(id) ? actionLink(id) : code(id)))
           .join(', ') || 'none yet',
       ]),
     ),
@@ -243,10 +317,10 @@ function versionFacts(version: ApiVersion, latest: string): Fact[] {
 function changes(catalog: Catalog, date: string, previous: string | undefined): string[] {
   const c = versionChanges(catalog, date, previous);
   return [
-    ...c.addedActions.map((a) => `Added ${actionLink(a)}.`),
-    ...c.removedActions.map((a) => `Removed ${actionLink(a)}.`),
-    ...c.addedFields.map((f) => `Added payload field ${code(f.path)} to ${actionLink(f.action)}.`),
-    ...c.removedFields.map((f) => `Removed payload field ${code(f.path)} from ${actionLink(f.action)}.`),
+    ...c.addedActions.map((a) => `Added ${actionLink(a.id)}.`),
+    ...c.removedActions.map((a) => `Removed ${actionLink(a.id)}.`),
+    ...c.addedFields.map((f) => `Added payload field ${code(f.path)} to ${actionLink(f.action.id)}.`),
+    ...c.removedFields.map((f) => `Removed payload field ${code(f.path)} from ${actionLink(f.action.id)}.`),
   ];
 }
 

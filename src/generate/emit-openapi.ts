@@ -2,11 +2,21 @@
  * `generated/openapi.json`: an OpenAPI 3.1 description of the latest API version. `POST /do` takes a
  * `oneOf` over every action the latest version serves, told apart by `face` and `action` constants; each
  * payload, result and named schema of a face becomes a component schema under the client's type names.
+ * Every event type is a `webhooks` entry: the signed `POST` an endpoint receives.
  */
 import { materialize, walkSchema } from '../spec/json-schema.js';
-import type { Action, Catalog, Face, FaceError, JsonSchema } from '../spec/model.js';
+import type { Action, Catalog, EventType, Face, FaceError, JsonSchema } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
-import { bearerScheme, headers, healthPaths, parameters, PLATFORM_SCHEMAS, platformSchemas, ref } from './openapi-platform.js';
+import {
+  bearerScheme,
+  headers,
+  healthPaths,
+  parameters,
+  PLATFORM_SCHEMAS,
+  platformSchemas,
+  ref,
+  webhookResponses,
+} from './openapi-platform.js';
 
 /** Path of the document under `generated/`; the server answers `GET /openapi.json` with it. */
 export const OPENAPI_PATH = 'openapi.json';
@@ -48,7 +58,9 @@ export function emitOpenApi(catalog: Catalog): string {
       return variant ? [{ face, action, payload: variant.schema }] : [];
     }),
   );
-  const schemas = componentSchemas(catalog, served);
+  const events = catalog.faces.flatMap((face) => face.events.map((event) => ({ face, event })));
+  events.sort((a, b) => (a.event.type < b.event.type ? -1 : a.event.type > b.event.type ? 1 : 0));
+  const schemas = componentSchemas(catalog, served, events);
   const errors = [...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)];
   const statuses = [...new Set([...ERROR_STATUSES, ...errors.map((e) => e.status)])].sort((a, b) => a - b);
   const doc = {
@@ -72,11 +84,12 @@ export function emitOpenApi(catalog: Catalog): string {
       },
       ...healthPaths(),
     },
+    webhooks: Object.fromEntries(events.map(({ event }) => [event.type, { post: webhookOperation(event) }])),
     components: {
       securitySchemes: { bearerAuth: bearerScheme },
       parameters: parameters(),
       headers: headers(),
-      responses: responses(served, errors, statuses, platform.errorDocsUrl),
+      responses: { ...responses(served, errors, statuses, platform.errorDocsUrl), ...webhookResponses() },
       schemas,
     },
     'x-actions': served.map(({ action }) => ({
@@ -84,6 +97,7 @@ export function emitOpenApi(catalog: Catalog): string {
       scope: action.scope,
       stream: action.stream,
       atomic: action.atomic,
+      emits: action.emits,
     })),
     'x-api-versions': platform.versions.map((v) => ({
       date: v.date,
@@ -112,7 +126,36 @@ function doOperation(operationId: string, summary: string, extra: JsonSchema[], 
   };
 }
 
-function componentSchemas(catalog: Catalog, served: Served[]): Record<string, JsonSchema> {
+/** Component names of an event type. The underscore keeps them apart from face, action and platform names. */
+const eventSchema = (event: EventType) => `Event_${event.typeName}`;
+const eventDataSchema = (event: EventType) => `EventData_${event.typeName}`;
+
+/** The `POST` a subscribed endpoint receives for one event type, signed as Standard Webhooks. */
+function webhookOperation(event: EventType) {
+  const emitters = event.emittedBy.map((id) => `\`${id}\``).join(', ');
+  return {
+    operationId: `on${event.typeName}`,
+    summary: event.summary.trim(),
+    description: [
+      event.description?.trim(),
+      emitters ? `Emitted by ${emitters}.` : undefined,
+      'Delivered at least once to the endpoints subscribed to it: deduplicate on `webhook-id`, and verify `webhook-signature` against the raw body.',
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
+    // Sent by the platform, not called with an API key: the signature authenticates it.
+    security: [],
+    parameters: [ref('parameters', 'WebhookId'), ref('parameters', 'WebhookTimestamp'), ref('parameters', 'WebhookSignature')],
+    requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', eventSchema(event)) } } },
+    responses: {
+      '2XX': ref('responses', 'WebhookReceived'),
+      '410': ref('responses', 'WebhookGone'),
+      default: ref('responses', 'WebhookFailed'),
+    },
+  };
+}
+
+function componentSchemas(catalog: Catalog, served: Served[], events: { face: Face; event: EventType }[]): Record<string, JsonSchema> {
   const latest = catalog.platform.latest;
   const out: Record<string, JsonSchema> = {};
   const add = (name: string, schema: JsonSchema, owner: string) => {
@@ -129,10 +172,24 @@ function componentSchemas(catalog: Catalog, served: Served[]): Record<string, Js
     add(`${action.typeName}Payload`, componentRefs(payload, face), `the payload of ${action.id}`);
     add(`${action.typeName}Result`, componentRefs(action.resultSchema, face), `the result of ${action.id}`);
   }
+  for (const { face, event } of events) {
+    add(eventDataSchema(event), { description: event.summary.trim(), ...componentRefs(event.dataSchema, face) }, `the data of ${event.type}`);
+    add(
+      eventSchema(event),
+      {
+        description: `The body of a \`${event.type}\` delivery.`,
+        allOf: [
+          ref('schemas', 'Event'),
+          { type: 'object', properties: { type: { const: event.type }, data: ref('schemas', eventDataSchema(event)) } },
+        ],
+      },
+      `the event ${event.type}`,
+    );
+  }
   const variants = served.map(({ action }) => ({
     type: 'object',
     title: action.id,
-    description: action.summary.trim() + (action.stream ? ' Can stream.' : ''),
+    description: variantDescription(action),
     required: ['face', 'action', 'payload'],
     additionalProperties: false,
     properties: {
@@ -162,6 +219,15 @@ function componentSchemas(catalog: Catalog, served: Served[]): Record<string, Js
       .sort()
       .map((name) => [name, all[name]!]),
   );
+}
+
+/** The action's summary, then whether it streams and which events it emits. */
+function variantDescription(action: Action): string {
+  const parts = [action.summary.trim()];
+  // Face files do not say which of `delta` and `progress` an action sends, so both are named.
+  if (action.stream) parts.push('Can stream: `start`, then `delta` or `progress` events and `ping`, then `result` or `error`.');
+  if (action.emits.length) parts.push(`Emits ${action.emits.map((type) => `\`${type}\``).join(', ')} (see \`webhooks\` in this document).`);
+  return parts.join(' ');
 }
 
 /** A copy with `#/$defs/X` pointing at the face's component `<Face>X`, and `$defs` dropped. */
@@ -200,7 +266,7 @@ function responses(served: Served[], errors: FaceError[], statuses: number[], er
             start: ref('schemas', 'StreamStart'),
             delta: ref('schemas', 'StreamDelta'),
             progress: ref('schemas', 'StreamProgress'),
-            ping: { type: 'object' },
+            ping: { type: 'object', maxProperties: 0, description: 'Always `{}`.' },
             result: ref('schemas', 'DoResponse'),
             error: ref('schemas', 'ErrorEnvelope'),
           },
@@ -245,7 +311,8 @@ function streamDescription(streaming: string[]): string {
     `Server-sent events, for streaming actions only (${streaming.join(', ') || 'none in this version'}).`,
     'Every event has `id: <sequence>`, `event: <name>` and one `data:` line of JSON:',
     '`start` (`{requestId, apiVersion}`), then `delta` (`{text}`) or `progress` (`{completed, total, message?}`),',
-    '`ping` at least every 15 seconds, and exactly one terminal event: `result` (`{data, meta}`) or `error` (`{error, meta}`).',
-    'Errors found before the stream opens are ordinary JSON error responses.',
+    '`ping` (`{}`) every 15 seconds, and exactly one terminal event: `result` (`{data, meta}`) or `error` (`{error, meta}`), after which the stream closes.',
+    'Errors found before the stream opens are ordinary JSON error responses. A client that disconnects aborts the action; the time-out covers the whole stream.',
+    'A replay of a streaming request with the same idempotency key sends `start` and the stored terminal event only.',
   ].join(' ');
 }

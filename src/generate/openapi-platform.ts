@@ -1,9 +1,11 @@
 /**
  * The parts of the OpenAPI document that every catalogue shares: the envelope schemas (options, meta,
- * error, stream events), the header parameters and response headers of API.md §2–3 and §8–9, the bearer
- * scheme, and the health endpoints.
+ * error, stream events, webhook events), the header parameters and response headers of API.md §2–3, §8–9
+ * and §12, the webhook responses, the bearer scheme, and the health endpoints.
  */
 import type { JsonSchema, Platform } from '../spec/model.js';
+import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_CONFIG } from '../webhooks/config.js';
+import { durations } from './docs-tables.js';
 
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 const ENTITY_PATTERN = '^[A-Za-z0-9._:-]{1,64}$';
@@ -21,6 +23,7 @@ export const PLATFORM_SCHEMAS = [
   'DoResponse',
   'Error',
   'ErrorEnvelope',
+  'Event',
   'Meta',
   'Options',
   'StreamDelta',
@@ -84,6 +87,33 @@ export function platformSchemas(platform: Platform): Record<string, JsonSchema> 
       properties: { requestId: { type: 'string' }, apiVersion: { type: 'string', pattern: DATE_PATTERN } },
     },
     StreamDelta: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+    Event: {
+      type: 'object',
+      description: 'The body of every webhook delivery; `Event_<Type>` narrows `type` and `data` for each event type.',
+      required: ['id', 'type', 'timestamp', 'apiVersion', 'livemode', 'entityId', 'request', 'data'],
+      properties: {
+        id: {
+          type: 'string',
+          pattern: '^evt_',
+          description: 'Event id, also sent as `webhook-id`: the same in every retry and replay, so deduplicate on it.',
+        },
+        type: { type: 'string', description: 'The event type, `<face>.<noun>.<outcome>`.' },
+        timestamp: { type: 'string', format: 'date-time', description: 'When the event was stored, with the effects of the call that emitted it.' },
+        apiVersion: { type: 'string', pattern: DATE_PATTERN, description: 'The API version the emitting call was made in.' },
+        livemode: { type: 'boolean', description: '`true` for an event of a live-mode key, `false` for test mode.' },
+        entityId: { type: 'string', pattern: ENTITY_PATTERN, description: 'The entity the emitting call acted for.' },
+        request: {
+          type: 'object',
+          description: 'The emitting call; the requests of a batch share the batch\'s.',
+          required: ['id', 'idempotencyKey'],
+          properties: {
+            id: { type: 'string', pattern: '^req_', description: 'Its request id.' },
+            idempotencyKey: { type: ['string', 'null'], description: 'Its idempotency key, or null.' },
+          },
+        },
+        data: { description: 'Depends on `type`.' },
+      },
+    },
     StreamProgress: {
       type: 'object',
       required: ['completed', 'total'],
@@ -111,6 +141,21 @@ export function parameters(): Record<string, JsonSchema> {
       type: 'string',
       pattern: IDEMPOTENCY_KEY_PATTERN,
     }),
+    WebhookId: header('webhook-id', true, 'The event id: the same across retries and replays of the event. Deduplicate on it.', {
+      type: 'string',
+      pattern: '^evt_',
+    }),
+    WebhookTimestamp: header('webhook-timestamp', true, 'When this attempt was sent, in whole seconds since the Unix epoch.', {
+      type: 'string',
+      pattern: '^[0-9]+$',
+    }),
+    WebhookSignature: header(
+      'webhook-signature',
+      true,
+      '`v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`, keyed with the endpoint\'s secret (Standard Webhooks). ' +
+        'During the overlap of a secret rotation, two signatures separated by a space, one per secret.',
+      { type: 'string', pattern: '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$' },
+    ),
     Version: {
       name: 'version',
       in: 'path',
@@ -134,6 +179,29 @@ export function headers(): Record<string, JsonSchema> {
     Deprecation: header('Set when the resolved version is deprecated (RFC 9745).'),
     Sunset: header('When a deprecated version stops being served (RFC 8594).'),
     Link: header('The changelog, with `rel="deprecation"`, when the resolved version is deprecated.'),
+  };
+}
+
+/** What a webhook receiver's answer means to the delivery worker (API.md §12). */
+export function webhookResponses(): Record<string, JsonSchema> {
+  const seconds = DEFAULT_WEBHOOK_CONFIG.timeoutMs / 1000;
+  return {
+    WebhookReceived: { description: `Received: any 2xx within ${seconds} seconds. The body is ignored.` },
+    WebhookGone: {
+      description: 'Gone: the endpoint is disabled at once and receives nothing more until `webhooks.update` enables it again.',
+    },
+    WebhookFailed: {
+      description:
+        `Any other status, a failed connection, or no answer within ${seconds} seconds, is a failed attempt. ` +
+        `It is retried at these times after the first attempt, each up to 10% later: live mode ${durations(DEFAULT_RETRY_SCHEDULE.live)}; ` +
+        `test mode ${durations(DEFAULT_RETRY_SCHEDULE.test)}. After the last, the delivery is failed; \`webhooks.replay\` sends it again.`,
+      headers: {
+        'Retry-After': {
+          description: 'Honoured: the next attempt comes no earlier.',
+          schema: { type: 'string', description: 'Whole seconds or an HTTP date.' },
+        },
+      },
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import Handlebars from 'handlebars';
 
 /** The page templates; each renders one kind of markdown page. */
-export type DocTemplate = 'index' | 'face' | 'scopes' | 'errors' | 'versions';
+export type DocTemplate = 'index' | 'face' | 'events' | 'scopes' | 'errors' | 'versions';
 
 const DIR = new URL('../../templates/docs/', import.meta.url);
 const SUFFIX = '.md.hbs';

@@ -200,7 +200,7 @@ function aborted(items: BatchItem[], failed: BatchItem, error: ApiError, ran: nu
     if (item === failed) return { id: item.id, outcome: 'failed', status: error.status, error: errorObject(error) };
     return { id: item.id, outcome: i < ran ? 'succeeded' : 'notExecuted' };
   });
-  const undone = ran > 0 ? `; the ${ran} before it were rolled back` : '';
+  const undone = ran === 0 ? '' : ran === 1 ? '; the request before it was rolled back' : `; the ${ran} requests before it were rolled back`;
   return new ApiError('batch_aborted', `Request "${failed.id}" failed with ${error.code}${undone}. Nothing in the batch took effect.`, {
     status: error.status,
     param: `/payload/requests/${failed.index}`,

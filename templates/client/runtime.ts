@@ -1,9 +1,16 @@
 /**
  * The transport of the client: posts `{face, action, payload, options}` to `POST /do` and turns the answer
- * into its `data` or a `DispatchError`. Calls that failed for a passing reason (429, 503, 409
- * `idempotency_key_in_use`, a lost connection) are retried with backoff under one idempotency key, so a
- * retry never runs twice on the server. It relies on `fetch` alone, so it runs in Node 18+ and in browsers.
+ * into its `data` or a `DispatchError`, or, for a streaming call, reads its server-sent events into a
+ * `DispatchStream`. Calls that failed for a passing reason (429, 503, 409 `idempotency_key_in_use`, a lost
+ * connection) before any answer or stream arrived are retried with backoff under one idempotency key, so a
+ * retry never runs twice on the server. It relies on `fetch`, `ReadableStream` and `TextDecoder`, and on
+ * the `eventsource-parser` package (plain ES2020, no Node built-ins) to read event streams, so it runs in
+ * Node 18+ and in browsers; install that package next to the generated client.
  */
+import { createParser } from 'eventsource-parser';
+import { DispatchStream, type StreamEvent } from './stream.js';
+
+export { DispatchStream, type StreamEvent } from './stream.js';
 
 /** The first backoff step; each retry doubles it, up to `MAX_BACKOFF_MS`. */
 const BASE_DELAY_MS = 250;
@@ -60,6 +67,20 @@ export interface CallOptions {
   maxRetries?: number;
 }
 
+/** The settings of `client.batch`: the call's, and how the requests run together. */
+export interface BatchOptions extends CallOptions {
+  /**
+   * `bestEffort`: every request runs on its own and gets its own result, success or error. `atomic`: all
+   * or nothing in one transaction; a failing request makes the whole call throw `DispatchError` with code
+   * `batch_aborted` and `details.results`. @default 'bestEffort'
+   */
+  mode?: 'atomic' | 'bestEffort';
+}
+
+/** The outcome of one batch request: its data, or the error it failed with (narrow with `'error' in r`). */
+export type BatchItemResult<T> =
+  { id: string; status: number; data: T } | { id: string; status: number; error: ErrorObject };
+
 /** `meta` of every answer. The server may add fields beyond these three. */
 export interface ResponseMeta {
   /** Server time spent, in milliseconds. */
@@ -97,6 +118,7 @@ export class DispatchError extends Error {
   readonly type: string;
   /** The stable error code, e.g. `payload_invalid`. */
   readonly code: string;
+  /** The HTTP status; 200 for the `error` event of a stream that had opened, so branch on `code`. */
   readonly status: number;
   /** A JSON pointer to the offending field, e.g. `/payload/prompt`. */
   readonly param: string | undefined;
@@ -137,7 +159,17 @@ export class DispatchConnectionError extends Error {
   }
 }
 
-/** The untyped core of the client. `call` also reaches actions this client was generated without. */
+/** One request in flight, under a signal that joins the caller's abort and the client's time-out. */
+interface Exchange {
+  response: Response;
+  attempt: number;
+  /** Runs a step of reading the answer; a failure becomes the caller's abort reason or a `DispatchConnectionError`. */
+  read<T>(step: () => Promise<T>): Promise<T>;
+  /** Stops the time-out and the abort forwarding; call it once the answer is read. */
+  close(): void;
+}
+
+/** The untyped core of the client. `call` and `stream` also reach actions this client was generated without. */
 export class BaseClient {
   readonly #options: ClientOptions;
   readonly #fetch: typeof fetch;
@@ -161,28 +193,73 @@ export class BaseClient {
     payload: unknown,
     options: CallOptions = {},
   ): Promise<WithMeta<T>> {
+    return this.#exchange(face, action, payload, options, false, async (exchange) => {
+      try {
+        return answerOf<T>(exchange, await exchange.read(() => exchange.response.text()));
+      } finally {
+        exchange.close();
+      }
+    });
+  }
+
+  /**
+   * Calls a streaming action (`Accept: text/event-stream`). Failures before the stream opens are retried
+   * as `call`'s are; once it is open nothing is retried, and a connection that ends before the `result` or
+   * `error` event throws `DispatchConnectionError`. The client's `timeoutMs` covers the whole stream.
+   */
+  stream<T>(face: string, action: string, payload: unknown, options: CallOptions = {}): DispatchStream<T> {
+    // Our own controller, so that leaving the iteration early can abort the call as the caller's signal does.
+    const controller = new AbortController();
+    const { signal } = controller;
+    const caller = options.signal;
+    const forward = () => controller.abort(caller?.reason);
+    if (caller?.aborted) forward();
+    caller?.addEventListener('abort', forward, { once: true });
+    const open = async (exchange: Exchange): Promise<Exchange | WithMeta<T>> => {
+      if (isEventStream(exchange.response)) return exchange;
+      try {
+        // Refused before the stream opened: an ordinary JSON answer, retried like any other.
+        return answerOf<T>(exchange, await exchange.read(() => exchange.response.text()));
+      } finally {
+        exchange.close();
+      }
+    };
+    const run = async (emit: (event: StreamEvent) => void): Promise<T> => {
+      try {
+        const opened = await this.#exchange(face, action, payload, { ...options, signal }, true, open);
+        return 'data' in opened ? opened.data : await readEvents<T>(opened, emit, this.#url);
+      } finally {
+        caller?.removeEventListener('abort', forward);
+      }
+    };
+    return new DispatchStream<T>(run, (reason) => controller.abort(reason));
+  }
+
+  /**
+   * Sends the call and hands each answer to `settle`, retrying passing failures (a `DispatchError` or
+   * `DispatchConnectionError` it throws) under one idempotency key.
+   */
+  async #exchange<R>(
+    face: string,
+    action: string,
+    payload: unknown,
+    options: CallOptions,
+    stream: boolean,
+    settle: (exchange: Exchange) => Promise<R>,
+  ): Promise<R> {
     const maxRetries = options.maxRetries ?? this.#options.maxRetries ?? 2;
     // One key for all attempts: an attempt whose answer was lost is then replayed by the server, not run again.
     const key = options.idempotencyKey ?? (maxRetries > 0 ? newIdempotencyKey() : undefined);
-    const init = this.#request(face, action, payload, options, key);
+    const init = this.#request(face, action, payload, options, key, stream);
     const random = this.#options.random ?? Math.random;
     const sleep = this.#options.sleep ?? abortableSleep;
     for (let attempt = 1; ; attempt++) {
       let failure: DispatchError | DispatchConnectionError;
       try {
-        const { response, text } = await this.#send(init, options.signal, attempt);
-        const body = parseEnvelope(text);
-        if (response.ok && 'data' in body && isObject(body.meta)) {
-          return {
-            data: body.data as T,
-            meta: body.meta as ResponseMeta,
-            headers: response.headers,
-            attempts: attempt,
-          };
-        }
-        failure = errorOf(response, text, body, attempt);
+        return await settle(await this.#send(init, options.signal, attempt));
       } catch (error) {
-        if (options.signal?.aborted || !(error instanceof DispatchConnectionError)) throw error;
+        const passing = error instanceof DispatchError || error instanceof DispatchConnectionError;
+        if (options.signal?.aborted || !passing) throw error;
         failure = error;
       }
       const delay = attempt <= maxRetries ? retryDelay(failure, attempt - 1, random) : undefined;
@@ -191,11 +268,19 @@ export class BaseClient {
     }
   }
 
-  #request(face: string, action: string, payload: unknown, options: CallOptions, key: string | undefined): RequestInit {
+  #request(
+    face: string,
+    action: string,
+    payload: unknown,
+    options: CallOptions,
+    key: string | undefined,
+    stream: boolean,
+  ): RequestInit {
     const headers = new Headers(this.#options.headers);
     headers.set('Authorization', `Bearer ${this.#options.apiKey}`);
     headers.set('X-Entity-ID', options.entityId ?? this.#options.entityId);
     headers.set('Content-Type', 'application/json');
+    if (stream) headers.set('Accept', 'text/event-stream');
     const version = options.apiVersion ?? this.#options.apiVersion;
     if (version !== undefined) headers.set('X-API-Version', version);
     if (key !== undefined) headers.set('X-Idempotency-Key', key);
@@ -203,12 +288,11 @@ export class BaseClient {
     return { method: 'POST', headers, body: JSON.stringify({ face, action, payload, ...extra }) };
   }
 
-  /** Sends and reads the whole answer under one abort signal, so `timeoutMs` covers a slow body too. */
-  async #send(
-    init: RequestInit,
-    signal: AbortSignal | undefined,
-    attempt: number,
-  ): Promise<{ response: Response; text: string }> {
+  /**
+   * Starts one attempt. Its abort signal lives until `close()`, so `timeoutMs` and the caller's signal
+   * cover reading the body too, a slow one or a whole stream.
+   */
+  async #send(init: RequestInit, signal: AbortSignal | undefined, attempt: number): Promise<Exchange> {
     const controller = new AbortController();
     const forward = () => controller.abort(signal?.reason);
     if (signal?.aborted) forward();
@@ -216,18 +300,84 @@ export class BaseClient {
     const ms = this.#options.timeoutMs;
     let timedOut = false;
     const timer = ms === undefined ? undefined : setTimeout(() => ((timedOut = true), controller.abort()), ms);
-    try {
-      const response = await this.#fetch(this.#url, { ...init, signal: controller.signal });
-      return { response, text: await response.text() };
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      const message = timedOut ? `No answer from ${this.#url} within ${ms} ms` : `Could not reach ${this.#url}`;
-      throw new DispatchConnectionError(message, { cause: error, timedOut, attempts: attempt });
-    } finally {
+    const close = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', forward);
+    };
+    const url = this.#url;
+    let response: Response | undefined;
+    async function read<T>(step: () => Promise<T>): Promise<T> {
+      try {
+        return await step();
+      } catch (error) {
+        close();
+        if (signal?.aborted) throw signal.reason;
+        const lost = response ? `The connection to ${url} broke off` : `Could not reach ${url}`;
+        const message = timedOut ? `No complete answer from ${url} within ${ms} ms` : lost;
+        throw new DispatchConnectionError(message, { cause: error, timedOut, attempts: attempt });
+      }
     }
+    response = await read(() => this.#fetch(url, { ...init, signal: controller.signal }));
+    return { response, attempt, read, close };
   }
+}
+
+/** The data of a JSON answer with its meta, or the `DispatchError` it carries. */
+function answerOf<T>({ response, attempt }: Exchange, text: string): WithMeta<T> {
+  const body = parseEnvelope(text);
+  if (response.ok && 'data' in body && isObject(body.meta)) {
+    return { data: body.data as T, meta: body.meta as ResponseMeta, headers: response.headers, attempts: attempt };
+  }
+  throw errorOf(response, text, body, attempt);
+}
+
+function isEventStream(response: Response): boolean {
+  return response.ok && (response.headers.get('Content-Type') ?? '').startsWith('text/event-stream');
+}
+
+const SHOWN_EVENTS = new Set<string>(['start', 'delta', 'progress']);
+
+/**
+ * Reads an open event stream up to its terminal event: hands `start`, `delta` and `progress` to `emit`,
+ * skips `ping` and event names this client does not know, and returns the `result`'s data or throws the
+ * `error`'s `DispatchError`. An `error` event has no status of its own: `status` is the stream's 200.
+ */
+async function readEvents<T>(exchange: Exchange, emit: (event: StreamEvent) => void, url: string): Promise<T> {
+  const { response, attempt } = exchange;
+  let terminal: { name: string; body: Envelope } | undefined;
+  const parser = createParser({
+    onEvent(message) {
+      const name = message.event ?? 'message';
+      if (terminal || !(SHOWN_EVENTS.has(name) || name === 'result' || name === 'error')) return;
+      let data: unknown;
+      try {
+        data = JSON.parse(message.data);
+      } catch {
+        throw errorOf(response, `event ${name}: ${message.data}`, {}, attempt);
+      }
+      if (name === 'result' || name === 'error') terminal = { name, body: isObject(data) ? data : {} };
+      else emit({ event: name, data } as StreamEvent);
+    },
+  });
+  const reader = response.body?.getReader();
+  const decoder = new TextDecoder();
+  try {
+    while (reader && !terminal) {
+      const chunk = await exchange.read(() => reader.read());
+      if (chunk.done) break;
+      parser.feed(decoder.decode(chunk.value, { stream: true }));
+    }
+  } finally {
+    exchange.close();
+    // Nothing follows a terminal event; after a failure the body is of no use either.
+    reader?.cancel().catch(() => undefined);
+  }
+  if (!terminal) {
+    const message = `The event stream from ${url} ended before its result`;
+    throw new DispatchConnectionError(message, { cause: undefined, timedOut: false, attempts: attempt });
+  }
+  if (terminal.name === 'result' && 'data' in terminal.body) return terminal.body.data as T;
+  throw errorOf(response, JSON.stringify(terminal.body), terminal.body, attempt);
 }
 
 /**

@@ -3,71 +3,31 @@
  * as each test tells it: the wire format of requests, the success envelope, error envelopes, bodies
  * that are not envelopes, failures that produce no answer at all, and the retries of passing failures.
  */
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { API_VERSION, createClient, DispatchClient, DispatchConnectionError, DispatchError } from '../../generated/client/index.js';
+import { failure, inOrder, json, KEY, META, recordSleeps, startWireServer, type Received, type Respond, type WireServer } from '../helpers/wire.js';
 
-interface Received {
-  method: string | undefined;
-  url: string | undefined;
-  headers: IncomingHttpHeaders;
-  body: any;
-}
-
-const KEY = 'sk_test_0123456789abcdefghijklmnopqrstuv';
-const META = { timing: 1.5, requestId: 'req_01TEST', version: '9.9.9' };
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-let server: Server;
+let server: WireServer;
 let baseUrl: string;
 let received: Received[];
-let respond: (res: ServerResponse) => void;
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}) {
-  return (res: ServerResponse) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
-    res.end(JSON.stringify(body));
-  };
-}
-
-/** An error envelope with the given status and code. */
-function failure(status: number, code: string, headers: Record<string, string> = {}) {
-  return json(status, { error: { type: 'api_error', code, message: `${code} happened.` }, meta: META }, headers);
-}
+let respond: Respond;
 
 const OK = json(200, { data: { ok: true }, meta: META });
 const UNAVAILABLE = failure(503, 'provider_unavailable');
 
-/** Answers the n-th request with the n-th handler, and any later one with the last. */
-function inOrder(...handlers: ((res: ServerResponse) => void)[]) {
-  return (res: ServerResponse) => handlers[Math.min(received.length, handlers.length) - 1]!(res);
-}
-
-/** A `sleep` for ClientOptions that returns at once and records what it was asked to wait. */
-function recordSleeps() {
-  const sleeps: number[] = [];
-  return { sleeps, sleep: async (ms: number) => void sleeps.push(ms) };
-}
-
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      received.push({ method: req.method, url: req.url, headers: req.headers, body: text ? JSON.parse(text) : undefined });
-      respond(res);
-    });
+  server = await startWireServer((request, res) => {
+    received.push(request);
+    respond(res);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  baseUrl = server.url;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
+afterAll(() => server.close());
 
 beforeEach(() => {
   received = [];

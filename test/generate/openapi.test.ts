@@ -1,0 +1,209 @@
+/**
+ * The committed OpenAPI document (`generated/openapi.json`; `npm run check` keeps it current) and the
+ * fixture's: every `$ref` resolves, every component schema compiles as JSON Schema 2020-12 and accepts the
+ * examples, the `webhooks` entries are exactly the catalogue's event types with the body the worker sends,
+ * operation ids are unique, and the stream description matches the runtime.
+ */
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { emitDocs } from '../../src/generate/emit-docs.js';
+import { emitOpenApi } from '../../src/generate/emit-openapi.js';
+import { buildCatalog } from '../../src/spec/index.js';
+import type { Catalog } from '../../src/spec/model.js';
+import { eventBody } from '../../src/webhooks/message.js';
+
+type Json = Record<string, any>;
+
+const read = (path: string) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as Json;
+const doc = read('../../generated/openapi.json');
+const fixture = read('../fixtures/notes/expected/openapi.json');
+const catalog = buildCatalog(new URL('../../faces/', import.meta.url).pathname).catalog!;
+const eventTypes = catalog.faces.flatMap((f) => f.events.map((e) => e.type)).sort();
+
+/** Every `$ref` in the document with its location, as a JSON pointer. */
+function refs(node: unknown, at = '#'): { at: string; ref: string }[] {
+  if (Array.isArray(node)) return node.flatMap((item, i) => refs(item, `${at}/${i}`));
+  if (typeof node !== 'object' || node === null) return [];
+  return Object.entries(node).flatMap(([key, value]) =>
+    key === '$ref' && typeof value === 'string' ? [{ at, ref: value }] : refs(value, `${at}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+  );
+}
+
+/** The value a local reference (`#/a/b`) points at, or undefined. */
+function resolve(root: Json, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  let node: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Json)[key];
+  }
+  return node;
+}
+
+/** Every operation of the document: paths and webhooks. */
+function operations(root: Json): Json[] {
+  return [...Object.values(root.paths ?? {}), ...Object.values(root.webhooks ?? {})].flatMap((item) => Object.values(item as Json));
+}
+
+describe.each([
+  ['generated/openapi.json', doc],
+  ['the notes fixture', fixture],
+])('%s', (_name, root) => {
+  it('is OpenAPI 3.1 and every $ref resolves', () => {
+    expect(root.openapi).toBe('3.1.0');
+    const all = refs(root);
+    expect(all.length).toBeGreaterThan(50);
+    expect(all.filter(({ ref }) => resolve(root, ref) === undefined)).toEqual([]);
+  });
+
+  it('gives every operation a unique id and responses', () => {
+    const ops = operations(root);
+    const ids = ops.map((op) => op.operationId as string);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const op of ops) expect(Object.keys(op.responses).length, op.operationId).toBeGreaterThan(0);
+  });
+
+  it('describes ping events as `{}`, as the runtime sends them', () => {
+    const stream = root.components.responses.Success.content['text/event-stream'];
+    expect(Object.keys(stream['x-sse-events']).sort()).toEqual(['delta', 'error', 'ping', 'progress', 'result', 'start']);
+    expect(stream['x-sse-events'].ping).toMatchObject({ type: 'object', maxProperties: 0 });
+  });
+});
+
+describe('webhooks', () => {
+  it('has one entry per event type of the catalogue', () => {
+    expect(eventTypes.length).toBeGreaterThan(0);
+    expect(Object.keys(doc.webhooks)).toEqual(eventTypes);
+    expect(Object.keys(fixture.webhooks)).toEqual(['notes.add.succeeded']);
+  });
+
+  it('describes each as the signed POST of its event body', () => {
+    for (const type of eventTypes) {
+      const event = catalog.faces.flatMap((f) => f.events).find((e) => e.type === type)!;
+      const op = doc.webhooks[type].post as Json;
+      expect(op.security).toEqual([]);
+      expect(op.summary).toBe(event.summary.trim());
+      for (const id of event.emittedBy) expect(op.description).toContain(`\`${id}\``);
+      const headers = op.parameters.map((p: Json) => resolve(doc, p.$ref) as Json);
+      expect(headers.map((h: Json) => [h.name, h.in, h.required])).toEqual([
+        ['webhook-id', 'header', true],
+        ['webhook-timestamp', 'header', true],
+        ['webhook-signature', 'header', true],
+      ]);
+      expect(Object.keys(op.responses).sort()).toEqual(['2XX', '410', 'default']);
+
+      const body = resolve(doc, op.requestBody.content['application/json'].schema.$ref) as Json;
+      expect(body.allOf[0]).toEqual({ $ref: '#/components/schemas/Event' });
+      expect(body.allOf[1].properties.type).toEqual({ const: type });
+      const data = resolve(doc, body.allOf[1].properties.data.$ref) as Json;
+      // The data schema is the event's, its `#/$defs/X` now the face's component `<Face>X`.
+      const { $defs: _defs, ...expected } = event.dataSchema;
+      const face = catalog.faces.find((f) => f.name === event.face)!;
+      const local = JSON.stringify(data).replaceAll(`#/components/schemas/${face.typeName}`, '#/$defs/');
+      expect(JSON.parse(local)).toEqual({ description: event.summary.trim(), ...expected });
+    }
+  });
+
+  it('documents the envelope fields the worker sends', () => {
+    const body = JSON.parse(
+      eventBody({
+        id: 'evt_1',
+        mode: 'live',
+        entity_id: 'acme',
+        type: 'auth.signup.succeeded',
+        api_version: '2026-09-01',
+        request_id: 'req_1',
+        idempotency_key: 'k',
+        data: '{}',
+        created_at: '2026-09-01T12:00:00.000Z',
+      }),
+    ) as Json;
+    const envelope = doc.components.schemas.Event as Json;
+    expect(envelope.required).toEqual(Object.keys(body));
+    expect(Object.keys(envelope.properties)).toEqual(Object.keys(body));
+    expect(envelope.properties.request.required).toEqual(Object.keys(body.request));
+  });
+
+  it('documents the retry schedules, 410 and Retry-After', () => {
+    const failed = doc.components.responses.WebhookFailed as Json;
+    expect(failed.description).toContain('live mode 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h');
+    expect(failed.description).toContain('test mode 5 s, 30 s');
+    expect(failed.headers['Retry-After']).toBeDefined();
+    expect(doc.components.responses.WebhookGone.description).toContain('disabled');
+  });
+
+  it('refuses event types whose component names would clash', () => {
+    const clashing = structuredClone(catalog) as Catalog;
+    const auth = clashing.faces.find((f) => f.name === 'auth')!;
+    const [event] = auth.events;
+    // `auth.sign.upSucceeded` and `auth.signUp.succeeded` would both be AuthSignUpSucceeded.
+    auth.events.push({ ...event!, type: 'auth.sign.upSucceeded' }, { ...event!, type: 'auth.signUp.succeeded' });
+    for (const e of auth.events.slice(-2)) e.typeName = 'AuthSignUpSucceeded';
+    expect(() => emitOpenApi(clashing)).toThrow(/OpenAPI schema name clash: EventData_AuthSignUpSucceeded/);
+  });
+});
+
+describe('DoRequest', () => {
+  it('says which actions stream and which events each emits', () => {
+    const variants = doc.components.schemas.DoRequest.oneOf as Json[];
+    for (const action of catalog.faces.flatMap((f) => f.actions)) {
+      const variant = variants.find((v) => v.title === action.id);
+      if (!variant) continue;
+      expect(variant.description.includes('Can stream'), action.id).toBe(action.stream);
+      for (const type of action.emits) expect(variant.description).toContain(`\`${type}\``);
+    }
+    expect(doc['x-actions'].find((a: Json) => a.id === 'auth.signup').emits).toEqual(['auth.signup.succeeded']);
+  });
+});
+
+describe('component schemas', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  // The whole document as one schema resource, so that `#/components/...` references resolve in it.
+  ajv.addSchema({ $id: 'openapi.json', components: doc.components });
+  const schema = (name: string) => {
+    const validate = ajv.getSchema(`openapi.json#/components/schemas/${name}`);
+    if (!validate) throw new Error(`no schema ${name}`);
+    return validate;
+  };
+  const accepts = (name: string, value: unknown) => {
+    const validate = schema(name);
+    return validate(value) ? 'ok' : `${name}: ${ajv.errorsText(validate.errors)}`;
+  };
+
+  it('all compile', () => {
+    for (const name of Object.keys(doc.components.schemas)) expect(() => schema(name), name).not.toThrow();
+  });
+
+  it('accept the examples of the face files and of the error responses', () => {
+    const latest = catalog.platform.latest;
+    let checked = 0;
+    for (const action of catalog.faces.flatMap((f) => f.actions)) {
+      if (!action.variants.some((v) => v.versions.includes(latest))) continue;
+      for (const example of action.examples) {
+        expect(accepts(`${action.typeName}Payload`, example.payload)).toBe('ok');
+        expect(accepts(`${action.typeName}Result`, example.result)).toBe('ok');
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(3);
+    for (const response of Object.values(doc.components.responses as Json)) {
+      for (const example of Object.values((response.content?.['application/json']?.examples ?? {}) as Json)) {
+        expect(accepts('ErrorEnvelope', example.value)).toBe('ok');
+      }
+    }
+  });
+
+  it('accept the event body shown in docs/events.md, and refuse it as another type', () => {
+    const page = emitDocs(catalog).get('docs/events.md')!;
+    const body = JSON.parse(/## Event body[\s\S]*?```json\n([\s\S]*?)\n```/.exec(page)![1]!) as Json;
+    const event = catalog.faces.flatMap((f) => f.events).find((e) => e.type === body.type)!;
+    expect(accepts(`Event_${event.typeName}`, body)).toBe('ok');
+    expect(accepts('Event', body)).toBe('ok');
+    const other = catalog.faces.flatMap((f) => f.events).find((e) => e.type !== body.type)!;
+    expect(accepts(`Event_${other.typeName}`, body)).not.toBe('ok');
+  });
+});
