@@ -27,6 +27,7 @@ export function registerServe(program: Command): void {
         limiter,
         keyCacheTtlMs: config.keyCacheTtlMs,
         idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+        eventRetentionDays: config.eventRetentionDays,
         serverVersion: config.serverVersion,
         logger: config.logRequests,
         webhooks: config.webhooks,

@@ -4,6 +4,7 @@
  */
 import type { ValidateFunction } from 'ajv';
 import type { Providers } from '../providers/index.js';
+import type { CommitGroup } from '../store/commit-group.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
 import type { PreparedBatch } from './batch.js';
@@ -66,6 +67,8 @@ export interface RuntimeDeps {
   readonly serverVersion: string;
   readonly idempotencyTtlSeconds: number;
   readonly settings: HandlerSettings;
+  /** Commits the writes of calls that wrote nothing themselves (their events) together. */
+  readonly commits: CommitGroup;
   /** Counts a call for metrics; batch requests are counted one by one. */
   readonly observe: (face: string, action: string, status: number, seconds: number) => void;
 }

@@ -19,6 +19,8 @@ export interface RuntimeConfig {
   rateLimitWhenUnavailable: 'allow' | 'refuse';
   keyCacheTtlMs: number;
   idempotencyTtlSeconds: number;
+  /** How long events and their deliveries are kept. */
+  eventRetentionDays: number;
   logRequests: boolean;
   serverVersion: string;
   webhooks: WebhookConfig;
@@ -37,6 +39,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     rateLimitWhenUnavailable: choice(env, 'RATE_LIMIT_WHEN_UNAVAILABLE', ['allow', 'refuse'] as const, 'allow'),
     keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 2000),
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30),
     logRequests: env.LOG_REQUESTS === '1',
     serverVersion: packageVersion(),
     webhooks: readWebhookConfig(env),

@@ -12,6 +12,8 @@ import secureJson from 'secure-json-parse';
 import { sql } from 'kysely';
 import { platform } from '../../generated/server/platform.js';
 import type { Providers } from '../providers/index.js';
+import { CommitGroup } from '../store/commit-group.js';
+import { purgeEvents } from '../store/events.js';
 import { purgeExpiredIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
@@ -36,6 +38,8 @@ export interface ServerOptions {
   keyCacheTtlMs: number;
   /** How long an idempotency key and its stored reply are kept. */
   idempotencyTtlSeconds?: number;
+  /** How long events (and their deliveries) are kept, and so how far back a replay reaches (default 30). */
+  eventRetentionDays?: number;
   serverVersion: string;
   logger?: boolean;
   /** Webhook delivery settings; the defaults of API.md §12 when absent. */
@@ -46,7 +50,7 @@ export interface ServerOptions {
   streamPingMs?: number;
 }
 
-/** How often expired idempotency records are deleted. */
+/** How often expired idempotency records and events past their retention are deleted. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
 const GENERATED = fileURLToPath(new URL('../../generated/', import.meta.url));
@@ -71,6 +75,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     serverVersion: options.serverVersion,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls },
+    commits: new CommitGroup(options.db),
     observe: (face, action, status, seconds) => metrics.observeCall(face, action, status, seconds),
   };
   const pingMs = options.streamPingMs ?? 15_000;
@@ -165,8 +170,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     return sendError(request, reply, toApiError(error, calls.get(request)?.requestId ?? 'no request id'));
   });
 
+  const retentionMs = (options.eventRetentionDays ?? 30) * 86_400_000;
   const purge = setInterval(() => {
     purgeExpiredIdempotency(options.db, new Date().toISOString()).catch((error: unknown) => console.error('idempotency purge failed:', error));
+    purgeEvents(options.db, new Date(Date.now() - retentionMs).toISOString()).catch((error: unknown) => console.error('event purge failed:', error));
   }, PURGE_INTERVAL_MS).unref();
   worker?.start();
   app.addHook('onClose', async () => {

@@ -113,3 +113,12 @@ function newDelivery(eventId: string, endpointId: string, origin: { mode: Mode; 
     updated_at: now,
   };
 }
+
+/**
+ * Deletes the events created before `before` (ISO time), with their deliveries and attempts; returns how
+ * many events. Replays reach back as far as the events are kept.
+ */
+export async function purgeEvents(db: Db, before: string): Promise<number> {
+  const result = await db.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -82,6 +82,8 @@ const migrations: Record<string, Migration> = {
         .addColumn('created_at', 'text', (c) => c.notNull())
         .execute();
       await db.schema.createIndex('events_partition').on('events').columns(['mode', 'entity_id', 'id']).execute();
+      // The retention purge deletes by age.
+      await db.schema.createIndex('events_created_at').on('events').column('created_at').execute();
       await db.schema
         .createTable('webhook_endpoints')
         .addColumn('id', 'text', (c) => c.primaryKey())

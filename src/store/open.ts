@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations.js';
 import type { Database, Db } from './schema.js';
@@ -47,7 +47,31 @@ function openSqlite(dataDir: string): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
+/** Prepared statements kept per connection; the SQL of a call comes from a few dozen query shapes. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query anew, and on SQLite preparing (parsing and planning the SQL) costs more than
+ * running the statement. The same SQL text always gets the same statement, which better-sqlite3 lets be
+ * run again and again; the oldest is dropped when the cache is full.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SQLite.Statement>();
+  return {
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = sqlite.prepare(sql);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+    close: () => void sqlite.close(),
+  };
 }
 
 function openPostgres(url: string, max: number): Db {

@@ -5,10 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/runtime/secrets.js';
-import { writeEvents, type EventOrigin } from '../../src/store/events.js';
+import { purgeEvents, writeEvents, type EventOrigin } from '../../src/store/events.js';
 import { openStore, storeKind } from '../../src/store/open.js';
 import type { Db, Mode } from '../../src/store/schema.js';
 import { afterCommit, CallTransaction } from '../../src/store/transaction.js';
+import { CommitGroup } from '../../src/store/commit-group.js';
 import { insertEndpoint, leaseDueDeliveries, loadDeliveries, settleDelivery } from '../../src/store/webhooks.js';
 import { implementations, type StoreLocation } from './implementations.js';
 
@@ -91,6 +92,41 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
     });
   });
 
+  describe('group commit', () => {
+    it('commits the writes of concurrent calls in one transaction, and answers each once it is committed', async () => {
+      const group = new CommitGroup(db);
+      const entities = Array.from({ length: 10 }, () => newId('ent'));
+      const seenBy = new Set<Db>();
+      await Promise.all(
+        entities.map(async (entity) => {
+          await group.commit(async (tx) => {
+            seenBy.add(tx);
+            await writeEvents(tx, origin(entity), [event()]);
+          });
+          // Committed by the time the call is answered: another connection sees it.
+          expect(await eventCountVia(other, entity)).toBe(1);
+        }),
+      );
+      expect(seenBy.size).toBe(1);
+    });
+
+    it('fails only the write at fault when a group fails', async () => {
+      const group = new CommitGroup(db);
+      const [good, alsoGood] = [newId('ent'), newId('ent')];
+      const outcomes = await Promise.allSettled([
+        group.commit((tx) => writeEvents(tx, origin(good), [event()])),
+        group.commit(async (tx) => {
+          await writeEvents(tx, origin(newId('ent')), [event()]);
+          throw new Error('refused');
+        }),
+        group.commit((tx) => writeEvents(tx, origin(alsoGood), [event()])),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused');
+      expect([await eventCount(good), await eventCount(alsoGood)]).toEqual([1, 1]);
+    });
+  });
+
   describe('fan-out', () => {
     it('queues a delivery for every enabled endpoint of the partition whose patterns match', async () => {
       const entity = newId('ent');
@@ -115,6 +151,17 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       expect(await deliveriesTo(target)).toEqual(['webhooks.endpoint.ping']);
       expect(await deliveriesTo(bystander)).toEqual([]);
     });
+  });
+
+  it('purges events past their retention with their deliveries, and keeps the rest', async () => {
+    const entity = newId('ent');
+    const target = await endpoint(entity, ['*']);
+    await writeEvents(db, origin(entity), [event('auth.signup.succeeded'), event('keys.key.created')]);
+    const [old] = await db.selectFrom('events').select('id').where('entity_id', '=', entity).where('type', '=', 'auth.signup.succeeded').execute();
+    await db.updateTable('events').set({ created_at: '2020-01-01T00:00:00.000Z' }).where('id', '=', old!.id).execute();
+    expect(await purgeEvents(db, '2021-01-01T00:00:00.000Z')).toBeGreaterThanOrEqual(1);
+    expect((await db.selectFrom('events').select('type').where('entity_id', '=', entity).execute()).map((r) => r.type)).toEqual(['keys.key.created']);
+    expect(await deliveriesTo(target)).toEqual(['keys.key.created']);
   });
 
   describe('the delivery queue', () => {

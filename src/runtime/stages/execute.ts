@@ -6,6 +6,7 @@
  * (errors included); anything that is not an ApiError becomes a 500 without its details.
  */
 import { writeEvents, type EmittedEvent } from '../../store/events.js';
+import type { Db } from '../../store/schema.js';
 import { CallTransaction } from '../../store/transaction.js';
 import { runBatch } from '../batch.js';
 import type { CallState, Reply, RuntimeDeps } from '../call.js';
@@ -49,11 +50,17 @@ export async function execute(call: CallState, deps: RuntimeDeps, channel?: Stre
 
 /**
  * Writes the events and the stored reply in the call's transaction and commits it. A call that wrote
- * nothing and emitted nothing never began a transaction; its reply is stored without one.
+ * nothing itself joins other calls in a group commit for its events; one that wrote nothing and emitted
+ * nothing stores its reply without a transaction (a single statement).
  */
 export async function commitCall(call: CallState, deps: RuntimeDeps, tx: CallTransaction, events: EmittedEvent[], reply?: Reply): Promise<void> {
-  await writeEvents(tx.db, eventOrigin(call), events);
-  if (reply) await completeIdempotency(call, tx.begun ? tx.db : deps.db, reply);
+  const write = async (db: Db) => {
+    await writeEvents(db, eventOrigin(call), events);
+    if (reply) await completeIdempotency(call, db, reply);
+  };
+  if (tx.begun) await write(tx.db);
+  else if (events.length > 0) await deps.commits.commit(write);
+  else if (reply) await completeIdempotency(call, deps.db, reply);
   await tx.commit();
 }
 
