@@ -35,7 +35,9 @@ export function invoke(call: CallState, deps: RuntimeDeps, invocation: Invocatio
     apiVersion: call.apiVersion!,
     idempotencyKey: call.envelope.options.idempotencyKey,
     signal: invocation.signal,
-    db: invocation.tx.db,
+    get db() {
+      return invocation.tx.db;
+    },
     providers: deps.providers,
     settings: deps.settings,
     emit(type, data, options) {

@@ -25,28 +25,45 @@ export function afterCommit(db: Db, effect: () => void): void {
   else effect();
 }
 
+// The driver and dialect of a call's Kysely only serve transactions, migrations and introspection, none of
+// which a handler may start inside its call's transaction.
+const unsupported = () => {
+  throw new Error('Not available inside a call: the call already runs in a transaction.');
+};
+const driver = {
+  init: async () => {},
+  acquireConnection: unsupported,
+  beginTransaction: unsupported,
+  commitTransaction: unsupported,
+  rollbackTransaction: unsupported,
+  releaseConnection: async () => {},
+  destroy: async () => {},
+} satisfies Driver;
+const dialect = { createAdapter: unsupported, createDriver: () => driver, createIntrospector: unsupported, createQueryCompiler: unsupported } satisfies Dialect;
+
 export class CallTransaction {
-  readonly db: Db;
+  readonly #root: Db;
+  #db: Db | undefined;
   #begun: Promise<ControlledTransaction<Database>> | undefined;
   #finished = false;
 
   constructor(root: Db) {
+    this.#root = root;
+  }
+
+  /** The store as the call sees it; made on first use, as many calls never touch it. */
+  get db(): Db {
+    if (this.#db) return this.#db;
     const provider: ConnectionProvider = {
       provideConnection: async <T>(consumer: (connection: DatabaseConnection) => Promise<T>): Promise<T> => {
         if (this.#finished) throw new Error('The call has ended: its transaction is closed.');
-        this.#begun ??= root.startTransaction().execute();
+        this.#begun ??= this.#root.startTransaction().execute();
         return (await this.#begun).getExecutor().provideConnection(consumer);
       },
     };
-    // The driver and dialect only serve transactions, migrations and introspection, none of which a
-    // handler may start inside its call's transaction.
-    const unsupported = () => {
-      throw new Error('Not available inside a call: the call already runs in a transaction.');
-    };
-    const driver = { init: async () => {}, acquireConnection: unsupported, beginTransaction: unsupported, commitTransaction: unsupported, rollbackTransaction: unsupported, releaseConnection: async () => {}, destroy: async () => {} } satisfies Driver;
-    const dialect = { createAdapter: unsupported, createDriver: () => driver, createIntrospector: unsupported, createQueryCompiler: unsupported } satisfies Dialect;
-    this.db = new Kysely<Database>({ config: { dialect }, dialect, driver, executor: root.getExecutor().withConnectionProvider(provider) });
-    afterCommits.set(this.db, []);
+    this.#db = new Kysely<Database>({ config: { dialect }, dialect, driver, executor: this.#root.getExecutor().withConnectionProvider(provider) });
+    afterCommits.set(this.#db, []);
+    return this.#db;
   }
 
   /** True once a query has begun the transaction. */
@@ -58,15 +75,16 @@ export class CallTransaction {
   async commit(): Promise<void> {
     this.#finished = true;
     if (this.#begun) await (await this.#begun).commit().execute();
-    const effects = afterCommits.get(this.db) ?? [];
-    afterCommits.delete(this.db);
+    if (!this.#db) return;
+    const effects = afterCommits.get(this.#db) ?? [];
+    afterCommits.delete(this.#db);
     for (const effect of effects) effect();
   }
 
   /** Undoes what the call wrote; safe after a failed commit, and twice. */
   async rollback(): Promise<void> {
     this.#finished = true;
-    afterCommits.delete(this.db);
+    if (this.#db) afterCommits.delete(this.#db);
     const trx = await this.#begun?.catch(() => undefined);
     // A rollback that fails (a dead connection) still releases the connection, and leaves nothing behind.
     if (trx && !trx.isCommitted && !trx.isRolledBack) await trx.rollback().execute().catch(() => {});
