@@ -335,6 +335,17 @@ export const errors: ReadonlyMap<string, ErrorDefinition> = new Map([
     },
   ],
   [
+    'request_aborted',
+    {
+      code: 'request_aborted',
+      status: 499,
+      type: 'api_error',
+      message:
+        'The client closed the connection before the stream ended: the action was stopped and its store effects rolled back. Only ever seen as a replay under the same idempotency key; retry with a new one.',
+      retryable: false,
+    },
+  ],
+  [
     'internal_error',
     {
       code: 'internal_error',

@@ -68,6 +68,11 @@ async function found(ctx: Ctx, id: string, param = '/payload/id'): Promise<Webho
   return row;
 }
 
+/** An endpoint deleted by another call between reading and changing it. */
+function gone(id: string): never {
+  throw new ApiError('resource_not_found', `No webhook endpoint ${id}.`, { param: '/payload/id' });
+}
+
 function enabled(row: WebhookEndpointTable, param: string): WebhookEndpointTable {
   if (row.status !== 'enabled') {
     throw new ApiError('payload_invalid', `Webhook endpoint ${row.id} is disabled; enable it with webhooks.update first.`, { param });
@@ -112,9 +117,9 @@ export const webhooks: WebhooksHandlers = {
   },
 
   async update(payload, ctx) {
-    const row = await found(ctx, payload.id);
     if (payload.url !== undefined) await checkUrl(ctx, payload.url);
     if (payload.eventTypes !== undefined) checkPatterns(payload.eventTypes);
+    const row = await found(ctx, payload.id);
     const status = payload.enabled === undefined ? {} : { status: payload.enabled ? ('enabled' as const) : ('disabled' as const), disabled_reason: payload.enabled ? null : 'disabled' };
     const updated = await updateEndpoint(ctx.db, partition(ctx), row.id, {
       ...(payload.url !== undefined ? { url: payload.url } : {}),
@@ -123,7 +128,7 @@ export const webhooks: WebhooksHandlers = {
       ...status,
       updated_at: new Date().toISOString(),
     });
-    return toEndpoint(updated!);
+    return toEndpoint(updated ?? gone(row.id));
   },
 
   async delete(payload, ctx) {
@@ -143,7 +148,8 @@ export const webhooks: WebhooksHandlers = {
       previous_secret_expires_at: overlap ? new Date(now + payload.overlapSeconds * 1000).toISOString() : null,
       updated_at: new Date(now).toISOString(),
     });
-    return { ...toEndpoint(updated!), secret: updated!.secret };
+    if (!updated) gone(row.id);
+    return { ...toEndpoint(updated), secret: updated.secret };
   },
 
   async deliveries(payload, ctx) {

@@ -114,7 +114,7 @@ async function runAtomic(call: CallState, deps: RuntimeDeps, deadline: Deadline)
       results.push({ id: item.id, status: 200, data });
       observe(deps, item, 200, started);
     } catch (thrown) {
-      await tx.rollback();
+      tx.abandon();
       const error = toApiError(thrown, call.requestId);
       observe(deps, item, error.status, started);
       return storeFailure(call, deps, aborted(items, item, error, results.length));
@@ -125,7 +125,7 @@ async function runAtomic(call: CallState, deps: RuntimeDeps, deadline: Deadline)
     await commitCall(call, deps, tx, events, reply);
     return reply;
   } catch (thrown) {
-    await tx.rollback();
+    tx.abandon();
     return storeFailure(call, deps, thrown);
   }
 }
@@ -162,7 +162,7 @@ async function runItem(item: BatchItem, deps: RuntimeDeps, deadline: Deadline): 
     observe(deps, item, 200, started);
     return { id: item.id, status: 200, data };
   } catch (thrown) {
-    await tx.rollback();
+    tx.abandon();
     const error = toApiError(thrown, item.call.requestId);
     observe(deps, item, error.status, started);
     return { id: item.id, status: error.status, error: errorObject(error) };

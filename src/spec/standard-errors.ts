@@ -43,6 +43,7 @@ export const STANDARD_ERRORS: readonly FaceError[] = [
   e(415, 'invalid_request_error', 'unsupported_media_type', false, 'The body is not sent as `application/json`.'),
   e(422, 'idempotency_error', 'idempotency_key_reused', false, 'The idempotency key was used with a different request.'),
   e(429, 'rate_limit_error', 'rate_limit_exceeded', true, 'A rate policy is exhausted; wait `Retry-After` seconds. `details.violatedPolicies` names them.'),
+  e(499, 'api_error', 'request_aborted', false, 'The client closed the connection before the stream ended: the action was stopped and its store effects rolled back. Only ever seen as a replay under the same idempotency key; retry with a new one.'),
   e(500, 'api_error', 'internal_error', true, 'The server failed unexpectedly. The request id helps support find it.'),
   e(502, 'provider_error', 'provider_failed', true, 'The backend of the face answered with an error.'),
   e(503, 'provider_error', 'provider_unavailable', true, 'The backend of the face is down or not configured.'),

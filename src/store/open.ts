@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations.js';
 import type { Database, Db } from './schema.js';
@@ -20,17 +20,14 @@ export interface StoreConfig {
   poolSize?: number;
 }
 
-const kinds = new WeakMap<Db, 'sqlite' | 'postgres'>();
-
-/** Which database a store opened by `openStore` runs on, for the few queries that differ (row locks). */
+/** Which database a store runs on, for the few queries that differ (row locks). */
 export function storeKind(db: Db): 'sqlite' | 'postgres' {
-  return kinds.get(db) ?? 'sqlite';
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
 /** Opens the store the configuration names and migrates it to the latest schema. */
 export async function openStore(config: StoreConfig): Promise<Db> {
   const db = config.databaseUrl ? openPostgres(config.databaseUrl, config.poolSize ?? 10) : openSqlite(config.dataDir);
-  kinds.set(db, config.databaseUrl ? 'postgres' : 'sqlite');
   try {
     await migrate(db);
   } catch (error) {

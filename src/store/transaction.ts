@@ -1,14 +1,16 @@
 /**
- * The store transaction of one call (or of one atomic batch), begun on its first query rather than up
- * front. A handler often does slow work before it touches the store (hashing a password, calling a
- * model); beginning late keeps that work outside the transaction, which matters most on SQLite, where an
- * open transaction holds the one connection every other request waits for.
+ * The store transaction of one call (or of one atomic batch), begun by its first write rather than up
+ * front. A handler often does slow work between reading and writing (checking a password, resolving a URL,
+ * calling a model); an open transaction holds a connection, on SQLite the one every other request waits
+ * for, so it is held only from the first write to the commit. Reads before that see what is committed,
+ * as any statement outside a transaction does; from the first write on, every query runs in the
+ * transaction and sees the call's own writes (and, in an atomic batch, those of the requests before).
  *
- * `db` is a Kysely instance like any other, whose queries all run on the transaction's connection; once
- * the transaction is committed or rolled back, any further query through it fails instead of quietly
- * running outside it (a handler that ignored its time-out must not write after the rollback).
+ * `db` is a Kysely instance like any other. Once the transaction is committed or rolled back, any further
+ * query through it fails instead of quietly running outside it (a handler that ignored its time-out must
+ * not write after the rollback).
  */
-import { Kysely, type ConnectionProvider, type ControlledTransaction, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
+import { Kysely, SelectQueryNode, type CompiledQuery, type ConnectionProvider, type ControlledTransaction, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
 import type { Database, Db } from './schema.js';
 
 /** What must wait for a call's transaction to commit, by the `db` of that transaction. */
@@ -54,19 +56,31 @@ export class CallTransaction {
   /** The store as the call sees it; made on first use, as many calls never touch it. */
   get db(): Db {
     if (this.#db) return this.#db;
-    const provider: ConnectionProvider = {
-      provideConnection: async <T>(consumer: (connection: DatabaseConnection) => Promise<T>): Promise<T> => {
+    const inTransaction = async <T>(consumer: (connection: DatabaseConnection) => Promise<T>): Promise<T> => {
+      if (this.#finished) throw new Error('The call has ended: its transaction is closed.');
+      this.#begun ??= this.#root.startTransaction().execute();
+      return (await this.#begun).getExecutor().provideConnection(consumer);
+    };
+    // Until the first write, each query picks its connection itself: a read runs on the store as it is.
+    const deciding: DatabaseConnection = {
+      executeQuery: <R>(compiled: CompiledQuery) => {
         if (this.#finished) throw new Error('The call has ended: its transaction is closed.');
-        this.#begun ??= this.#root.startTransaction().execute();
-        return (await this.#begun).getExecutor().provideConnection(consumer);
+        const run = (connection: DatabaseConnection) => connection.executeQuery<R>(compiled);
+        return this.#begun === undefined && SelectQueryNode.is(compiled.query) ? this.#root.getExecutor().provideConnection(run) : inTransaction(run);
       },
+      streamQuery: () => {
+        throw new Error('Streaming queries are not available inside a call.');
+      },
+    };
+    const provider: ConnectionProvider = {
+      provideConnection: (consumer) => (this.#begun === undefined ? consumer(deciding) : inTransaction(consumer)),
     };
     this.#db = new Kysely<Database>({ config: { dialect }, dialect, driver, executor: this.#root.getExecutor().withConnectionProvider(provider) });
     afterCommits.set(this.#db, []);
     return this.#db;
   }
 
-  /** True once a query has begun the transaction. */
+  /** True once a write has begun the transaction. */
   get begun(): boolean {
     return this.#begun !== undefined;
   }
@@ -79,6 +93,14 @@ export class CallTransaction {
     const effects = afterCommits.get(this.#db) ?? [];
     afterCommits.delete(this.#db);
     for (const effect of effects) effect();
+  }
+
+  /**
+   * Rolls back without waiting. A query that a deadline cut short may still hold the connection (on
+   * PostgreSQL, waiting for a lock); the rollback follows it, but the caller's answer need not wait.
+   */
+  abandon(): void {
+    void this.rollback();
   }
 
   /** Undoes what the call wrote; safe after a failed commit, and twice. */

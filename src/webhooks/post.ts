@@ -63,9 +63,13 @@ export async function postWebhook(
   });
 }
 
+/** The longest `Retry-After` honoured: a day, the span of the whole live schedule. */
+const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/** A `Retry-After` (seconds or an HTTP date) in ms from now, at most a day; nothing when unreadable. */
 function retryAfter(value: string | undefined): { retryAfterMs?: number } {
   if (value === undefined) return {};
-  if (/^\s*\d+\s*$/.test(value)) return { retryAfterMs: Number(value) * 1000 };
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? {} : { retryAfterMs: Math.max(0, date - Date.now()) };
+  const ms = /^\s*\d+\s*$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  // A receiver may answer anything; a huge or malformed value must not stall or break the schedule.
+  return Number.isFinite(ms) ? { retryAfterMs: Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS) } : {};
 }

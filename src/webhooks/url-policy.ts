@@ -19,14 +19,11 @@ for (const [network, prefix] of [
   ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
 ] as const) blocked.addSubnet(network, prefix, 'ipv6');
 
-/** True for an address that is not on the public internet. */
+/** True for an address that is not on the public internet (an IPv4 address written as IPv6 included). */
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family !== 6) return true;
-  // An IPv4 address written as IPv6 (::ffff:10.0.0.1) is the IPv4 address.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped ? blocked.check(mapped[1]!, 'ipv4') : blocked.check(address, 'ipv6');
+  if (family === 0) return true;
+  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** Why a URL may not receive webhooks in `mode`, or undefined when it may (names are not resolved here). */
@@ -49,7 +46,8 @@ export async function resolvedProblem(url: URL, allowPrivate: boolean): Promise<
   if (allowPrivate || isIP(host)) return undefined;
   const addresses = await new Promise<LookupAddress[]>((resolve) => dnsLookup(host, { all: true }, (error, found) => resolve(error ? [] : found)));
   const bad = addresses.find((a) => isPrivateAddress(a.address));
-  return bad ? `${host} resolves to ${bad.address}, which is not a public address` : undefined;
+  // The address itself is not told: it would map the platform's own network for whoever asks.
+  return bad ? `${host} resolves to an address that is not public` : undefined;
 }
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -60,7 +58,7 @@ export function guardedLookup(allowPrivate: boolean) {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, []);
       const bad = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
-      if (bad) return callback(Object.assign(new Error(`${hostname} resolves to ${bad.address}, which is not a public address`), { code: 'EADDRNOTALLOWED' }), []);
+      if (bad) return callback(Object.assign(new Error(`${hostname} resolves to an address that is not public`), { code: 'EADDRNOTALLOWED' }), []);
       if (options.all) return callback(null, addresses);
       callback(null, addresses[0]!.address, addresses[0]!.family);
     });

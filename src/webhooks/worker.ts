@@ -24,7 +24,8 @@ export class WebhookWorker {
   readonly #random: () => number;
   readonly #inFlight = new Set<Promise<void>>();
   #running = false;
-  #polling = false;
+  /** The poll under way, which `stop` waits for. */
+  #polling: Promise<void> | undefined;
   #again = false;
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: (() => void) | undefined;
@@ -47,27 +48,26 @@ export class WebhookWorker {
     if (this.#running) this.#schedule(0);
   }
 
-  /** Stops leasing and waits for the deliveries being sent. */
+  /** Stops leasing and waits for the poll under way and the deliveries being sent. */
   async stop(): Promise<void> {
     this.#running = false;
     this.#unsubscribe?.();
     clearTimeout(this.#timer);
+    await this.#polling;
     await Promise.allSettled([...this.#inFlight]);
   }
 
   #schedule(ms: number): void {
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => void this.#poll(), ms);
+    this.#timer = setTimeout(() => {
+      if (this.#polling) this.#again = true;
+      else this.#polling = this.#poll().finally(() => (this.#polling = undefined));
+    }, ms);
     // The worker never keeps a process alive on its own.
     this.#timer.unref();
   }
 
   async #poll(): Promise<void> {
-    if (this.#polling) {
-      this.#again = true;
-      return;
-    }
-    this.#polling = true;
     this.#again = false;
     try {
       let free = this.#config.concurrency - this.#inFlight.size;
@@ -80,14 +80,16 @@ export class WebhookWorker {
           limit: free,
           skipLocked: storeKind(this.#db) === 'postgres',
         });
-        for (const job of await loadDeliveries(this.#db, ids)) this.#track(this.#deliver(job));
+        const jobs = await loadDeliveries(this.#db, ids);
+        // Stopped meanwhile: the leases lapse and the deliveries go to the next worker, nothing is half sent.
+        if (!this.#running) break;
+        for (const job of jobs) this.#track(this.#deliver(job));
         if (ids.length < free) break;
         free = this.#config.concurrency - this.#inFlight.size;
       }
     } catch (error) {
       console.error('webhook worker: could not lease deliveries:', (error as Error).message);
     } finally {
-      this.#polling = false;
       if (this.#running) this.#schedule(this.#again ? 0 : this.#config.pollMs);
     }
   }

@@ -4,6 +4,7 @@
  * batch before anything runs, the limits, rate limits per request, one idempotency key per batch, and the
  * deadline over the whole batch.
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -59,6 +60,22 @@ describe.each([
     expect(await deliveries()).toHaveLength(before);
     const events = await server.db.selectFrom('events').select('id').where('request_id', '=', reply.body.meta.requestId).execute();
     expect(events).toEqual([]);
+  });
+
+  it.runIf(postgres)('answers at the deadline even while a write waits on a lock, and rolls that write back', async () => {
+    // Another session holds the row of one address of the import, so the import's write waits for it.
+    const [free, held, after] = [email('free'), email('held'), email('after')];
+    const users = [free, held].map((address) => ({ email: address, password: 'correct horse' }));
+    await server.db.connection().execute(async (session) => {
+      await sql`begin`.execute(session);
+      await session.insertInto('auth_users').values({ id: `usr_${n}`, mode: 'test', entity_id: 'acme', email: held, name: null, password_hash: 'x', created_at: new Date().toISOString() }).execute();
+      const reply = await server.post(batch('bestEffort', [{ face: 'auth', action: 'import', payload: { users } }, signup(after)], { timeout: 1500 }));
+      expect(reply.body.data.results.map((r: { status: number }) => r.status)).toEqual([504, 504]);
+      await sql`rollback`.execute(session);
+    });
+    // Once the lock is gone the import's write goes through inside its transaction, which is then rolled back.
+    await expect.poll(async () => (await server.post(signup(free))).status).toBe(200);
+    expect(await exists(server, after)).toBe(false);
   });
 
   it('commits every request, with its events, when all succeed', async () => {
@@ -179,7 +196,7 @@ describe('batches', () => {
     expect(fixed.status).toBe(200);
   });
 
-  it('gives the whole batch one deadline: what runs past it is rolled back, what follows does not run', async () => {
+  it('gives the whole batch one deadline: the request running at it is stopped, those after it do not run', async () => {
     const users = Array.from({ length: 12 }, () => ({ email: email('slow'), password: 'correct horse' }));
     const after = email('after');
     const reply = await server.post(batch('bestEffort', [{ face: 'auth', action: 'import', payload: { users } }, signup(after)], { timeout: 150 }));

@@ -128,16 +128,21 @@ describe('a long stream', () => {
     expect(names(terminal(reply.events))).toEqual(['result']);
   });
 
-  it('aborts the handler when the client disconnects, and frees the idempotency key', async () => {
+  it('aborts the handler when the client disconnects, and keeps the aborted answer under its idempotency key', async () => {
     const key = `disconnect-${Date.now()}`;
     const reply = await postStream(server.url, stream({ prompt: '12 25' }, { idempotencyKey: key }), live, (event) => (event.event === 'delta' ? 'abort' : undefined));
     expect(names(reply.events)).toEqual(['start', 'delta']);
     await expect.poll(() => seen.aborted, { timeout: 2000 }).toBe(true);
     expect((seen.reason as Error).name).toBe('ClientGoneError');
-    // The client never saw an answer: its retry with the same key runs instead of replaying nothing.
+    // A retry under the same key replays the stored outcome rather than running (and paying for) it again;
+    // until the outcome is stored, the key is still in use (409).
+    await expect.poll(async () => (await server.post({ ...stream({ prompt: '12 25' }), options: { idempotencyKey: key } }, { headers: live })).status).toBe(499);
+    seen.aborted = false;
     const retry = await postStream(server.url, stream({ prompt: '12 25' }, { idempotencyKey: key }), live);
-    expect(retry.headers.get('idempotent-replayed')).toBeNull();
-    expect(names(terminal(retry.events))).toEqual(['result']);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(names(retry.events)).toEqual(['start', 'error']);
+    expect(retry.events.at(-1)!.data.error).toMatchObject({ code: 'request_aborted' });
+    expect(seen.aborted).toBe(false);
   });
 
   it('reports progress of a bulk import up to its total', async () => {

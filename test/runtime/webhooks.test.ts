@@ -5,6 +5,9 @@
  * rolled-back work and idempotent replays send nothing.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { lookup } from 'node:dns/promises';
+import { hostname } from 'node:os';
+import { isPrivateAddress } from '../../src/webhooks/url-policy.js';
 import { WebhookWorker } from '../../src/webhooks/worker.js';
 import { startReceiver, verified, type Receiver } from '../helpers/receiver.js';
 import { startServer, TEST_WEBHOOKS, type TestServer } from '../helpers/server.js';
@@ -55,7 +58,7 @@ describe('subscriptions', () => {
     const { endpoint } = await subscribe(['*']);
     const elsewhere = await webhooks('get', { id: endpoint.id }, { 'x-entity-id': 'someone-else' });
     expect(elsewhere.status).toBe(404);
-    await server.post(signup(), { headers: { 'x-entity-id': 'someone-else' } });
+    expect((await server.post(signup(), { headers: { 'x-entity-id': 'someone-else' } })).status).toBe(200);
     await sleep(300);
     expect(receiver.deliveries).toEqual([]);
   });
@@ -258,6 +261,30 @@ describe('where webhooks may go', () => {
       const attempts = async () => (await lax.post({ face: 'webhooks', action: 'deliveries', payload: {} })).body.data.items[0].attempts;
       await expect.poll(async () => (await attempts()).length).toBeGreaterThan(0);
       expect((await attempts())[0].error).toMatch(/^address not allowed: 127\.0\.0\.1 is not a public address/);
+      expect(receiver.deliveries).toEqual([]);
+    } finally {
+      await worker.stop();
+      await lax.close();
+    }
+  });
+
+  it('checks the addresses a name resolves to on every connection, not only the name', async () => {
+    // The machine's own name resolves to a loopback address here: a name, not an address, in the URL, so
+    // only the lookup made when connecting can refuse it (as it would a name rebound to a private address).
+    const name = hostname();
+    const addresses = await lookup(name, { all: true });
+    expect(addresses.length > 0 && addresses.every((a) => isPrivateAddress(a.address)), `${name} must resolve to private addresses`).toBe(true);
+    const lax = await startServer({ webhookWorker: false });
+    receiver = await startReceiver();
+    const worker = new WebhookWorker(lax.db, { ...TEST_WEBHOOKS, allowPrivateUrls: false });
+    try {
+      const url = receiver.url.replace('127.0.0.1', name);
+      await lax.post({ face: 'webhooks', action: 'create', payload: { url, eventTypes: ['*'] } });
+      await lax.post(signup());
+      worker.start();
+      const attempts = async () => (await lax.post({ face: 'webhooks', action: 'deliveries', payload: {} })).body.data.items[0].attempts;
+      await expect.poll(async () => (await attempts()).length).toBeGreaterThan(0);
+      expect((await attempts())[0].error).toBe(`address not allowed: ${name} resolves to an address that is not public`);
       expect(receiver.deliveries).toEqual([]);
     } finally {
       await worker.stop();

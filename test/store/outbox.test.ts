@@ -48,12 +48,16 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
     (await db.selectFrom('webhook_deliveries as d').innerJoin('events as e', 'e.id', 'd.event_id').select('e.type').where('d.endpoint_id', '=', endpointId).execute()).map((r) => r.type).sort();
 
   describe('the call transaction', () => {
-    it('begins only with its first query, and commits everything written through it', async () => {
+    it('begins with its first write, not its reads, and commits everything written through it', async () => {
       const entity = newId('ent');
       const tx = new CallTransaction(db);
+      expect(await eventCountVia(tx.db, entity)).toBe(0);
       expect(tx.begun).toBe(false);
       await writeEvents(tx.db, origin(entity), [event(), event()]);
       expect(tx.begun).toBe(true);
+      // From the first write on, its reads see its own writes; nobody else does before the commit.
+      expect(await eventCountVia(tx.db, entity)).toBe(2);
+      expect(await eventCountVia(other, entity)).toBe(0);
       await tx.commit();
       expect(await eventCount(entity)).toBe(2);
     });

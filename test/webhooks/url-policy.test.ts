@@ -10,7 +10,7 @@ describe('isPrivateAddress', () => {
   it.each([
     ['127.0.0.1', true], ['10.20.30.40', true], ['172.16.0.1', true], ['172.31.255.255', true], ['192.168.1.1', true],
     ['169.254.169.254', true], ['100.64.0.1', true], ['0.0.0.0', true], ['224.0.0.1', true], ['::1', true], ['::', true],
-    ['fe80::1', true], ['fd12:3456::1', true], ['::ffff:10.0.0.1', true], ['::ffff:127.0.0.1', true], ['not an address', true],
+    ['fe80::1', true], ['fd12:3456::1', true], ['::ffff:10.0.0.1', true], ['::ffff:127.0.0.1', true], ['::ffff:a00:1', true], ['not an address', true],
     ['8.8.8.8', false], ['172.32.0.1', false], ['93.184.216.34', false], ['2606:4700::1111', false], ['::ffff:8.8.8.8', false],
   ])('%s → %s', (address, expected) => {
     expect(isPrivateAddress(address)).toBe(expected);
@@ -42,7 +42,8 @@ describe('guardedLookup', () => {
   it('refuses a name that resolves to a private address when the connection is made', async () => {
     const { error } = await lookup(false, 'localhost');
     expect(error?.code).toBe('EADDRNOTALLOWED');
-    expect(error?.message).toMatch(/^localhost resolves to (127\.0\.0\.1|::1), which is not a public address$/);
+    // The address is not told: it would map the platform's own network.
+    expect(error?.message).toBe('localhost resolves to an address that is not public');
   });
 
   it('lets it through when private addresses are allowed', async () => {

@@ -13,12 +13,9 @@ import type { CallState, Reply, RuntimeDeps } from '../call.js';
 import type { StreamSink } from '../context.js';
 import { ClientGoneError, Deadline } from '../deadline.js';
 import { errorReply, successReply } from '../envelope.js';
-import { toApiError } from '../errors.js';
+import { ApiError, toApiError } from '../errors.js';
 import { invoke } from '../invoke.js';
-import { completeIdempotency, releaseIdempotency } from './idempotency.js';
-
-/** Status recorded (in metrics only) for a call whose streaming client went away: nothing is sent. */
-export const CLIENT_GONE_STATUS = 499;
+import { completeIdempotency } from './idempotency.js';
 
 export interface StreamChannel {
   sink: StreamSink;
@@ -27,7 +24,7 @@ export interface StreamChannel {
 }
 
 export async function execute(call: CallState, deps: RuntimeDeps, channel?: StreamChannel): Promise<Reply> {
-  if (call.batch) return runBatch(call, deps);
+  if (call.batch) return runBatch(call, deps).catch((thrown: unknown) => storeFailure(call, deps, thrown));
   const deadline = new Deadline(call, channel?.signal);
   const tx = new CallTransaction(deps.db);
   const events: EmittedEvent[] = [];
@@ -37,12 +34,11 @@ export async function execute(call: CallState, deps: RuntimeDeps, channel?: Stre
     await commitCall(call, deps, tx, events, reply);
     return reply;
   } catch (thrown) {
-    await tx.rollback();
-    if (thrown instanceof ClientGoneError) {
-      await releaseIdempotency(call, deps);
-      return { status: CLIENT_GONE_STATUS, headers: call.responseHeaders, body: null };
-    }
-    return storeFailure(call, deps, thrown);
+    tx.abandon();
+    // Nobody reads the answer of a client that went away; it is stored all the same (API.md §9), so that a
+    // retry under the same key cannot run, and cost, a second time.
+    const error = thrown instanceof ClientGoneError ? new ApiError('request_aborted') : thrown;
+    return storeFailure(call, deps, error);
   } finally {
     deadline.dispose();
   }

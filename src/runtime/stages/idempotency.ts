@@ -6,7 +6,7 @@
  * while the first is still running is 409, and with another fingerprint 422.
  */
 import { canonicalJson } from '../../spec/json-schema.js';
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from '../../store/idempotency.js';
+import { claimIdempotencyKey, completeIdempotencyKey } from '../../store/idempotency.js';
 import type { Db } from '../../store/schema.js';
 import type { CallState, Reply, RuntimeDeps } from '../call.js';
 import { ApiError } from '../errors.js';
@@ -55,12 +55,4 @@ export async function completeIdempotency(call: CallState, db: Db, reply: Reply)
   if (!call.idempotency) return;
   const headers = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => !PER_REQUEST.has(name)));
   await completeIdempotencyKey(db, { ...call.idempotency, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) });
-}
-
-/**
- * Frees the key of a call whose streaming client went away: that client never saw an answer, the call's
- * store effects were rolled back, and its retry with the same key should run rather than replay nothing.
- */
-export async function releaseIdempotency(call: CallState, deps: RuntimeDeps): Promise<void> {
-  if (call.idempotency) await releaseIdempotencyKey(deps.db, call.idempotency);
 }
