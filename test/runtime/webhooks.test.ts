@@ -116,6 +116,20 @@ describe('delivery', () => {
     expect(receiver.deliveries[1]!.at - receiver.deliveries[0]!.at).toBeGreaterThanOrEqual(1000);
   });
 
+  it('waits at most a day, whatever Retry-After a receiver sends', async () => {
+    const { headers } = await subscribe();
+    receiver.answer = () => ({ status: 503, headers: { 'retry-after': '300000000000' } });
+    await server.post(signup(), { headers });
+    await expect.poll(async () => (await webhooks('deliveries', {}, headers)).body.data.items[0]?.attempts.length).toBe(1);
+    const [delivery] = (await webhooks('deliveries', {}, headers)).body.data.items;
+    expect(delivery.status).toBe('pending');
+    const wait = Date.parse(delivery.nextAttemptAt) - Date.now();
+    expect(wait).toBeGreaterThan(23.9 * 3_600_000);
+    expect(wait).toBeLessThanOrEqual(24 * 3_600_000);
+    await sleep(300);
+    expect(receiver.deliveries).toHaveLength(1);
+  });
+
   it('disables an endpoint that answers 410 Gone', async () => {
     const { endpoint, headers } = await subscribe();
     receiver.answer = () => ({ status: 410 });
