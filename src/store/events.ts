@@ -6,7 +6,8 @@
 import { EventEmitter } from 'node:events';
 import { newId } from '../runtime/secrets.js';
 import { afterCommit } from './transaction.js';
-import type { Db, EventTable, Mode } from './schema.js';
+import type { Insertable } from 'kysely';
+import type { Database, Db, EventTable, Mode } from './schema.js';
 
 /** An event as a handler emitted it. */
 export interface EmittedEvent {
@@ -44,14 +45,32 @@ export function onDeliveriesQueued(listener: () => void): () => void {
 
 const announce = () => queued.emit('queued');
 
+/** The events one call emitted. */
+export interface EventBatch {
+  origin: EventOrigin;
+  events: readonly EmittedEvent[];
+}
+
+/** Rows per INSERT: well under the bound parameters SQLite and PostgreSQL take in one statement. */
+const ROWS_PER_INSERT = 500;
+
 /**
  * Writes the events and their pending deliveries. Run it on the call's transaction so the events commit or
  * roll back with the effects.
  */
-export async function writeEvents(db: Db, origin: EventOrigin, events: readonly EmittedEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export function writeEvents(db: Db, origin: EventOrigin, events: readonly EmittedEvent[]): Promise<void> {
+  return writeEventBatches(db, [{ origin, events }]);
+}
+
+/**
+ * Writes the events of several calls with three statements whatever their number: the events, the enabled
+ * endpoints of their partitions, and the deliveries to those subscribed.
+ */
+export async function writeEventBatches(db: Db, batches: readonly EventBatch[]): Promise<void> {
   const now = new Date().toISOString();
-  const rows: EventTable[] = events.map((event) => ({
+  const emitted = batches.flatMap(({ origin, events }) => events.map((event) => ({ origin, event })));
+  if (emitted.length === 0) return;
+  const rows: EventTable[] = emitted.map(({ origin, event }) => ({
     id: event.id,
     mode: origin.mode,
     entity_id: origin.entityId,
@@ -62,26 +81,30 @@ export async function writeEvents(db: Db, origin: EventOrigin, events: readonly 
     data: JSON.stringify(event.data),
     created_at: now,
   }));
-  await db.insertInto('events').values(rows).execute();
+  await insertAll(db, 'events', rows);
+  const partitions = [...new Map(batches.map(({ origin: o }) => [`${o.mode}:${o.entityId}`, o])).values()];
   const endpoints = await db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'event_types'])
-    .where('mode', '=', origin.mode)
-    .where('entity_id', '=', origin.entityId)
+    .select(['id', 'mode', 'entity_id', 'event_types'])
     .where('status', '=', 'enabled')
+    .where((eb) => eb.or(partitions.map((p) => eb.and([eb('mode', '=', p.mode), eb('entity_id', '=', p.entityId)]))))
     .execute();
   if (endpoints.length === 0) return;
-  const patterns = endpoints.map((e) => ({ id: e.id, patterns: JSON.parse(e.event_types) as string[] }));
-  const deliveries = rows.flatMap((row, i) => {
-    const only = events[i]!.endpointId;
-    return patterns
-      .filter((e) => (only ? e.id === only : e.patterns.some((p) => matchesEventPattern(p, row.type))))
-      .map((e) => newDelivery(row.id, e.id, origin, now));
-  });
+  const subscribed = endpoints.map((e) => ({ ...e, patterns: JSON.parse(e.event_types) as string[] }));
+  const deliveries = emitted.flatMap(({ origin, event }) =>
+    subscribed
+      .filter((e) => e.mode === origin.mode && e.entity_id === origin.entityId)
+      .filter((e) => (event.endpointId ? e.id === event.endpointId : e.patterns.some((p) => matchesEventPattern(p, event.type))))
+      .map((e) => newDelivery(event.id, e.id, origin, now)),
+  );
   if (deliveries.length > 0) {
-    await db.insertInto('webhook_deliveries').values(deliveries).execute();
+    await insertAll(db, 'webhook_deliveries', deliveries);
     afterCommit(db, announce);
   }
+}
+
+async function insertAll<T extends 'events' | 'webhook_deliveries'>(db: Db, table: T, rows: Insertable<Database[T]>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) await db.insertInto(table).values(rows.slice(i, i + ROWS_PER_INSERT) as never).execute();
 }
 
 /** Queues an event again for each endpoint (a replay); returns the new deliveries. */

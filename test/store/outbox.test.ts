@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/runtime/secrets.js';
-import { purgeEvents, writeEvents, type EventOrigin } from '../../src/store/events.js';
+import { purgeEvents, writeEventBatches, writeEvents, type EventOrigin } from '../../src/store/events.js';
 import { openStore, storeKind } from '../../src/store/open.js';
 import type { Db, Mode } from '../../src/store/schema.js';
 import { afterCommit, CallTransaction } from '../../src/store/transaction.js';
@@ -103,10 +103,7 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       const seenBy = new Set<Db>();
       await Promise.all(
         entities.map(async (entity) => {
-          await group.commit(async (tx) => {
-            seenBy.add(tx);
-            await writeEvents(tx, origin(entity), [event()]);
-          });
+          await group.commit({ origin: origin(entity), events: [event()], then: async (tx) => void seenBy.add(tx) });
           // Committed by the time the call is answered: another connection sees it.
           expect(await eventCountVia(other, entity)).toBe(1);
         }),
@@ -117,21 +114,32 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
     it('fails only the write at fault when a group fails', async () => {
       const group = new CommitGroup(db);
       const [good, alsoGood] = [newId('ent'), newId('ent')];
+      const bad = newId('ent');
       const outcomes = await Promise.allSettled([
-        group.commit((tx) => writeEvents(tx, origin(good), [event()])),
-        group.commit(async (tx) => {
-          await writeEvents(tx, origin(newId('ent')), [event()]);
-          throw new Error('refused');
-        }),
-        group.commit((tx) => writeEvents(tx, origin(alsoGood), [event()])),
+        group.commit({ origin: origin(good), events: [event()] }),
+        group.commit({ origin: origin(bad), events: [event()], then: () => Promise.reject(new Error('refused')) }),
+        group.commit({ origin: origin(alsoGood), events: [event()] }),
       ]);
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused');
-      expect([await eventCount(good), await eventCount(alsoGood)]).toEqual([1, 1]);
+      expect([await eventCount(good), await eventCount(bad), await eventCount(alsoGood)]).toEqual([1, 0, 1]);
     });
   });
 
   describe('fan-out', () => {
+    it('writes the events of several calls, each to the endpoints of its own partition', async () => {
+      const [a, b] = [newId('ent'), newId('ent')];
+      const [toA, toB] = [await endpoint(a, ['*']), await endpoint(b, ['auth.*'])];
+      await writeEventBatches(db, [
+        { origin: origin(a), events: [event('keys.key.created'), event('auth.signup.succeeded')] },
+        { origin: origin(b), events: [event('keys.key.created'), event('auth.login.succeeded')] },
+        { origin: origin(a, 'live'), events: [event('auth.login.succeeded')] },
+      ]);
+      expect(await deliveriesTo(toA)).toEqual(['auth.signup.succeeded', 'keys.key.created']);
+      expect(await deliveriesTo(toB)).toEqual(['auth.login.succeeded']);
+      expect([await eventCount(a), await eventCount(b)]).toEqual([3, 2]);
+    });
+
     it('queues a delivery for every enabled endpoint of the partition whose patterns match', async () => {
       const entity = newId('ent');
       const exact = await endpoint(entity, ['auth.signup.succeeded']);

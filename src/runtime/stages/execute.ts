@@ -50,13 +50,15 @@ export async function execute(call: CallState, deps: RuntimeDeps, channel?: Stre
  * nothing stores its reply without a transaction (a single statement).
  */
 export async function commitCall(call: CallState, deps: RuntimeDeps, tx: CallTransaction, events: EmittedEvent[], reply?: Reply): Promise<void> {
-  const write = async (db: Db) => {
-    await writeEvents(db, eventOrigin(call), events);
-    if (reply) await completeIdempotency(call, db, reply);
-  };
-  if (tx.begun) await write(tx.db);
-  else if (events.length > 0) await deps.commits.commit(write);
-  else if (reply) await completeIdempotency(call, deps.db, reply);
+  const store = reply && call.idempotency ? (db: Db) => completeIdempotency(call, db, reply) : undefined;
+  if (tx.begun) {
+    await writeEvents(tx.db, eventOrigin(call), events);
+    await store?.(tx.db);
+  } else if (events.length > 0) {
+    await deps.commits.commit({ origin: eventOrigin(call), events, ...(store ? { then: store } : {}) });
+  } else {
+    await store?.(deps.db);
+  }
   await tx.commit();
 }
 
