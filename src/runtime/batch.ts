@@ -112,11 +112,11 @@ async function runAtomic(call: CallState, deps: RuntimeDeps, deadline: Deadline)
     try {
       const data = await deadline.run(invoke(item.call, deps, { tx, events, signal: deadline.signal }));
       results.push({ id: item.id, status: 200, data });
-      observe(deps, item, 200, started);
+      deps.observe(item.call, 200, started);
     } catch (thrown) {
       tx.abandon();
       const error = toApiError(thrown, call.requestId);
-      observe(deps, item, error.status, started);
+      deps.observe(item.call, error.status, started);
       return storeFailure(call, deps, aborted(items, item, error, results.length));
     }
   }
@@ -159,12 +159,12 @@ async function runItem(item: BatchItem, deps: RuntimeDeps, deadline: Deadline): 
     validate(item.call);
     const data = await deadline.run(invoke(item.call, deps, { tx, events, signal: deadline.signal }));
     await commitCall(item.call, deps, tx, events);
-    observe(deps, item, 200, started);
+    deps.observe(item.call, 200, started);
     return { id: item.id, status: 200, data };
   } catch (thrown) {
     tx.abandon();
     const error = toApiError(thrown, item.call.requestId);
-    observe(deps, item, error.status, started);
+    deps.observe(item.call, error.status, started);
     return { id: item.id, status: error.status, error: errorObject(error) };
   }
 }
@@ -212,8 +212,4 @@ function aborted(items: BatchItem[], failed: BatchItem, error: ApiError, ran: nu
 function invalidItem(index: number, field: string, message: string): ApiError {
   const param = `/payload/requests/${index}/${field}`;
   return new ApiError('payload_invalid', `${param}: ${message}`, { param, details: { errors: [{ param, message, keyword: 'batch' }] } });
-}
-
-function observe(deps: RuntimeDeps, item: BatchItem, status: number, started: number): void {
-  deps.observe(item.call.action?.face ?? 'unknown', item.call.action?.name ?? 'unknown', status, (performance.now() - started) / 1000);
 }

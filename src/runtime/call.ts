@@ -69,8 +69,8 @@ export interface RuntimeDeps {
   readonly settings: HandlerSettings;
   /** Commits the writes of calls that wrote nothing themselves (their events) together. */
   readonly commits: CommitGroup;
-  /** Counts a call for metrics; batch requests are counted one by one. */
-  readonly observe: (face: string, action: string, status: number, seconds: number) => void;
+  /** Counts a call in the metrics, with the time since `startedAt`; batch requests are counted one by one. */
+  readonly observe: (call: CallState, status: number, startedAt: number) => void;
 }
 
 export type Stage = (call: CallState, deps: RuntimeDeps) => void | Promise<void>;

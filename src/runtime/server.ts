@@ -1,8 +1,9 @@
 /**
  * The HTTP server: `POST /do` and `POST /{version}/do` run the call pipeline, answering JSON or, for a
  * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json` and `/docs/*` serve
- * the rest. Unless told otherwise it also runs the webhook delivery worker. Every error, the HTTP layer's own included (bad JSON, wrong
- * content type, body too large, unknown path), leaves in the error envelope of API.md §4.
+ * the rest. Unless told otherwise it also runs the webhook delivery worker. Every error, the HTTP layer's
+ * own included (bad JSON, wrong content type, body too large, unknown path), leaves in the error envelope
+ * of API.md §4.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -76,14 +77,14 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls },
     commits: new CommitGroup(options.db),
-    observe: (face, action, status, seconds) => metrics.observeCall(face, action, status, seconds),
+    // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
+    observe: (call, status, startedAt) =>
+      metrics.observeCall(call.action?.face ?? 'unknown', call.action?.name ?? 'unknown', status, (performance.now() - startedAt) / 1000),
   };
   const pingMs = options.streamPingMs ?? 15_000;
   const app = Fastify({ logger: options.logger ?? false, bodyLimit: platform.limits.bodyBytes, return503OnClosing: true });
   const calls = new WeakMap<FastifyRequest, CallState>();
-  // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
-  const observe = (call: CallState, status: number) =>
-    metrics.observeCall(call.action?.face ?? 'unknown', call.action?.name ?? 'unknown', status, (performance.now() - call.startedAt) / 1000);
+  const observe = (call: CallState, status: number) => deps.observe(call, status, call.startedAt);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {

@@ -29,43 +29,27 @@ export interface ServeProcess {
 /** Starts `dispatch serve`; resolves when it listens and has printed the first key, if it makes one. */
 export async function serve(env: Record<string, string>): Promise<ServeProcess> {
   const port = env.PORT ?? String(await freePort());
-  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), 'serve'], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, PORT: port },
-  });
-  let output = '';
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      // The banner comes first; the key block, when there is one, ends with the curl line.
-      if (output.includes('listening on') && (!output.includes('Created the first API key') || output.includes("-d '"))) resolve();
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${output}`)));
-  });
-  return {
-    child,
-    url: `http://127.0.0.1:${port}`,
-    output: () => output,
-    stop: () => {
-      const exited = new Promise<number | null>((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
+  // The banner comes first; the key block, when there is one, ends with the curl line.
+  const ready = (output: string) => output.includes('listening on') && (!output.includes('Created the first API key') || output.includes("-d '"));
+  return { ...(await dispatch('serve', { ...env, PORT: port }, ready)), url: `http://127.0.0.1:${port}` };
 }
 
 /** Starts `dispatch worker`; resolves once it delivers. */
-export async function startWorker(env: Record<string, string>): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), 'worker'], { cwd: ROOT, env: { ...process.env, ...env } });
+export function startWorker(env: Record<string, string>): Promise<ServeProcess> {
+  return dispatch('worker', env, (output) => output.includes('Webhook worker'));
+}
+
+/** Runs a `dispatch` command with the test's environment; resolves once its output says it is `ready`. */
+async function dispatch(command: string, env: Record<string, string>, ready: (output: string) => boolean): Promise<ServeProcess> {
+  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), command], { cwd: ROOT, env: { ...process.env, ...env } });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
-      if (output.includes('Webhook worker')) resolve();
+      if (ready(output)) resolve();
     });
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${output}`)));
+    child.once('exit', (code) => reject(new Error(`${command} exited with ${code}: ${output}`)));
   });
   return {
     child,
