@@ -10,7 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newId } from '../src/runtime/secrets.js';
+import { newId } from '../src/store/secrets.js';
 import { writeEvents, type EventOrigin } from '../src/store/events.js';
 import { openStore } from '../src/store/open.js';
 import type { Db } from '../src/store/schema.js';

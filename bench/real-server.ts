@@ -12,6 +12,7 @@ import { testTextModel } from '../src/providers/test-model.js';
 import { BENCH_KEYS } from './keys.js';
 import { createLimiter } from '../src/runtime/rate-limit/create.js';
 import { buildServer } from '../src/runtime/server.js';
+import { shippedCatalogue } from '../src/runtime/shipped.js';
 import { createKey } from '../src/store/keys.js';
 import { openStore } from '../src/store/open.js';
 
@@ -30,7 +31,7 @@ const limiter = createLimiter({
   redisPrefix: `bench-${process.pid}:`,
   rateLimitWhenUnavailable: 'refuse',
 });
-const app = await buildServer({ db, providers: { ai: { test: testTextModel } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench' });
+const app = await buildServer(shippedCatalogue(), { db, providers: { ai: { test: testTextModel } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench' });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.send?.({ port: (app.server.address() as AddressInfo).port, keys, batchKeys });
 process.on('SIGTERM', () => process.exit(0));

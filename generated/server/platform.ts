@@ -31,7 +31,52 @@ export const platform: PlatformData = {
 };
 
 /** Every error code: the platform's own and those declared by faces. */
-export const errors: ReadonlyMap<string, ErrorDefinition> = new Map([
+export type ErrorCode =
+  | 'invalid_json'
+  | 'invalid_envelope'
+  | 'payload_invalid'
+  | 'timeout_out_of_range'
+  | 'entity_invalid'
+  | 'api_version_invalid'
+  | 'api_version_unknown'
+  | 'api_version_conflict'
+  | 'idempotency_key_invalid'
+  | 'stream_not_supported'
+  | 'batch_too_large'
+  | 'atomic_not_supported'
+  | 'batch_aborted'
+  | 'api_key_missing'
+  | 'api_key_invalid'
+  | 'api_key_revoked'
+  | 'api_key_expired'
+  | 'insufficient_scope'
+  | 'entity_forbidden'
+  | 'entity_missing'
+  | 'face_not_found'
+  | 'action_not_found'
+  | 'resource_not_found'
+  | 'route_not_found'
+  | 'idempotency_key_in_use'
+  | 'api_version_retired'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'idempotency_key_reused'
+  | 'rate_limit_exceeded'
+  | 'request_aborted'
+  | 'internal_error'
+  | 'provider_failed'
+  | 'provider_unavailable'
+  | 'timeout'
+  | 'model_not_available'
+  | 'email_taken'
+  | 'invalid_credentials'
+  | 'session_invalid'
+  | 'key_revoked'
+  | 'scope_not_grantable'
+  | 'webhook_endpoint_limit'
+  | 'webhook_url_invalid';
+
+export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode, ErrorDefinition>([
   [
     'invalid_json',
     {

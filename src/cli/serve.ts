@@ -10,18 +10,20 @@ export function registerServe(program: Command): void {
     .description('Serve POST /do. Settings come from the environment: PORT, HOST, DATA_DIR, AI_BASE_URL, ... (see README).')
     .action(async () => {
       // Loaded here so that the other commands never load the server.
-      const [{ createProviders }, { readConfig }, { ensureFirstKey }, { buildServer }, { openStore }, { createLimiter }] = await Promise.all([
+      const [{ createProviders }, { readConfig }, { ensureFirstKey }, { buildServer }, { openStore }, { createLimiter }, { shippedCatalogue }] = await Promise.all([
         import('../providers/config.js'),
         import('../runtime/config.js'),
         import('../runtime/first-key.js'),
         import('../runtime/server.js'),
         import('../store/open.js'),
         import('../runtime/rate-limit/create.js'),
+        import('../runtime/shipped.js'),
       ]);
       const config = readConfig();
       const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
       const limiter = createLimiter(config);
-      const app = await buildServer({
+      const catalogue = shippedCatalogue();
+      const app = await buildServer(catalogue, {
         db,
         providers: createProviders(),
         limiter,
@@ -44,7 +46,7 @@ export function registerServe(program: Command): void {
       process.once('SIGTERM', stop);
       // Listen first: a key created by a start that then fails to listen would never be shown to anyone.
       await app.listen({ port: config.port, host: config.host });
-      const firstKey = await ensureFirstKey(db);
+      const firstKey = await ensureFirstKey(db, catalogue.platform);
       const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
       const state = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
       const worker = config.webhookWorker ? 'webhooks: in process' : 'webhooks: separate workers';

@@ -7,7 +7,7 @@
 import type { AuthHandlers, AuthUser } from '../../generated/server/types.js';
 import { endSession, findOpenSession, findUserByEmail, insertSession, insertUser, insertUsers, takenEmails } from '../store/auth.js';
 import { ApiError } from '../runtime/errors.js';
-import { DECOY_PASSWORD_HASH, hashPassword, newId, randomBase62, sha256, verifyPassword } from '../runtime/secrets.js';
+import { DECOY_PASSWORD_HASH, hashPassword, newId, randomBase62, sha256, verifyPassword } from '../store/secrets.js';
 import type { AuthUserTable } from '../store/schema.js';
 
 const partition = (ctx: { mode: 'live' | 'test'; entityId: string }) => ({ mode: ctx.mode, entityId: ctx.entityId });

@@ -6,7 +6,7 @@
 import { eventTypes } from '../../generated/server/dispatch.js';
 import type { WebhooksDelivery, WebhooksEndpoint, WebhooksHandlers } from '../../generated/server/types.js';
 import { ApiError } from '../runtime/errors.js';
-import { newId } from '../runtime/secrets.js';
+import { newId } from '../store/secrets.js';
 import type { Partition } from '../store/auth.js';
 import { matchesEventPattern, queueDeliveries } from '../store/events.js';
 import type { Db, Mode, WebhookEndpointTable } from '../store/schema.js';

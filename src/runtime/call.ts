@@ -1,17 +1,16 @@
 /**
- * The state of one call as it moves through the pipeline stages. Each stage reads what earlier stages
- * set and adds its own part; a stage that refuses the call throws an ApiError.
+ * The state of one call as it moves through the pipeline stages, and the stage contract. Each stage reads
+ * what earlier stages set and adds its own part; the narrowed types below say what a call holds once the
+ * stages that fill it have run, and the assert helpers state it where a stage relies on it.
  */
 import type { ValidateFunction } from 'ajv';
-import type { Providers } from '../providers/index.js';
-import type { CommitGroup } from '../store/commit-group.js';
 import type { KeyRecord } from '../store/keys.js';
-import type { Db, Mode } from '../store/schema.js';
+import type { Mode } from '../store/schema.js';
 import type { PreparedBatch } from './batch.js';
-import type { HandlerSettings } from './context.js';
+import type { StreamSink } from './context.js';
 import type { ActionEntry } from './dispatch-types.js';
-import type { KeyCache } from './key-cache.js';
-import type { RateLimiter } from './rate-limit/limiter.js';
+import type { PolicyCheck } from './rate-limit/limiter.js';
+import type { Runtime } from './runtime.js';
 
 /** The request body, once its shape is checked. */
 export interface Envelope {
@@ -21,14 +20,32 @@ export interface Envelope {
   options: { timeout?: number; idempotencyKey?: string; version?: string; stream?: boolean };
 }
 
+/** Where a streaming call's handler reports, opened right before it runs. */
+export interface StreamChannel {
+  sink: StreamSink;
+  /** Aborts when the client disconnects. */
+  signal: AbortSignal;
+}
+
+/** A request of a batch, as a call of its own: its place in the batch. */
+export interface BatchItemRef {
+  /** The caller's id for the request, or its position. */
+  readonly id: string;
+  readonly index: number;
+  /** In an atomic batch, where the request's rate-limit policies are collected, to be taken all at once. */
+  readonly atomicLimits?: PolicyCheck[];
+}
+
 export interface CallState {
   readonly requestId: string;
-  /** `performance.now()` when the request arrived. */
-  readonly startedAt: number;
+  /** `performance.now()` when the request started; a batch request's clock starts when it runs. */
+  startedAt: number;
   readonly headers: Record<string, string | string[] | undefined>;
   /** The `{version}` of `POST /{version}/do`, if that path was used. */
   readonly pathVersion?: string;
-  envelope: Envelope;
+  /** The parsed JSON body, before its shape is checked. */
+  readonly body?: unknown;
+  envelope?: Envelope;
   key?: KeyRecord;
   mode?: Mode;
   entityId?: string;
@@ -37,11 +54,37 @@ export interface CallState {
   validate?: ValidateFunction;
   /** The caller asked for server-sent events (`options.stream` or `Accept: text/event-stream`). */
   stream?: boolean;
+  /** Opens the server-sent-event answer (given by the HTTP layer for calls that may stream). */
+  readonly openStream?: () => StreamChannel;
+  /** Set on the requests of a batch. */
+  readonly item?: BatchItemRef;
   /** The checked requests of a `batch.run` call. */
   batch?: PreparedBatch;
   idempotency?: IdempotencyClaim;
+  /** The answer is the stored reply of an earlier call with the same idempotency key. */
+  replayed?: boolean;
   /** Headers every response to this call carries (Request-Id, X-API-Version, deprecation, ...). */
   readonly responseHeaders: Record<string, string>;
+}
+
+/** A call whose body is checked. */
+export interface ParsedCall extends CallState {
+  envelope: Envelope;
+}
+
+/** A call past authentication, entity and version: who calls, for whom, in which version. */
+export interface IdentifiedCall extends ParsedCall {
+  key: KeyRecord;
+  mode: Mode;
+  entityId: string;
+  apiVersion: string;
+}
+
+/** A call routed to the action it names, in its version. */
+export interface RoutedCall extends IdentifiedCall {
+  action: ActionEntry;
+  validate: ValidateFunction;
+  stream: boolean;
 }
 
 /** The idempotency record a call claimed, to be completed with its reply. */
@@ -58,22 +101,32 @@ export interface Reply {
   body: unknown;
 }
 
-/** What the stages share across calls. */
-export interface RuntimeDeps {
-  readonly db: Db;
-  readonly providers: Providers;
-  readonly keys: KeyCache;
-  readonly limiter: RateLimiter;
-  readonly serverVersion: string;
-  readonly idempotencyTtlSeconds: number;
-  readonly settings: HandlerSettings;
-  /** Commits the writes of calls that wrote nothing themselves (their events) together. */
-  readonly commits: CommitGroup;
-  /** Counts a call in the metrics, with the time since `startedAt`; batch requests are counted one by one. */
-  readonly observe: (call: CallState, status: number, startedAt: number) => void;
+/**
+ * One step of the pipeline. It refuses the call by throwing an ApiError, answers it by returning a Reply
+ * (a replay, an execution), or lets it pass to the next stage by returning nothing.
+ */
+export type Stage = (call: CallState, runtime: Runtime) => Reply | void | Promise<Reply | void>;
+
+/** Work done once a call's answer is decided (metrics, usage): once per call and per batch request. */
+export type AfterAnswer = (call: CallState, reply: Reply) => void;
+
+/** States an invariant of the pipeline; breaking it is a fault of the server, never of the caller. */
+export function invariant(condition: unknown, message: string): asserts condition {
+  if (!condition) throw new Error(`Pipeline invariant broken: ${message}`);
 }
 
-export type Stage = (call: CallState, deps: RuntimeDeps) => void | Promise<void>;
+export function assertParsed(call: CallState): asserts call is ParsedCall {
+  invariant(call.envelope, 'the body is parsed before the stages that read it');
+}
+
+export function assertIdentified(call: CallState): asserts call is IdentifiedCall {
+  invariant(call.envelope && call.key && call.mode && call.entityId && call.apiVersion, 'the key, entity and version are settled');
+}
+
+export function assertRouted(call: CallState): asserts call is RoutedCall {
+  assertIdentified(call);
+  invariant(call.action && call.validate && call.stream !== undefined, 'the call is routed');
+}
 
 export function header(call: CallState, name: string): string | undefined {
   const value = call.headers[name];

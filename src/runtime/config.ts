@@ -3,6 +3,7 @@
  * embedded mode on a fresh machine.
  */
 import { readFileSync } from 'node:fs';
+import { fromRoot } from '../package-root.js';
 import { readWebhookConfig, type WebhookConfig } from '../webhooks/config.js';
 
 export interface RuntimeConfig {
@@ -49,7 +50,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
 
 /** The server's semantic version (`meta.version`), from package.json. */
 export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 

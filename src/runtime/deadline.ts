@@ -1,11 +1,12 @@
 /**
  * The time limit of one call (`options.timeout`, else the platform default), which covers all of its
- * execution: one handler, every request of a batch, or a whole stream. When it passes, the signal handed
- * to handlers aborts (so their I/O stops) and whatever still runs is abandoned with 504 `timeout`, whether
- * or not it listens. A streaming client that goes away aborts the same signal.
+ * execution: one handler, every request of a batch, or a whole stream. When it passes, whatever still runs
+ * is abandoned with 504 `timeout`, whether or not it listens, and the signal handed to handlers aborts so
+ * that their I/O stops. A streaming client that goes away stops the call the same way.
+ *
+ * Most handlers never read their signal, so the AbortController is made only when one does; the work in
+ * progress is rejected by the deadline itself rather than through a listener on its own signal.
  */
-import { platform } from '../../generated/server/platform.js';
-import type { CallState } from './call.js';
 import { ApiError } from './errors.js';
 
 /** The reason a call stops when its streaming client disconnects. */
@@ -17,49 +18,66 @@ export class ClientGoneError extends Error {
 }
 
 export class Deadline {
-  readonly #controller = new AbortController();
-  readonly #stopped: Promise<never>;
   readonly #timer: NodeJS.Timeout;
-  readonly #dispose: () => void;
+  readonly #clientSignal: AbortSignal | undefined;
+  readonly #gone = () => this.#stop(new ClientGoneError());
+  #controller: AbortController | undefined;
+  #stopped = false;
+  #reason: unknown;
+  /** Rejects the work in progress. */
+  #reject: ((reason: unknown) => void) | undefined;
 
-  constructor(call: CallState, clientSignal?: AbortSignal) {
-    const timeoutMs = call.envelope.options.timeout ?? platform.limits.timeout.default;
-    const stop = (reason: unknown) => this.#controller.abort(reason);
-    this.#timer = setTimeout(() => stop(new ApiError('timeout', `${call.action!.id} did not finish within ${timeoutMs} ms.`, { details: { timeoutMs } })), timeoutMs);
-    const gone = () => stop(new ClientGoneError());
-    if (clientSignal?.aborted) gone();
-    clientSignal?.addEventListener('abort', gone, { once: true });
-    this.#dispose = () => {
-      clearTimeout(this.#timer);
-      clientSignal?.removeEventListener('abort', gone);
-    };
-    this.#stopped = new Promise<never>((_, reject) => {
-      const signal = this.#controller.signal;
-      if (signal.aborted) reject(signal.reason);
-      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    });
-    // Nobody may be racing against it when it fires.
-    this.#stopped.catch(() => {});
+  constructor(timeoutMs: number, label: string, clientSignal?: AbortSignal) {
+    this.#timer = setTimeout(() => this.#stop(new ApiError('timeout', `${label} did not finish within ${timeoutMs} ms.`, { details: { timeoutMs } })), timeoutMs);
+    this.#clientSignal = clientSignal;
+    if (clientSignal?.aborted) this.#gone();
+    else clientSignal?.addEventListener('abort', this.#gone, { once: true });
   }
 
   /** Aborts when the time-out passes or the client goes away; its reason says which. */
   get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#stopped) this.#controller.abort(this.#reason);
+    }
     return this.#controller.signal;
   }
 
+  /** True once the time-out passed or the client went away. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Throws the deadline's reason once it has passed (before starting more work). */
+  throwIfStopped(): void {
+    if (this.#stopped) throw this.#reason;
+  }
+
   /** The outcome of `work`, or the deadline's reason when that comes first. */
-  async run<T>(work: Promise<T>): Promise<T> {
-    try {
-      return await Promise.race([work, this.#stopped]);
-    } catch (error) {
-      // A handler that passes the abort on rethrows our own reason, or an error of its own making.
-      if (this.signal.aborted && !(error instanceof ApiError)) throw this.signal.reason;
-      throw error;
+  run<T>(work: Promise<T>): Promise<T> {
+    if (this.#stopped) {
+      work.catch(() => {});
+      return Promise.reject(this.#reason);
     }
+    return new Promise<T>((resolve, reject) => {
+      this.#reject = reject;
+      // A handler that passes the abort on rejects with our reason or an error of its own making; either
+      // way the deadline's reason is the answer.
+      work.then(resolve, (error: unknown) => reject(this.#stopped && !(error instanceof ApiError) ? this.#reason : error));
+    });
   }
 
   /** Stops the timer; call it once the call's execution is over. */
   dispose(): void {
-    this.#dispose();
+    clearTimeout(this.#timer);
+    this.#clientSignal?.removeEventListener('abort', this.#gone);
+  }
+
+  #stop(reason: unknown): void {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    this.#reject?.(reason);
   }
 }

@@ -4,6 +4,9 @@
  */
 import type { ValidateFunction } from 'ajv';
 import type { ApiVersion, FaceError, Limits, RatePolicy, Tier } from '../spec/model.js';
+import type { EventName, HandlerContext } from './context.js';
+
+export type { ApiVersion };
 
 /** The action the runtime serves itself rather than through a handler (the built-in `batch` face). */
 export const BATCH_ACTION = 'batch.run';
@@ -57,4 +60,24 @@ export type ErrorDefinition = FaceError;
 export interface ScopeEntry {
   readonly description: string;
   readonly actions: readonly string[];
+}
+
+/** A handler as the runtime calls it; the generated interfaces type each one's payload and result. */
+export type AnyHandler = (payload: unknown, ctx: HandlerContext<EventName>) => Promise<unknown>;
+
+/**
+ * What one server serves: the tables the generator emitted for one set of face files, and the handlers of
+ * its faces. `buildServer` takes it as a parameter, so a server can serve any catalogue (tests serve
+ * fixtures) and nothing in the runtime imports `generated/`.
+ */
+export interface Catalogue {
+  readonly faces: ReadonlyMap<string, FaceEntry>;
+  readonly eventTypes: ReadonlyMap<string, EventEntry>;
+  readonly platform: PlatformData;
+  /** Every error code: the platform's and those the faces declare. */
+  readonly errors: ReadonlyMap<string, ErrorDefinition>;
+  /** Face → action → handler, for every face that is not built in. */
+  readonly handlers: Readonly<Record<string, Readonly<Record<string, AnyHandler>>>>;
+  /** Served as they are at `/openapi.json` and `/docs/*`, when given. */
+  readonly documents?: { readonly openapi: string; readonly docs: ReadonlyMap<string, string> };
 }

@@ -1,9 +1,9 @@
 /**
  * The two response bodies of API.md §3–4: `{data, meta}` and `{error, meta}`. `meta` is the same in both.
  */
-import { platform } from '../../generated/server/platform.js';
 import type { CallState, Reply } from './call.js';
 import type { ApiError } from './errors.js';
+import type { Runtime } from './runtime.js';
 
 export interface Meta {
   timing: number;
@@ -16,28 +16,28 @@ export function responseMeta(requestId: string, startedAt: number, serverVersion
 }
 
 /** The `error` object of an error response (and of a failed batch request). */
-export function errorObject(error: ApiError) {
+export function errorObject(error: ApiError, errorDocsUrl: string) {
   return {
     type: error.type,
     code: error.code,
     message: error.message,
     ...(error.param !== undefined ? { param: error.param } : {}),
     ...(error.details !== undefined ? { details: error.details } : {}),
-    docUrl: `${platform.errorDocsUrl}#${error.code}`,
+    docUrl: `${errorDocsUrl}#${error.code}`,
   };
 }
 
-export function errorBody(error: ApiError, m: Meta) {
-  return { error: errorObject(error), meta: m };
-}
-
 /** The reply of a call that succeeded. */
-export function successReply(call: CallState, serverVersion: string, data: unknown): Reply {
-  return { status: 200, headers: call.responseHeaders, body: { data, meta: responseMeta(call.requestId, call.startedAt, serverVersion) } };
+export function successReply(call: CallState, runtime: Runtime, data: unknown): Reply {
+  return { status: 200, headers: call.responseHeaders, body: { data, meta: responseMeta(call.requestId, call.startedAt, runtime.serverVersion) } };
 }
 
-/** The reply of a call that failed once it was executing. */
-export function errorReply(call: CallState, serverVersion: string, error: ApiError): Reply {
-  const meta = responseMeta(call.requestId, call.startedAt, serverVersion);
-  return { status: error.status, headers: { ...call.responseHeaders, ...error.headers }, body: errorBody(error, meta) };
+/** The reply of a call that failed, refused or while executing. */
+export function errorReply(call: CallState, runtime: Runtime, error: ApiError): Reply {
+  const meta = responseMeta(call.requestId, call.startedAt, runtime.serverVersion);
+  return {
+    status: error.status,
+    headers: error.headers ? { ...call.responseHeaders, ...error.headers } : call.responseHeaders,
+    body: { error: errorObject(error, runtime.catalogue.platform.errorDocsUrl), meta },
+  };
 }

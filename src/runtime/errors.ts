@@ -1,9 +1,30 @@
 /**
  * `ApiError`: the one way code reports an error to a caller. Status, type and retryability come from the
- * generated error table (the platform's codes and those face files declare), so a code means the same
- * thing everywhere, in the docs included.
+ * error table (the platform's codes and those face files declare), so a code means the same thing
+ * everywhere, in the docs included. Codes are typed by the generated catalogue's union.
  */
-import { errors } from '../../generated/server/platform.js';
+import type { ErrorCode } from '../../generated/server/platform.js';
+import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import type { ErrorDefinition } from './dispatch-types.js';
+
+export type { ErrorCode };
+
+/**
+ * Every code any catalogue served by this process declares. Codes never change meaning once shipped, so
+ * one table serves every catalogue; registering a code with another meaning is refused.
+ */
+const definitions = new Map<string, ErrorDefinition>(STANDARD_ERRORS.map((e) => [e.code, e]));
+
+/** Makes a catalogue's codes known (buildServer does it for the catalogue it serves). */
+export function registerErrorCodes(errors: Iterable<ErrorDefinition>): void {
+  for (const error of errors) {
+    const known = definitions.get(error.code);
+    if (known && (known.status !== error.status || known.type !== error.type)) {
+      throw new Error(`Error code "${error.code}" is ${known.status} ${known.type} already; a catalogue cannot make it ${error.status} ${error.type}.`);
+    }
+    if (!known) definitions.set(error.code, error);
+  }
+}
 
 export interface ApiErrorOptions {
   /** JSON pointer of the offending field, e.g. `/payload/prompt`. */
@@ -17,17 +38,21 @@ export interface ApiErrorOptions {
 }
 
 export class ApiError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly status: number;
   readonly type: string;
   readonly param?: string;
   readonly details?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
 
-  constructor(code: string, message?: string, options: ApiErrorOptions = {}) {
-    const definition = errors.get(code);
+  constructor(code: ErrorCode, message?: string, options: ApiErrorOptions = {}) {
+    const definition = definitions.get(code);
     if (!definition) throw new Error(`Unknown error code "${code}": declare it in a face file or STANDARD_ERRORS.`);
+    // A refusal is an expected answer, not a fault: capturing its stack would cost more than the rest of it.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message ?? definition.message, { cause: options.cause });
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ApiError';
     this.code = code;
     this.status = options.status ?? definition.status;

@@ -3,53 +3,83 @@
  * `emit` (checked against the events the action declares and their data schemas, and buffered until the
  * call commits) and the stream, when the caller asked for one.
  */
-import { eventTypes } from '../../generated/server/dispatch.js';
-import { handlers } from '../../generated/server/handlers.js';
 import type { EmittedEvent } from '../store/events.js';
+import type { KeyRecord } from '../store/keys.js';
+import type { Db, Mode } from '../store/schema.js';
+import { newId } from '../store/secrets.js';
 import type { CallTransaction } from '../store/transaction.js';
-import type { CallState, RuntimeDeps } from './call.js';
-import type { EventName, HandlerContext, StreamSink } from './context.js';
-import { newId } from './secrets.js';
-
-type AnyHandler = (payload: unknown, ctx: HandlerContext<EventName>) => Promise<unknown>;
+import type { RoutedCall } from './call.js';
+import type { EventName, HandlerContext, HandlerSettings, StreamSink } from './context.js';
+import type { Deadline } from './deadline.js';
+import type { Providers } from '../providers/index.js';
+import type { Runtime } from './runtime.js';
 
 /** What one execution shares across the handlers it runs (one, or every request of an atomic batch). */
 export interface Invocation {
   tx: CallTransaction;
   /** The events emitted so far, written when the transaction commits. */
   events: EmittedEvent[];
-  signal: AbortSignal;
+  deadline: Deadline;
   stream?: StreamSink;
 }
 
 const NO_STREAM: StreamSink = { active: false, delta() {}, progress() {} };
 
-export function invoke(call: CallState, deps: RuntimeDeps, invocation: Invocation): Promise<unknown> {
-  const action = call.action!;
-  const handler = (handlers as unknown as Record<string, Record<string, AnyHandler>>)[action.face]![action.name]!;
-  const ctx: HandlerContext<EventName> = {
-    requestId: call.requestId,
-    mode: call.mode!,
-    entityId: call.entityId!,
-    key: call.key!,
-    apiVersion: call.apiVersion!,
-    idempotencyKey: call.envelope.options.idempotencyKey,
-    signal: invocation.signal,
-    get db() {
-      return invocation.tx.db;
-    },
-    providers: deps.providers,
-    settings: deps.settings,
-    emit(type, data, options) {
-      const entry = eventTypes.get(type);
-      // The generated types forbid both; this guards handlers that cast their way past them.
-      if (!entry || !action.emits.includes(type)) throw new Error(`${action.id} emitted "${type}", which it does not declare.`);
-      if (!entry.validate(data)) throw new Error(`${action.id} emitted ${type} with data that does not match its schema: ${JSON.stringify(entry.validate.errors)}`);
-      const id = newId('evt');
-      invocation.events.push({ id, type, data, ...(options?.endpointId ? { endpointId: options.endpointId } : {}) });
-      return id;
-    },
-    stream: invocation.stream ?? NO_STREAM,
-  };
-  return handler(call.envelope.payload, ctx);
+export function invoke(call: RoutedCall, runtime: Runtime, invocation: Invocation): Promise<unknown> {
+  const handler = runtime.catalogue.handlers[call.action.face]?.[call.action.name];
+  if (!handler) throw new Error(`No handler serves ${call.action.id}.`);
+  return handler(call.envelope.payload, new CallContext(call, runtime, invocation));
+}
+
+/**
+ * A handler's context. A class rather than an object literal with getters, so that a call makes one small
+ * object; the store and the signal are made only when a handler reads them.
+ */
+class CallContext implements HandlerContext<EventName> {
+  readonly requestId: string;
+  readonly mode: Mode;
+  readonly entityId: string;
+  readonly key: KeyRecord;
+  readonly apiVersion: string;
+  readonly idempotencyKey: string | undefined;
+  readonly providers: Providers;
+  readonly settings: HandlerSettings;
+  readonly stream: StreamSink;
+  readonly #call: RoutedCall;
+  readonly #runtime: Runtime;
+  readonly #invocation: Invocation;
+
+  constructor(call: RoutedCall, runtime: Runtime, invocation: Invocation) {
+    this.requestId = call.requestId;
+    this.mode = call.mode;
+    this.entityId = call.entityId;
+    this.key = call.key;
+    this.apiVersion = call.apiVersion;
+    this.idempotencyKey = call.envelope.options.idempotencyKey;
+    this.providers = runtime.providers;
+    this.settings = runtime.settings;
+    this.stream = invocation.stream ?? NO_STREAM;
+    this.#call = call;
+    this.#runtime = runtime;
+    this.#invocation = invocation;
+  }
+
+  get signal(): AbortSignal {
+    return this.#invocation.deadline.signal;
+  }
+
+  get db(): Db {
+    return this.#invocation.tx.db;
+  }
+
+  emit(type: EventName, data: unknown, options?: { endpointId?: string }): string {
+    const action = this.#call.action;
+    const entry = this.#runtime.catalogue.eventTypes.get(type);
+    // The generated types forbid both; this guards handlers that cast their way past them.
+    if (!entry || !action.emits.includes(type)) throw new Error(`${action.id} emitted "${type}", which it does not declare.`);
+    if (!entry.validate(data)) throw new Error(`${action.id} emitted ${type} with data that does not match its schema: ${JSON.stringify(entry.validate.errors)}`);
+    const id = newId('evt');
+    this.#invocation.events.push({ id, type, data, ...(options?.endpointId ? { endpointId: options.endpointId } : {}) });
+    return id;
+  }
 }

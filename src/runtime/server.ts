@@ -5,29 +5,26 @@
  * own included (bad JSON, wrong content type, body too large, unknown path), leaves in the error envelope
  * of API.md §4.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { sql } from 'kysely';
-import { platform } from '../../generated/server/platform.js';
 import type { Providers } from '../providers/index.js';
 import { CommitGroup } from '../store/commit-group.js';
 import { purgeEvents } from '../store/events.js';
 import { purgeExpiredIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
+import { newId } from '../store/secrets.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
 import { WebhookWorker } from '../webhooks/worker.js';
-import type { CallState, Reply, RuntimeDeps } from './call.js';
-import { errorBody, errorReply, responseMeta } from './envelope.js';
-import { ApiError, toApiError } from './errors.js';
+import type { AfterAnswer, CallState } from './call.js';
+import type { Catalogue } from './dispatch-types.js';
+import { errorReply } from './envelope.js';
+import { ApiError, registerErrorCodes, toApiError } from './errors.js';
 import { KeyCache } from './key-cache.js';
 import { createMetrics } from './metrics.js';
-import type { RateLimiter } from './rate-limit/limiter.js';
 import { runCall } from './pipeline.js';
-import { newId } from './secrets.js';
-import { parseEnvelope } from './stages/parse.js';
+import type { RateLimiter } from './rate-limit/limiter.js';
+import type { Runtime } from './runtime.js';
 import { EventStreamResponse } from './sse.js';
 
 export interface ServerOptions {
@@ -54,21 +51,26 @@ export interface ServerOptions {
 /** How often expired idempotency records and events past their retention are deleted. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
-const GENERATED = fileURLToPath(new URL('../../generated/', import.meta.url));
-
 /** What the HTTP layer reports by its own codes, in the contract's terms. */
-const FASTIFY_ERRORS: Record<string, [code: string, message: string]> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', `The body is larger than ${platform.limits.bodyBytes} bytes.`],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'Send the body as Content-Type: application/json.'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'The body is empty; send {face, action, payload}.'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_json', 'Content-Length does not match the body.'],
+const FASTIFY_ERRORS: Record<string, [code: 'payload_too_large' | 'unsupported_media_type' | 'invalid_json', message: (limits: { bodyBytes: number }) => string]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', (limits) => `The body is larger than ${limits.bodyBytes} bytes.`],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', () => 'Send the body as Content-Type: application/json.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', () => 'The body is empty; send {face, action, payload}.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_json', () => 'Content-Length does not match the body.'],
 };
 
-export async function buildServer(options: ServerOptions): Promise<FastifyInstance> {
+/** Serves `catalogue`: the dispatch table, platform tables and handlers of one set of face files. */
+export async function buildServer(catalogue: Catalogue, options: ServerOptions): Promise<FastifyInstance> {
+  registerErrorCodes(catalogue.errors.values());
+  const { limits } = catalogue.platform;
   const webhooks = options.webhooks ?? DEFAULT_WEBHOOK_CONFIG;
   const worker = options.webhookWorker === false ? undefined : new WebhookWorker(options.db, webhooks);
   const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
-  const deps: RuntimeDeps = {
+  // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
+  const observe: AfterAnswer = (call, reply) =>
+    metrics.observeCall(call.action?.face ?? 'unknown', call.action?.name ?? 'unknown', reply.status, (performance.now() - call.startedAt) / 1000);
+  const runtime: Runtime = {
+    catalogue,
     db: options.db,
     providers: options.providers,
     keys: new KeyCache(options.db, options.keyCacheTtlMs),
@@ -77,14 +79,10 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls },
     commits: new CommitGroup(options.db),
-    // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
-    observe: (call, status, startedAt) =>
-      metrics.observeCall(call.action?.face ?? 'unknown', call.action?.name ?? 'unknown', status, (performance.now() - startedAt) / 1000),
+    afterAnswer: [observe],
   };
   const pingMs = options.streamPingMs ?? 15_000;
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: platform.limits.bodyBytes, return503OnClosing: true });
-  const calls = new WeakMap<FastifyRequest, CallState>();
-  const observe = (call: CallState, status: number) => deps.observe(call, status, call.startedAt);
+  const app = Fastify({ logger: options.logger ?? false, bodyLimit: limits.bodyBytes, return503OnClosing: true });
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
@@ -97,26 +95,16 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
     }
   });
 
-  const sendError = (request: FastifyRequest, reply: FastifyReply, error: ApiError) => {
-    const call = calls.get(request);
-    if (call) observe(call, error.status);
-    const requestId = call?.requestId ?? newId('req');
-    const headers = { ...(call?.responseHeaders ?? { 'Request-Id': requestId }), ...error.headers };
-    return reply.code(error.status).headers(headers).send(errorBody(error, responseMeta(requestId, startOf(reply), options.serverVersion)));
+  /** Answers what the HTTP layer refused before any call began (bad JSON, wrong type, unknown path). */
+  const sendError = (reply: FastifyReply, error: ApiError) => {
+    const requestId = newId('req');
+    const call: CallState = { requestId, startedAt: startOf(reply), headers: {}, responseHeaders: { 'Request-Id': requestId } };
+    const answer = errorReply(call, runtime, error);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
   };
 
   const handleDo = async (request: FastifyRequest, reply: FastifyReply, pathVersion?: string) => {
     const requestId = newId('req');
-    const call: CallState = {
-      requestId,
-      startedAt: startOf(reply),
-      headers: request.headers,
-      pathVersion,
-      envelope: undefined as never,
-      responseHeaders: { 'Request-Id': requestId },
-    };
-    calls.set(request, call);
-    call.envelope = parseEnvelope(call, request.body);
     let events: EventStreamResponse | undefined;
     const openStream = (headers: Record<string, string>): EventStreamResponse => {
       reply.hijack();
@@ -124,18 +112,20 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       events = new EventStreamResponse(reply.raw, pingMs, headers, { requestId: headers['Request-Id'] ?? requestId, apiVersion: call.apiVersion! });
       return events;
     };
-    let answer: Reply;
-    try {
-      answer = await runCall(call, deps, () => openStream(call.responseHeaders).channel);
-    } catch (error) {
-      // Before the stream opens an error is an ordinary JSON answer; after, it is the stream's error event.
-      if (!events) throw error;
-      answer = errorReply(call, options.serverVersion, toApiError(error, requestId));
-    }
-    observe(call, answer.status);
-    if (!call.stream) return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    const call: CallState = {
+      requestId,
+      startedAt: startOf(reply),
+      headers: request.headers,
+      pathVersion,
+      body: request.body,
+      responseHeaders: { 'Request-Id': requestId },
+      openStream: () => openStream(call.responseHeaders).channel,
+    };
+    const answer = await runCall(call, runtime);
+    if (events) events.finish(answer);
     // A replayed stream was answered before: it gets its start and its stored terminal event.
-    (events ?? openStream(answer.headers)).finish(answer);
+    else if (call.stream && call.replayed) openStream(answer.headers).finish(answer);
+    else return reply.code(answer.status).headers(answer.headers).send(answer.body);
     return reply;
   };
 
@@ -152,23 +142,22 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
       return reply.code(503).send({ status: 'unavailable', store: 'unreachable' });
     }
   });
-  const openapi = readFileSync(join(GENERATED, 'openapi.json'), 'utf8');
-  app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(openapi));
-  const docs = generatedDocs();
+  const documents = catalogue.documents;
+  if (documents) app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(documents.openapi));
   app.get<{ Params: { '*': string } }>('/docs/*', (request, reply) => {
-    const page = docs.get(request.params['*'] || 'index.md');
+    const page = documents?.docs.get(request.params['*'] || 'index.md');
     if (page === undefined) throw new ApiError('route_not_found', `No document ${request.url}.`);
     return reply.type('text/markdown; charset=utf-8').send(page);
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new ApiError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}; the API is POST /do.`)),
+    sendError(reply, new ApiError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}; the API is POST /do.`)),
   );
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) return sendError(request, reply, error);
+  app.setErrorHandler((error: FastifyError | ApiError, _request, reply) => {
+    if (error instanceof ApiError) return sendError(reply, error);
     const known = FASTIFY_ERRORS[(error as FastifyError).code ?? ''];
-    if (known) return sendError(request, reply, new ApiError(known[0], known[1]));
-    return sendError(request, reply, toApiError(error, calls.get(request)?.requestId ?? 'no request id'));
+    if (known) return sendError(reply, new ApiError(known[0], known[1](limits)));
+    return sendError(reply, toApiError(error, 'no request id'));
   });
 
   const retentionMs = (options.eventRetentionDays ?? 30) * 86_400_000;
@@ -179,7 +168,7 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
   worker?.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
-    deps.keys.close();
+    runtime.keys.close();
     await worker?.stop();
   });
   return app;
@@ -188,12 +177,4 @@ export async function buildServer(options: ServerOptions): Promise<FastifyInstan
 /** When fastify started on this request, on the `performance.now()` clock. */
 function startOf(reply: FastifyReply): number {
   return performance.now() - reply.elapsedTime;
-}
-
-/** The generated markdown documents, by path under docs/ (only files the generator listed). */
-function generatedDocs(): Map<string, string> {
-  const manifest = JSON.parse(readFileSync(join(GENERATED, 'manifest.json'), 'utf8')) as { files: string[] };
-  return new Map(
-    manifest.files.filter((f) => f.startsWith('docs/')).map((f) => [f.slice('docs/'.length), readFileSync(join(GENERATED, f), 'utf8')]),
-  );
 }

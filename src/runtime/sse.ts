@@ -6,8 +6,7 @@
  * aborts the call through `signal`.
  */
 import type { ServerResponse } from 'node:http';
-import type { Reply } from './call.js';
-import type { StreamChannel } from './stages/execute.js';
+import type { Reply, StreamChannel } from './call.js';
 
 export class EventStreamResponse {
   readonly #raw: ServerResponse;

@@ -4,7 +4,7 @@
  * nothing; what commits is delivered by the workers, at least once, even across restarts.
  */
 import { EventEmitter } from 'node:events';
-import { newId } from '../runtime/secrets.js';
+import { newId } from './secrets.js';
 import { afterCommit } from './transaction.js';
 import type { Insertable } from 'kysely';
 import type { Database, Db, EventTable, Mode } from './schema.js';

@@ -2,7 +2,7 @@
  * API key records: issued with a random secret of which only the SHA-256 is stored, looked up by that
  * hash, listed newest first, revoked and expired by time stamps.
  */
-import { newId, randomBase62, sha256 } from '../runtime/secrets.js';
+import { newId, randomBase62, sha256 } from './secrets.js';
 import { notifyKeyChanged } from './key-changes.js';
 import { afterCommit } from './transaction.js';
 import type { ApiKeyTable, Db, Mode } from './schema.js';

@@ -8,12 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Providers } from '../../src/providers/index.js';
+import type { Catalogue } from '../../src/runtime/dispatch-types.js';
 import { testTextModel } from '../../src/providers/test-model.js';
 import type { RateLimiter } from '../../src/runtime/rate-limit/limiter.js';
 import type { WebhookConfig } from '../../src/webhooks/config.js';
 import { createTestDatabase } from './postgres.js';
 import { MemoryRateLimiter } from '../../src/runtime/rate-limit/memory.js';
 import { buildServer } from '../../src/runtime/server.js';
+import { shippedCatalogue } from '../../src/runtime/shipped.js';
 import { createKey, type NewKey } from '../../src/store/keys.js';
 import { openStore } from '../../src/store/open.js';
 import type { Db } from '../../src/store/schema.js';
@@ -35,6 +37,8 @@ export interface Reply {
 }
 
 export interface TestServerOptions {
+  /** What the server serves; the shipped catalogue (generated/) by default. */
+  catalogue?: Catalogue;
   providers?: Partial<Providers['ai']>;
   keyCacheTtlMs?: number;
   limiter?: RateLimiter;
@@ -60,7 +64,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   const database = options.postgres ? await createTestDatabase() : undefined;
   const db = await openStore({ dataDir: dir, ...(database ? { databaseUrl: database.url } : {}) });
   const limiter = options.limiter ?? new MemoryRateLimiter();
-  const app = await buildServer({
+  const app = await buildServer(options.catalogue ?? shippedCatalogue(), {
     db,
     providers: { ai: { test: testTextModel, ...options.providers } },
     limiter,

@@ -10,9 +10,13 @@ import { createProviders, parseModelMap } from '../../src/providers/config.js';
 import { openAiCompatibleModel } from '../../src/providers/openai-compatible.js';
 import { testTextModel } from '../../src/providers/test-model.js';
 import type { TextGenerationRequest, TextModel } from '../../src/providers/text-model.js';
-import { ApiError } from '../../src/runtime/errors.js';
+import { errors } from '../../generated/server/platform.js';
+import { ApiError, registerErrorCodes } from '../../src/runtime/errors.js';
 import { startServer } from '../helpers/server.js';
 import { postStream } from '../helpers/sse.js';
+
+// The provider raises the ai face's own codes, which a server registers when it serves the catalogue.
+registerErrorCodes(errors.values());
 
 const API_KEY = 'sk-test-0123456789abcdef';
 const KNOWN_MODELS = new Set(['gpt-4o-mini', 'gpt-4o', 'llama-3.1-8b']);

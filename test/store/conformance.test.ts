@@ -17,7 +17,7 @@ import { countKeys, createKey, expireKey, findKeyByHash, getKey, KEY_PATTERN, li
 import { migrationProvider } from '../../src/store/migrations.js';
 import { openStore } from '../../src/store/open.js';
 import type { Db } from '../../src/store/schema.js';
-import { newId, sha256 } from '../../src/runtime/secrets.js';
+import { newId, sha256 } from '../../src/store/secrets.js';
 import { implementations, type StoreLocation } from './implementations.js';
 
 const MIGRATIONS = ['0001_keys_and_auth', '0002_idempotency', '0003_events_and_webhooks'];

@@ -4,7 +4,7 @@
  * fan-out of events to subscribed endpoints, and the delivery queue leased by competing connections.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/runtime/secrets.js';
+import { newId } from '../../src/store/secrets.js';
 import { purgeEvents, writeEventBatches, writeEvents, type EventOrigin } from '../../src/store/events.js';
 import { openStore, storeKind } from '../../src/store/open.js';
 import type { Db, Mode } from '../../src/store/schema.js';

@@ -5,9 +5,9 @@
 import { KEY_PATTERN } from '../../store/keys.js';
 import { header, type Stage } from '../call.js';
 import { ApiError } from '../errors.js';
-import { equalSecrets, sha256 } from '../secrets.js';
+import { equalSecrets, sha256 } from '../../store/secrets.js';
 
-export const authenticate: Stage = async (call, deps) => {
+export const authenticate: Stage = async (call, runtime) => {
   const authorization = header(call, 'authorization');
   if (!authorization) throw new ApiError('api_key_missing', 'Send your API key as "Authorization: Bearer <key>".');
   const match = /^Bearer +(\S+)\s*$/i.exec(authorization);
@@ -15,7 +15,7 @@ export const authenticate: Stage = async (call, deps) => {
     throw new ApiError('api_key_invalid', 'The Authorization header must be "Bearer sk_live_…" or "Bearer sk_test_…".');
   }
   const hash = sha256(match[1]!);
-  const key = await deps.keys.get(hash);
+  const key = await runtime.keys.get(hash);
   if (!key || !equalSecrets(key.hash, hash)) throw new ApiError('api_key_invalid', 'The API key is not known.');
   const now = new Date().toISOString();
   if (key.revokedAt && key.revokedAt <= now) throw new ApiError('api_key_revoked', `The API key ${key.id} was revoked.`);

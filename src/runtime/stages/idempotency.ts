@@ -8,28 +8,29 @@
 import { canonicalJson } from '../../spec/json-schema.js';
 import { claimIdempotencyKey, completeIdempotencyKey } from '../../store/idempotency.js';
 import type { Db } from '../../store/schema.js';
-import type { CallState, Reply, RuntimeDeps } from '../call.js';
+import { assertRouted, type CallState, type Reply, type Stage } from '../call.js';
 import { ApiError } from '../errors.js';
-import { sha256 } from '../secrets.js';
+import { sha256 } from '../../store/secrets.js';
 
 /** Per-request headers that a replay takes from the new request, not from the stored reply. */
 const PER_REQUEST = new Set(['RateLimit', 'RateLimit-Policy']);
 
 /** Claims the call's idempotency key; returns the stored reply when the call was already answered. */
-export async function claimIdempotency(call: CallState, deps: RuntimeDeps): Promise<Reply | undefined> {
+export const claimIdempotency: Stage = async (call, runtime) => {
+  assertRouted(call);
   const key = call.envelope.options.idempotencyKey;
   if (key === undefined) return undefined;
   const { face, action, payload } = call.envelope;
   const claim = {
-    scope: `${call.key!.id}:${call.mode}:${call.entityId}`,
+    scope: `${call.key.id}:${call.mode}:${call.entityId}`,
     key,
     fingerprint: sha256(canonicalJson({ face, action, version: call.apiVersion, payload })),
   };
   const now = Date.now();
-  const result = await claimIdempotencyKey(deps.db, {
+  const result = await claimIdempotencyKey(runtime.db, {
     ...claim,
     now: new Date(now).toISOString(),
-    expiresAt: new Date(now + deps.idempotencyTtlSeconds * 1000).toISOString(),
+    expiresAt: new Date(now + runtime.idempotencyTtlSeconds * 1000).toISOString(),
   });
   if (result.claimed) {
     call.idempotency = claim;
@@ -43,9 +44,10 @@ export async function claimIdempotency(call: CallState, deps: RuntimeDeps): Prom
     throw new ApiError('idempotency_key_in_use', 'A request with this idempotency key is still running; retry shortly.', { headers: { 'Retry-After': '1' } });
   }
   const stored = JSON.parse(record.headers ?? '{}') as Record<string, string>;
+  call.replayed = true;
   const current = Object.fromEntries(Object.entries(call.responseHeaders).filter(([name]) => PER_REQUEST.has(name)));
   return { status: record.status, headers: { ...stored, ...current, 'Idempotent-Replayed': 'true' }, body: JSON.parse(record.body) };
-}
+};
 
 /**
  * Stores the reply of a call that claimed a key. Given the call's transaction, the reply commits with the

@@ -2,8 +2,7 @@
  * Checks the shape of the body, `{face, action, payload, options?}`, and of its options. Unknown fields
  * are refused so that a typo never passes silently. Also settles the idempotency key (header or option).
  */
-import { platform } from '../../../generated/server/platform.js';
-import { header, type CallState, type Envelope } from '../call.js';
+import { header, type CallState, type Envelope, type Stage } from '../call.js';
 import { ApiError } from '../errors.js';
 
 const ENVELOPE_FIELDS = new Set(['face', 'action', 'payload', 'options']);
@@ -11,7 +10,11 @@ const OPTION_TYPES: Record<string, string> = { timeout: 'number', idempotencyKey
 /** 1–255 printable ASCII characters (API.md §9). */
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
-export function parseEnvelope(call: CallState, body: unknown): Envelope {
+export const parse: Stage = (call, runtime) => {
+  call.envelope = parseEnvelope(call, call.body, runtime.catalogue.platform.limits.timeout.max);
+};
+
+function parseEnvelope(call: CallState, body: unknown, maxTimeout: number): Envelope {
   if (!isRecord(body)) throw invalid('The body must be a JSON object: {face, action, payload, options?}.', '');
   for (const field of Object.keys(body)) {
     if (!ENVELOPE_FIELDS.has(field)) throw invalid(`Unknown field "${field}"; the body holds face, action, payload and options.`, `/${field}`);
@@ -27,13 +30,12 @@ export function parseEnvelope(call: CallState, body: unknown): Envelope {
     if (typeof value !== type) throw invalid(`Option "${name}" must be a ${type}.`, `/options/${name}`);
   }
   const envelope = { face: body.face, action: body.action, payload: body.payload, options: options as Envelope['options'] };
-  checkTimeout(envelope.options.timeout);
+  checkTimeout(envelope.options.timeout, maxTimeout);
   envelope.options.idempotencyKey = idempotencyKey(call, envelope.options.idempotencyKey);
   return envelope;
 }
 
-function checkTimeout(timeout: number | undefined): void {
-  const max = platform.limits.timeout.max;
+function checkTimeout(timeout: number | undefined, max: number): void {
   if (timeout !== undefined && !(Number.isInteger(timeout) && timeout >= 1 && timeout <= max)) {
     throw new ApiError('timeout_out_of_range', `options.timeout must be a whole number of milliseconds from 1 to ${max}.`, {
       param: '/options/timeout',

@@ -3,18 +3,23 @@
  * key's tier per token and per entity, and the face's and action's overrides for that tier — and a
  * refused call consumes nothing. The state of the policies is reported on every response.
  */
-import { faces } from '../../../generated/server/dispatch.js';
-import { platform } from '../../../generated/server/platform.js';
 import type { RatePolicy, Tier } from '../../spec/model.js';
-import type { CallState, RuntimeDeps } from '../call.js';
+import { assertRouted, type CallState, type RoutedCall, type Stage } from '../call.js';
+import type { PlatformData } from '../dispatch-types.js';
 import { BATCH_ACTION } from '../dispatch-types.js';
 import { ApiError } from '../errors.js';
 import { policyHeader, rateLimitHeader, type PolicyCheck, type RateDecision } from '../rate-limit/limiter.js';
 import { RateLimiterUnavailableError } from '../rate-limit/redis.js';
+import type { Runtime } from '../runtime.js';
 
-const tiers = new Map(platform.tiers.map((t) => [t.name, t]));
-// A key whose tier was removed from platform.yaml falls back to the lowest tier rather than to none.
-const lowestTier = platform.tiers[0]!;
+const tierTables = new WeakMap<PlatformData, Map<string, Tier>>();
+
+/** The key's tier; a key whose tier was removed from platform.yaml falls back to the lowest rather than to none. */
+function tierOf(platform: PlatformData, name: string): Tier {
+  let tiers = tierTables.get(platform);
+  if (!tiers) tierTables.set(platform, (tiers = new Map(platform.tiers.map((t) => [t.name, t]))));
+  return tiers.get(name) ?? platform.tiers[0]!;
+}
 
 const policy = (name: string, key: string, p: RatePolicy): PolicyCheck => ({ name, key, limit: p.limit, windowSeconds: p.windowSeconds });
 
@@ -22,22 +27,27 @@ const policy = (name: string, key: string, p: RatePolicy): PolicyCheck => ({ nam
  * The policies that apply to a call, most general first. The entity's bucket is per tier too: keys of
  * different tiers acting for one entity each get their tier's entity quota.
  */
-export function policiesFor(call: CallState): PolicyCheck[] {
-  const key = call.key!;
-  const action = call.action!;
-  const tier: Tier = tiers.get(key.tier) ?? lowestTier;
+export function policiesFor(call: RoutedCall, runtime: Runtime): PolicyCheck[] {
+  const { key, action } = call;
+  const tier = tierOf(runtime.catalogue.platform, key.tier);
   const checks = [policy('token', `token:${key.id}`, tier.token), policy('entity', `entity:${tier.name}:${call.mode}:${call.entityId}`, tier.entity)];
-  const faceRate = faces.get(action.face)?.rate[tier.name];
+  const faceRate = runtime.catalogue.faces.get(action.face)?.rate[tier.name];
   if (faceRate) checks.push(policy(`face-${action.face}`, `face:${action.face}:${key.id}`, faceRate));
   const actionRate = action.rate[tier.name];
   if (actionRate) checks.push(policy(`action-${action.id}`, `action:${action.id}:${key.id}`, actionRate));
   return checks;
 }
 
-export async function rateLimit(call: CallState, deps: RuntimeDeps): Promise<void> {
+export const rateLimit: Stage = async (call, runtime) => {
+  assertRouted(call);
   // A batch is counted by its requests, each as its own call (src/runtime/batch.ts), not by its envelope.
-  if (call.action!.id === BATCH_ACTION) return;
-  const decision = await decide(deps, policiesFor(call));
+  if (call.action.id === BATCH_ACTION) return;
+  // The requests of an atomic batch are charged together, all or nothing, once every one is checked.
+  if (call.item?.atomicLimits) {
+    call.item.atomicLimits.push(...policiesFor(call, runtime));
+    return;
+  }
+  const decision = await decide(runtime, policiesFor(call, runtime));
   reportPolicies(call, decision);
   if (!decision.allowed) {
     throw new ApiError('rate_limit_exceeded', `Rate limit exceeded (${decision.violated.join(', ')}); retry in ${decision.retryAfterSeconds} s.`, {
@@ -45,12 +55,12 @@ export async function rateLimit(call: CallState, deps: RuntimeDeps): Promise<voi
       headers: retryAfter(decision),
     });
   }
-}
+};
 
 /** Checks policies all at once; a limiter that cannot be reached in `refuse` mode is 503. */
-export async function decide(deps: RuntimeDeps, policies: PolicyCheck[]): Promise<RateDecision> {
+export async function decide(runtime: Runtime, policies: PolicyCheck[]): Promise<RateDecision> {
   try {
-    return await deps.limiter.check(policies);
+    return await runtime.limiter.check(policies);
   } catch (error) {
     if (error instanceof RateLimiterUnavailableError) {
       throw new ApiError('provider_unavailable', 'Rate limits cannot be checked right now; retry shortly.', { headers: { 'Retry-After': '1' } });

@@ -1,15 +1,16 @@
 /**
  * Scopes: the key must hold the one scope the action requires, directly or through `*` or `<face>:*`.
  */
-import type { CallState } from '../call.js';
+import { assertRouted, type Stage } from '../call.js';
 import { ApiError } from '../errors.js';
 
-export function scope(call: CallState): void {
-  const required = call.action!.scope;
-  if (!holdsScope(call.key!.scopes, required)) {
-    throw new ApiError('insufficient_scope', `${call.action!.id} requires the scope "${required}".`, { details: { requiredScope: required } });
+export const scope: Stage = (call) => {
+  assertRouted(call);
+  const required = call.action.scope;
+  if (!holdsScope(call.key.scopes, required)) {
+    throw new ApiError('insufficient_scope', `${call.action.id} requires the scope "${required}".`, { details: { requiredScope: required } });
   }
-}
+};
 
 export function holdsScope(held: readonly string[], required: string): boolean {
   const family = `${required.slice(0, required.indexOf(':'))}:*`;

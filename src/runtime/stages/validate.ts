@@ -3,11 +3,12 @@
  * (`details.errors`), each with the JSON pointer of the field it is about.
  */
 import type { ErrorObject } from 'ajv';
-import type { CallState } from '../call.js';
+import { assertRouted, type Stage } from '../call.js';
 import { ApiError } from '../errors.js';
 
-export function validate(call: CallState): void {
-  const check = call.validate!;
+export const validate: Stage = (call) => {
+  assertRouted(call);
+  const check = call.validate;
   if (check(call.envelope.payload)) return;
   const errors = (check.errors ?? []).map(violation);
   const first = errors[0]!;
@@ -15,7 +16,7 @@ export function validate(call: CallState): void {
     param: first.param,
     details: { errors },
   });
-}
+};
 
 function violation(error: ErrorObject): { param: string; message: string; keyword: string } {
   const params = error.params as Record<string, unknown>;

@@ -3,33 +3,69 @@
  * differ are a conflict), else the key's pinned version, else the latest stable. Deprecated versions are
  * served with Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to the changelog.
  */
-import { platform } from '../../../generated/server/platform.js';
-import { header, type CallState } from '../call.js';
+import { assertParsed, header, invariant, type Stage } from '../call.js';
+import type { ApiVersion, PlatformData } from '../dispatch-types.js';
 import { ApiError } from '../errors.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const versions = new Map(platform.versions.map((v) => [v.date, v]));
-const supported = platform.versions.filter((v) => v.status !== 'retired').map((v) => v.date);
 
-/** Headers for each deprecated version, computed once. */
-const deprecationHeaders = new Map(
-  platform.versions
-    .filter((v) => v.status === 'deprecated')
-    .map((v) => [
-      v.date,
-      {
-        Deprecation: `@${Date.parse(v.deprecatedAt!) / 1000}`,
-        Sunset: new Date(v.sunset!).toUTCString(),
-        Link: `<${platform.changelogUrl}#${v.date}>; rel="deprecation"`,
-      },
-    ]),
-);
+interface VersionTable {
+  versions: ReadonlyMap<string, ApiVersion>;
+  supported: string[];
+  /** The headers of each deprecated version, made once. */
+  deprecation: ReadonlyMap<string, Record<string, string>>;
+}
 
-export function version(call: CallState): void {
+const tables = new WeakMap<PlatformData, VersionTable>();
+
+function versionTable(platform: PlatformData): VersionTable {
+  let table = tables.get(platform);
+  if (!table) {
+    const deprecated = platform.versions.filter((v) => v.status === 'deprecated');
+    table = {
+      versions: new Map(platform.versions.map((v) => [v.date, v])),
+      supported: platform.versions.filter((v) => v.status !== 'retired').map((v) => v.date),
+      deprecation: new Map(
+        deprecated.map((v) => [
+          v.date,
+          {
+            Deprecation: `@${Date.parse(v.deprecatedAt!) / 1000}`,
+            Sunset: new Date(v.sunset!).toUTCString(),
+            Link: `<${platform.changelogUrl}#${v.date}>; rel="deprecation"`,
+          },
+        ]),
+      ),
+    };
+    tables.set(platform, table);
+  }
+  return table;
+}
+
+export const version: Stage = (call, runtime) => {
+  assertParsed(call);
+  invariant(call.key, 'the key is known');
+  const { platform } = runtime.catalogue;
+  const table = versionTable(platform);
+  const fromHeader = header(call, 'x-api-version');
+  const fromOptions = call.envelope.options.version;
+  const named = call.pathVersion === undefined && fromHeader === undefined && fromOptions === undefined ? undefined : namedVersion(call.pathVersion, fromHeader, fromOptions);
+  const date = named ?? call.key.apiVersion ?? platform.latest;
+  const entry = table.versions.get(date);
+  const supported = table.supported;
+  if (!entry) throw new ApiError('api_version_unknown', `No API version was released on ${date}.`, { details: { supported } });
+  if (entry.status === 'retired') throw new ApiError('api_version_retired', `API version ${date} is retired.`, { details: { supported } });
+  call.apiVersion = date;
+  call.responseHeaders['X-API-Version'] = date;
+  const deprecation = table.deprecation.get(date);
+  if (deprecation) Object.assign(call.responseHeaders, deprecation);
+};
+
+/** The one version the request names in its path, header and options; refuses malformed and conflicting ones. */
+function namedVersion(path: string | undefined, fromHeader: string | undefined, fromOptions: string | undefined): string | undefined {
   const given = [
-    { source: 'path', value: call.pathVersion, param: undefined },
-    { source: 'X-API-Version', value: header(call, 'x-api-version'), param: undefined },
-    { source: 'options.version', value: call.envelope.options.version, param: '/options/version' },
+    { source: 'path', value: path, param: undefined },
+    { source: 'X-API-Version', value: fromHeader, param: undefined },
+    { source: 'options.version', value: fromOptions, param: '/options/version' },
   ].filter((g): g is { source: string; value: string; param: string | undefined } => g.value !== undefined);
   for (const g of given) {
     // The round trip refuses dates that Date.parse would roll over, such as 2025-02-30.
@@ -43,11 +79,5 @@ export function version(call: CallState): void {
       details: { given: Object.fromEntries(given.map((g) => [g.source, g.value])) },
     });
   }
-  const date = distinct[0] ?? call.key!.apiVersion ?? platform.latest;
-  const entry = versions.get(date);
-  if (!entry) throw new ApiError('api_version_unknown', `No API version was released on ${date}.`, { details: { supported } });
-  if (entry.status === 'retired') throw new ApiError('api_version_retired', `API version ${date} is retired.`, { details: { supported } });
-  call.apiVersion = date;
-  call.responseHeaders['X-API-Version'] = date;
-  Object.assign(call.responseHeaders, deprecationHeaders.get(date));
+  return distinct[0];
 }
