@@ -3,8 +3,6 @@
  * diff), missing files and extra files; CI runs it so the committed output is always current.
  */
 import type { Command } from 'commander';
-import { checkGenerated, isCurrent } from '../generate/check.js';
-import { buildOutput } from './build.js';
 import { generatorPaths } from './paths.js';
 
 export function registerCheck(program: Command): void {
@@ -17,6 +15,8 @@ export function registerCheck(program: Command): void {
     .action(async (options: { faces: string; handlers: string; out: string }) => {
       const started = performance.now();
       const paths = generatorPaths(options);
+      // Loaded here so that the other commands never load the generator.
+      const [{ checkGenerated, isCurrent }, { buildOutput }] = await Promise.all([import('../generate/check.js'), import('./build.js')]);
       const files = await buildOutput(paths);
       if (!files) {
         process.exitCode = 1;

@@ -4,10 +4,8 @@
  */
 import { existsSync, readdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
-import { writeGenerated } from '../generate/write.js';
-import { buildOutput } from './build.js';
+import { fromRoot } from '../package-root.js';
 import { generatorPaths, type GeneratorPaths } from './paths.js';
 
 export function registerGenerate(program: Command): void {
@@ -31,6 +29,8 @@ export function registerGenerate(program: Command): void {
 
 async function runOnce(paths: GeneratorPaths): Promise<boolean> {
   const started = performance.now();
+  // Loaded here so that the other commands never load the generator.
+  const [{ writeGenerated }, { buildOutput }] = await Promise.all([import('../generate/write.js'), import('./build.js')]);
   const files = await buildOutput(paths);
   if (!files) return false;
   const report = writeGenerated(paths.outDir, files);
@@ -57,7 +57,7 @@ function watchAndRun(paths: GeneratorPaths): void {
   };
   // Each directory is watched itself (not recursively): editors save by replacing the file, and a
   // directory watch sees the replacement where a watch on the old file would go quiet.
-  const templates = fileURLToPath(new URL('../../templates/', import.meta.url));
+  const templates = fromRoot('templates');
   // The handler modules too: the lint rules that match face flags against handlers read them.
   const handlers = existsSync(paths.handlersDir) ? [paths.handlersDir] : [];
   const dirs = [paths.facesDir, ...handlers, ...readdirSync(templates, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(templates, e.name))];

@@ -5,9 +5,7 @@
 import type { Command } from 'commander';
 import { platform } from '../../generated/server/platform.js';
 import { scopes as knownScopes } from '../../generated/server/scopes.js';
-import { readConfig } from '../runtime/config.js';
-import { createKey, listKeys, revokeKey, type Entities, type KeyRecord } from '../store/keys.js';
-import { openStore } from '../store/open.js';
+import type { Entities, KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -31,7 +29,7 @@ export function registerKeys(program: Command): void {
       const entities: Entities = o.entities.trim() === '*' ? '*' : list(o.entities);
       const problem = invalidCreate(o.mode, scopes, entities, o.tier, o.apiVersion, o.expiresAt);
       if (problem) return usageError(problem);
-      await withStore(async (db) => {
+      await withStore(async (db, { createKey }) => {
         const { record, secret } = await createKey(db, {
           mode: o.mode as Mode,
           name: o.name,
@@ -54,7 +52,7 @@ export function registerKeys(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (o: { mode?: string; all?: boolean; json?: boolean }) => {
       if (o.mode && o.mode !== 'live' && o.mode !== 'test') return usageError('--mode must be live or test.');
-      await withStore(async (db) => {
+      await withStore(async (db, { listKeys }) => {
         const found = await listKeys(db, { mode: o.mode as Mode | undefined, includeRevoked: Boolean(o.all) });
         if (o.json) console.log(JSON.stringify(found, null, 2));
         else for (const k of found) console.log(describe(k));
@@ -65,7 +63,7 @@ export function registerKeys(program: Command): void {
     .command('revoke <id>')
     .description('Revoke a key at once.')
     .action(async (id: string) => {
-      await withStore(async (db) => {
+      await withStore(async (db, { revokeKey }) => {
         const revoked = (await revokeKey(db, 'live', id)) ?? (await revokeKey(db, 'test', id));
         if (!revoked) {
           console.error(`No key ${id}.`);
@@ -95,11 +93,13 @@ function describe(k: KeyRecord): string {
   return `${k.id}  ${k.mode}  ${k.prefix}…${k.last4}  tier=${k.tier}  scopes=${k.scopes.join(',')}  entities=${entities}  ${state}  ${k.name}`;
 }
 
-async function withStore(work: (db: Db) => Promise<void>): Promise<void> {
+/** Opens the store for one command; the store's modules are loaded only by the commands that use it. */
+async function withStore(work: (db: Db, keys: typeof import('../store/keys.js')) => Promise<void>): Promise<void> {
+  const [{ readConfig }, { openStore }, keys] = await Promise.all([import('../runtime/config.js'), import('../store/open.js'), import('../store/keys.js')]);
   const config = readConfig();
   const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
-    await work(db);
+    await work(db, keys);
   } finally {
     await db.destroy();
   }

@@ -5,7 +5,9 @@
  * `.stream()` on streaming actions) and, for the built-in batch face, a typed `batch()` method.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
+import { fromRoot } from '../package-root.js';
 import { materialize } from '../spec/json-schema.js';
 import type { Action, Catalog, Face, JsonSchema } from '../spec/model.js';
 import { declaration, printStatements } from './declarations.js';
@@ -24,7 +26,7 @@ const TYPE_NAMES = ['Actions', 'EventTypes', 'WebhookEvent', 'WebhookEventOf'];
 const BATCH_TYPE_NAMES = ['BatchRequest', 'BatchResultOf', 'BatchResults'];
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-const TEMPLATES = new URL('../../templates/client/', import.meta.url);
+const TEMPLATES = pathToFileURL(fromRoot('templates', 'client') + '/');
 const templateCache = new Map<string, { mtimeMs: number; text: string }>();
 
 /** The template files by name, read again only when they change on disk, so `generate --watch` picks up edits. */

@@ -4,12 +4,14 @@
  * name (`_table.md.hbs` → `{{> table}}`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import Handlebars from 'handlebars';
+import { fromRoot } from '../package-root.js';
 
 /** The page templates; each renders one kind of markdown page. */
 export type DocTemplate = 'index' | 'face' | 'events' | 'scopes' | 'errors' | 'versions';
 
-const DIR = new URL('../../templates/docs/', import.meta.url);
+const DIR = pathToFileURL(fromRoot('templates', 'docs') + '/');
 const SUFFIX = '.md.hbs';
 /*
  * Markdown, not HTML: escaping would turn `<`, `&` and quotes in descriptions into entities. Strict mode

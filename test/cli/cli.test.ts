@@ -7,11 +7,11 @@ import { cpSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, TSX } from '../helpers/process.js';
+import { DISPATCH, ROOT } from '../helpers/process.js';
 
 
 function dispatch(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
-  const result = spawnSync(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), ...args], {
+  const result = spawnSync(process.execPath, [DISPATCH, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...options.env },
     encoding: 'utf8',
@@ -54,7 +54,7 @@ describe('dispatch', () => {
   it('generate --watch regenerates on every save, files replaced by rename included', async () => {
     const dir = workspace();
     const face = join(dir, 'faces/ai.yaml');
-    const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), 'generate', '--watch', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], { cwd: dir });
+    const child = spawn(process.execPath, [DISPATCH, 'generate', '--watch', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], { cwd: dir });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));

@@ -1,15 +1,15 @@
 /**
- * Real server processes for black-box tests: `dispatch serve` started as a user starts it, on a free port,
- * with the environment the test gives, resolved once it listens.
+ * Real server processes for black-box tests: `dispatch serve` started as a user starts it (the compiled
+ * program that test/global-setup.ts builds), on a free port, with the environment the test gives, resolved
+ * once it listens.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
-/** tsx by path, so the program also runs from a working directory outside the repository. */
-export const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
+/** The compiled `dispatch` program, by path, so it also runs from a working directory outside the repository. */
+export const DISPATCH = join(ROOT, 'dist/src/cli/main.js');
 
 export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');
@@ -41,7 +41,7 @@ export function startWorker(env: Record<string, string>): Promise<ServeProcess> 
 
 /** Runs a `dispatch` command with the test's environment; resolves once its output says it is `ready`. */
 async function dispatch(command: string, env: Record<string, string>, ready: (output: string) => boolean): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/main.ts'), command], { cwd: ROOT, env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [DISPATCH, command], { cwd: ROOT, env: { ...process.env, ...env } });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -1,0 +1,9 @@
+/**
+ * Builds the compiled program (dist/) once before the tests, so that the process tests run `dispatch` as
+ * `npm start` and the `dispatch` binary do: compiled JavaScript, not TypeScript through tsx.
+ */
+import { execFileSync } from 'node:child_process';
+
+export default function setup(): void {
+  execFileSync('npm', ['run', 'build', '--silent'], { cwd: new URL('..', import.meta.url), stdio: 'inherit' });
+}
