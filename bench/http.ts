@@ -1,39 +1,89 @@
 /**
- * Load helpers: start a server script in a child process and drive it with autocannon.
+ * Load helpers: start a server script in a child process, drive it with autocannon, and read the child's
+ * CPU time so that a row can say what a request costs the server, not only how many it answered.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
+
+export const CONNECTIONS = 32;
 
 export interface Started {
   child: ChildProcess;
   port: number;
   /** API keys issued by the real server, each for entity `bench<i>`. */
   keys?: string[];
+  /** The ids of `keys`, in the same order. */
+  keyIds?: string[];
   /** More keys, each for entity `batch<i>`. */
   batchKeys?: string[];
+  /** Kills the child and waits until it is gone. */
+  stop(): Promise<void>;
 }
 
+/**
+ * The one place that knows how a bench server is run: the compiled JavaScript under dist/ (which
+ * `npm run bench` builds first), as `npm start` runs it. `script` names the TypeScript source in bench/.
+ * BENCH_NODE_ARGS adds node flags (e.g. --cpu-prof).
+ */
 export function startChild(script: string, env: Record<string, string> = {}): Promise<Started> {
-  const child = fork(new URL(script, import.meta.url), {
-    execArgv: ['--import', 'tsx', ...(process.env.BENCH_NODE_ARGS?.split(' ') ?? [])],
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const compiled = new URL(`../dist/bench/${script.replace(/^\.\//, '').replace(/\.ts$/, '.js')}`, import.meta.url);
+  const child = fork(compiled, {
+    execArgv: nodeArgs,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill();
+    await exited;
+  };
   return new Promise((resolve, reject) => {
-    child.once('message', (m: { port: number; keys?: string[]; batchKeys?: string[] }) => resolve({ child, ...m }));
-    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+    child.once('message', (m: Omit<Started, 'child' | 'stop'>) => resolve({ ...m, child, stop }));
+    // Node exits with 13, silently, when a top-level await can never settle (e.g. waiting on an unref'd handle).
+    const why = (code: number | null) => (code === 13 ? ' (a top-level await never settled)' : '');
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code}${why(code)} before it listened`)));
   });
+}
+
+let ticksPerSecond: number | undefined;
+
+/**
+ * CPU seconds (user + system, all threads) a process has used so far, from /proc/<pid>/stat; NaN where
+ * there is no /proc. Fields 14 and 15 count clock ticks; they follow the command name, which may itself
+ * hold spaces and parentheses, so counting starts after its closing parenthesis (at field 3).
+ */
+export function cpuSeconds(pid: number): number {
+  try {
+    ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    ticksPerSecond = 100;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[14 - 3]) + Number(fields[15 - 3])) / ticksPerSecond;
+  } catch {
+    return NaN;
+  }
 }
 
 export interface LoadResult {
   requestsPerSecond: number;
   p99: number;
+  /** Responses received. */
+  requests: number;
   non2xx: number;
+  /** Responses by status code. */
+  statusCodes: Record<string, number>;
+  /** Connection errors and timeouts. */
+  errors: number;
 }
 
 export interface LoadOptions {
   url: string;
-  /** Bodies used in turn, request after request. */
+  /** Bodies used in turn, paired with `headers` (body i goes with header set i). */
   bodies: string[];
   /** Header sets used in turn (e.g. one per API key). */
   headers: Record<string, string>[];
@@ -54,7 +104,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   }));
   const result = await autocannon({
     url: options.url,
-    connections: 32,
+    connections: CONNECTIONS,
     duration: options.seconds,
     // Precomputed requests cost the load generator least; a fresh idempotency key per call needs a function.
     requests: options.idempotent
@@ -62,12 +112,20 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
           {
             method: 'POST',
             setupRequest: (request) => {
-              turn++;
-              return { ...request, ...fixed[turn % fixed.length]!, headers: { ...fixed[turn % fixed.length]!.headers, 'x-idempotency-key': prefix + turn } };
+              const next = fixed[++turn % fixed.length]!;
+              return { ...request, ...next, headers: { ...next.headers, 'x-idempotency-key': prefix + turn } };
             },
           },
         ]
       : fixed,
   });
-  return { requestsPerSecond: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]));
+  return {
+    requestsPerSecond: result.requests.average,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    statusCodes,
+    errors: result.errors,
+  };
 }

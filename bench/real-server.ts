@@ -2,7 +2,8 @@
  * The real server for the benchmark: the whole pipeline over a fresh store, started in its own process so
  * that the load generator does not share its event loop. `BENCH_MODE=shared` runs it on PostgreSQL and
  * Redis (as several processes would) instead of SQLite and in-process limits. It issues many keys, each
- * for its own entity, so that the load spreads over rate-limit buckets as many clients' traffic would.
+ * for its own entity, so that the load spreads over rate-limit buckets as many clients' traffic would, and
+ * tells the parent their secrets and ids (the ids are what the keys.get row reads).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,14 +17,16 @@ import { shippedCatalogue } from '../src/runtime/shipped.js';
 import { createKey } from '../src/store/keys.js';
 import { openStore } from '../src/store/open.js';
 
-
 const shared = process.env.BENCH_MODE === 'shared';
 const db = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'dispatch-bench-')), databaseUrl: shared ? process.env.DATABASE_URL : undefined });
 const keys: string[] = [];
+const keyIds: string[] = [];
 // A second set, for entities of their own, runs the batch row: a batch spends ten calls of rate limit at once.
 const batchKeys: string[] = [];
 for (let i = 0; i < BENCH_KEYS; i++) {
-  keys.push((await createKey(db, { mode: 'test', scopes: ['*'], entities: [`bench${i}`], tier: 'enterprise' })).secret);
+  const issued = await createKey(db, { mode: 'test', scopes: ['*'], entities: [`bench${i}`], tier: 'enterprise' });
+  keys.push(issued.secret);
+  keyIds.push(issued.record.id);
   batchKeys.push((await createKey(db, { mode: 'test', scopes: ['*'], entities: [`batch${i}`], tier: 'enterprise' })).secret);
 }
 const limiter = createLimiter({
@@ -33,5 +36,5 @@ const limiter = createLimiter({
 });
 const app = await buildServer(shippedCatalogue(), { db, providers: { ai: { test: testTextModel } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench' });
 await app.listen({ port: 0, host: '127.0.0.1' });
-process.send?.({ port: (app.server.address() as AddressInfo).port, keys, batchKeys });
+process.send?.({ port: (app.server.address() as AddressInfo).port, keys, keyIds, batchKeys });
 process.on('SIGTERM', () => process.exit(0));

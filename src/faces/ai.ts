@@ -19,7 +19,11 @@ export const ai: AiHandlers = {
       // Versions before 2026-09-01 send `temperature` at the top level.
       temperature: payload.sampling?.temperature ?? payload.temperature,
       topP: payload.sampling?.topP,
-      signal: ctx.signal,
+      // Read only by a model that can be cut short (a live provider, a stream): the call's abort machinery
+      // is made on first use.
+      get signal() {
+        return ctx.signal;
+      },
       ...(streamed ? { onDelta: (text: string) => ctx.stream.delta(text) } : {}),
     });
     ctx.emit('ai.generate.completed', { model: result.model, tokens: result.tokens, streamed });

@@ -1,14 +1,15 @@
 /**
  * Opens the store and brings its schema up to date. The embedded default is one SQLite file under the
- * data directory, in WAL mode so readers never wait for the writer; with a database URL it is PostgreSQL,
+ * data directory, in WAL mode so readers never wait for the writer, whose statements run in a thread of
+ * their own (`sqlite/dialect.ts`); with a database URL it is PostgreSQL,
  * which several server processes can share. Both run the same migrations and the same typed queries.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations.js';
+import { WorkerSqliteDialect } from './sqlite/dialect.js';
 import type { Database, Db } from './schema.js';
 
 export interface StoreConfig {
@@ -39,36 +40,7 @@ export async function openStore(config: StoreConfig): Promise<Db> {
 
 function openSqlite(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true });
-  const sqlite = new SQLite(join(dataDir, 'dispatch.sqlite'));
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-}
-
-/** Prepared statements kept per connection; the SQL of a call comes from a few dozen query shapes. */
-const STATEMENT_CACHE_SIZE = 500;
-
-/**
- * Kysely prepares every query anew, and on SQLite preparing (parsing and planning the SQL) costs more than
- * running the statement. The same SQL text always gets the same statement, which better-sqlite3 lets be
- * run again and again; the oldest is dropped when the cache is full.
- */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
-  const statements = new Map<string, SQLite.Statement>();
-  return {
-    prepare(sql: string) {
-      let statement = statements.get(sql);
-      if (!statement) {
-        statement = sqlite.prepare(sql);
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-        statements.set(sql, statement);
-      }
-      return statement;
-    },
-    close: () => void sqlite.close(),
-  };
+  return new Kysely<Database>({ dialect: new WorkerSqliteDialect(join(dataDir, 'dispatch.sqlite')) });
 }
 
 function openPostgres(url: string, max: number): Db {

@@ -104,17 +104,29 @@ describe('testTextModel', () => {
     expect(await testTextModel.generate(request({ maxTokens: 32000 }))).toEqual(fits);
   });
 
-  it('rejects with the reason of an already aborted signal', async () => {
+  it('streaming, rejects with the reason of an already aborted signal and streams nothing', async () => {
     const controller = new AbortController();
     const reason = new Error('caller gave up');
     controller.abort(reason);
-    await expect(testTextModel.generate(request({ signal: controller.signal }))).rejects.toBe(reason);
+    const pieces: string[] = [];
+    await expect(testTextModel.generate(request({ signal: controller.signal, onDelta: (p) => pieces.push(p) }))).rejects.toBe(reason);
+    expect(pieces).toEqual([]);
   });
 
-  it('rejects with an AbortError when aborted without a reason', async () => {
+  it('streaming, rejects with an AbortError when aborted without a reason', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(testTextModel.generate(request({ signal: controller.signal }))).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(testTextModel.generate(request({ signal: controller.signal, onDelta: () => {} }))).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('answering in one piece, never reads the signal (the call makes its abort machinery only when read)', async () => {
+    const untouchable = request({});
+    Object.defineProperty(untouchable, 'signal', {
+      get() {
+        throw new Error('read the signal');
+      },
+    });
+    expect((await testTextModel.generate(untouchable)).text.length).toBeGreaterThan(0);
   });
 });
 

@@ -1,0 +1,196 @@
+/**
+ * The embedded SQLite store as a Kysely dialect whose writes run in a worker thread (`writer.worker.mjs`),
+ * so that appending events, storing replies and committing never block the event loop. Reads outside a
+ * transaction run on a read connection in this thread (WAL lets readers and the writer proceed together,
+ * and a read sees every commit that finished before it began); every query inside a transaction, reads
+ * included, goes to the writer so it sees the transaction's own writes.
+ *
+ * Statements are sent to the writer without waiting for one another, each tagged with its transaction;
+ * the writer runs one transaction at a time and holds the statements of others (and those outside any) until
+ * it ends, as a single connection would. Reads outside a transaction never wait.
+ */
+import { Worker } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
+import {
+  CompiledQuery,
+  SelectQueryNode,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely';
+import { StatementCache } from './statement-cache.js';
+
+const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000'];
+
+export class WorkerSqliteDialect implements Dialect {
+  readonly #path: string;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  createAdapter() {
+    return new SqliteAdapter();
+  }
+
+  createDriver(): Driver {
+    return new WorkerSqliteDriver(this.#path);
+  }
+
+  createIntrospector(db: Kysely<any>) {
+    return new SqliteIntrospector(db);
+  }
+
+  createQueryCompiler() {
+    return new SqliteQueryCompiler();
+  }
+}
+
+interface WriterReply {
+  id: number;
+  rows: unknown[];
+  changes?: number;
+  lastInsertRowid?: number | bigint;
+  error?: { message: string; code?: string };
+}
+
+class WorkerSqliteDriver implements Driver {
+  readonly #path: string;
+  #worker: Worker | undefined;
+  #reader: StatementCache | undefined;
+  readonly #pending = new Map<number, { resolve: (reply: WriterReply) => void; reject: (error: Error) => void }>();
+  #nextId = 0;
+  #nextTransaction = 0;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  async init(): Promise<void> {
+    const worker = new Worker(new URL('./writer.worker.mjs', import.meta.url), { workerData: { path: this.#path, pragmas: PRAGMAS } });
+    await new Promise<void>((resolve, reject) => {
+      worker.once('error', reject);
+      worker.once('message', () => resolve());
+    });
+    worker.on('message', (reply: WriterReply) => {
+      const waiting = this.#pending.get(reply.id);
+      this.#pending.delete(reply.id);
+      if (this.#pending.size === 0) worker.unref();
+      waiting?.resolve(reply);
+    });
+    // A writer that dies fails whatever waited on it, rather than leaving calls hanging.
+    worker.on('error', (error) => this.#failAll(error));
+    worker.on('exit', (code) => this.#failAll(new Error(`The SQLite writer thread exited (${code}).`)));
+    // Like a plain connection, the store keeps the process alive only while a statement is under way.
+    worker.unref();
+    this.#worker = worker;
+    // Opened after the writer, which has created the file and switched it to WAL.
+    const reader = new SQLite(this.#path);
+    reader.pragma('busy_timeout = 5000');
+    this.#reader = new StatementCache(reader);
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new WorkerConnection(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    const held = connection as WorkerConnection;
+    const tx = ++this.#nextTransaction;
+    await this.write(CompiledQuery.raw('begin'), tx, { begin: true });
+    held.transaction = tx;
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.#end(connection as WorkerConnection, 'commit');
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.#end(connection as WorkerConnection, 'rollback');
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    // A transaction left open (its commit failed and nobody rolled back) must not hold the writer forever.
+    const held = connection as WorkerConnection;
+    if (held.transaction !== 0) await this.#end(held, 'rollback').catch(() => {});
+  }
+
+  async destroy(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    this.#reader?.close();
+    this.#reader = undefined;
+    await this.#send({ close: true });
+    this.#worker = undefined;
+    await worker.terminate();
+  }
+
+  /** A read outside any transaction, on this thread's read connection. */
+  read(query: CompiledQuery): QueryResult<unknown> {
+    if (!this.#reader) throw new Error('The store is closed.');
+    return { rows: this.#reader.prepare(query.sql).all(query.parameters as unknown[]) };
+  }
+
+  /** A statement run by the writer, in transaction `tx` (0: outside any). */
+  async write(query: CompiledQuery, tx: number, flags: { begin?: true; end?: true } = {}): Promise<QueryResult<unknown>> {
+    const reply = await this.#send({ tx, sql: query.sql, parameters: query.parameters, ...flags });
+    if (reply.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
+    return {
+      rows: reply.rows,
+      ...(reply.changes !== undefined ? { numAffectedRows: BigInt(reply.changes) } : {}),
+      ...(reply.lastInsertRowid !== undefined ? { insertId: BigInt(reply.lastInsertRowid) } : {}),
+    };
+  }
+
+  async #end(connection: WorkerConnection, command: 'commit' | 'rollback'): Promise<void> {
+    try {
+      await this.write(CompiledQuery.raw(command), connection.transaction, { end: true });
+      connection.transaction = 0;
+    } catch (error) {
+      // A failed commit may leave the transaction open: the rollback that follows must name it.
+      if (command === 'rollback') connection.transaction = 0;
+      throw error;
+    }
+  }
+
+  #send(message: object): Promise<WriterReply> {
+    const worker = this.#worker;
+    if (!worker) return Promise.reject(new Error('The store is closed.'));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.#pending.size === 0) worker.ref();
+      this.#pending.set(id, { resolve, reject });
+      worker.postMessage({ id, ...message });
+    });
+  }
+
+  #failAll(error: Error): void {
+    for (const waiting of this.#pending.values()) waiting.reject(error);
+    this.#pending.clear();
+  }
+}
+
+class WorkerConnection implements DatabaseConnection {
+  readonly #driver: WorkerSqliteDriver;
+  /** The writer's id of the transaction this connection has open, or 0. */
+  transaction = 0;
+
+  constructor(driver: WorkerSqliteDriver) {
+    this.#driver = driver;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.transaction === 0 && SelectQueryNode.is(query.query)) return this.#driver.read(query) as QueryResult<R>;
+    return this.#driver.write(query, this.transaction) as Promise<QueryResult<R>>;
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('Streaming queries are not supported by the embedded store.');
+  }
+}

@@ -1,0 +1,65 @@
+// The writer thread of the embedded SQLite store: it owns the one connection that writes, so that inserts,
+// updates and commits (with their WAL appends) never run on the event loop that serves requests.
+//
+// The main thread sends statements without waiting for one another; each names its transaction (0 for a
+// statement outside any). One transaction runs at a time, as on any single connection: while one is
+// open, statements of others wait here, in the order they came, and run once it ends. Statements are
+// prepared once per SQL text. Plain JavaScript, so that it starts the same from src/ and from dist/.
+import { parentPort, workerData } from 'node:worker_threads';
+import SQLite from 'better-sqlite3';
+
+const STATEMENT_CACHE_SIZE = 500;
+const db = new SQLite(workerData.path);
+for (const pragma of workerData.pragmas) db.pragma(pragma);
+const statements = new Map();
+/** The transaction that holds the connection, or 0. */
+let active = 0;
+const waiting = [];
+
+function prepare(sql) {
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = db.prepare(sql);
+    if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value);
+    statements.set(sql, statement);
+  }
+  return statement;
+}
+
+function execute(message) {
+  const statement = prepare(message.sql);
+  if (statement.reader) return { rows: statement.all(message.parameters) };
+  const { changes, lastInsertRowid } = statement.run(message.parameters);
+  return { changes, lastInsertRowid, rows: [] };
+}
+
+function handle(message) {
+  let reply;
+  try {
+    reply = { id: message.id, ...execute(message) };
+    if (message.begin) active = message.tx;
+  } catch (error) {
+    // Errors do not cross threads whole: their message and SQLite code are what callers read.
+    reply = { id: message.id, error: { message: error.message, code: error.code } };
+  }
+  // A transaction ends with its commit or rollback, or with a failed commit that SQLite rolled back.
+  if (message.end && (!reply.error || !db.inTransaction)) active = 0;
+  parentPort.postMessage(reply);
+}
+
+/** The next waiting statement that may run now: the open transaction's, or any when none is open. */
+function next() {
+  const index = active === 0 ? (waiting.length > 0 ? 0 : -1) : waiting.findIndex((m) => m.tx === active);
+  return index === -1 ? undefined : waiting.splice(index, 1)[0];
+}
+
+parentPort.on('message', (message) => {
+  if (message.close) {
+    db.close();
+    parentPort.postMessage({ id: message.id, rows: [] });
+    return;
+  }
+  waiting.push(message);
+  for (let ready = next(); ready; ready = next()) handle(ready);
+});
+parentPort.postMessage({ ready: true });
