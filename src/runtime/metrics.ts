@@ -30,11 +30,18 @@ export function createMetrics(options: { rateLimitUnavailable: () => number }): 
       this.inc(options.rateLimitUnavailable());
     },
   });
+  // prom-client hashes the label set on every update; each series is looked up once and kept instead.
+  const series = new Map<string, { latency: Histogram.Internal<'face' | 'action'>; calls: Map<number, Counter.Internal> }>();
   return {
     registry,
     observeCall(face, action, status, seconds) {
-      calls.inc({ face, action, status });
-      latency.observe({ face, action }, seconds);
+      const name = `${face}.${action}`;
+      let one = series.get(name);
+      if (!one) series.set(name, (one = { latency: latency.labels(face, action), calls: new Map() }));
+      let counter = one.calls.get(status);
+      if (!counter) one.calls.set(status, (counter = calls.labels(face, action, String(status))));
+      counter.inc();
+      one.latency.observe(seconds);
     },
   };
 }

@@ -1,0 +1,60 @@
+/**
+ * The embedded store's writer thread (src/store/sqlite/): one transaction at a time, statements of others
+ * held until it ends and then run in order, reads outside transactions never waiting, and a writer freed
+ * by every way a transaction can end.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/open.js';
+
+let db: Kysely<any>;
+const rows = async () => (await db.selectFrom('notes').select('text').orderBy('id').execute()).map((r) => r.text);
+/** Resolves to 'pending' when `promise` has not settled within `ms`. */
+const within = <T>(promise: Promise<T>, ms = 100) => Promise.race([promise, new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
+
+beforeAll(async () => {
+  db = (await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'dispatch-writer-')) })) as Kysely<any>;
+  await sql`create table notes (id integer primary key autoincrement, text text not null unique)`.execute(db);
+});
+afterAll(() => db.destroy());
+
+describe('the SQLite writer thread', () => {
+  it('holds a write outside any transaction until the open one ends, then runs it after', async () => {
+    const trx = await db.startTransaction().execute();
+    await trx.insertInto('notes').values({ text: 'in the transaction' }).execute();
+    const outside = db.insertInto('notes').values({ text: 'outside' }).execute();
+    expect(await within(outside)).toBe('pending');
+    // A read outside the transaction does not wait for it, and sees only what is committed.
+    expect(await within(rows())).toEqual([]);
+    await trx.commit().execute();
+    await outside;
+    expect(await rows()).toEqual(['in the transaction', 'outside']);
+  });
+
+  it('runs statements sent together in one transaction in the order they were sent', async () => {
+    const trx = await db.startTransaction().execute();
+    const [, seen] = await Promise.all([trx.insertInto('notes').values({ text: 'sent first' }).execute(), trx.selectFrom('notes').select('text').execute()]);
+    expect(seen.map((r) => r.text)).toContain('sent first');
+    await trx.rollback().execute();
+    expect(await rows()).not.toContain('sent first');
+  });
+
+  it('is free again after a transaction fails and rolls back', async () => {
+    await expect(
+      db.transaction().execute(async (trx) => {
+        await trx.insertInto('notes').values({ text: 'doomed' }).execute();
+        await trx.insertInto('notes').values({ text: 'outside' }).execute();
+      }),
+    ).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    expect(await within(db.insertInto('notes').values({ text: 'after' }).execute(), 2000)).not.toBe('pending');
+    expect(await rows()).toEqual(['in the transaction', 'outside', 'after']);
+  });
+
+  it('answers a statement the writer refuses with SQLite\'s error, and goes on', async () => {
+    await expect(sql`insert into nowhere values (1)`.execute(db)).rejects.toThrow(/no such table: nowhere/);
+    expect(await rows()).toHaveLength(3);
+  });
+});
