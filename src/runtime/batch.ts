@@ -108,6 +108,7 @@ async function runAtomic(call: RoutedCall, runtime: Runtime, deadline: Deadline)
     assertRouted(item);
     item.startedAt = performance.now();
     try {
+      deadline.throwIfStopped();
       const data = await deadline.run(invoke(item, runtime, { tx, events, deadline }));
       results.push({ id: item.item.id, status: 200, data });
       answered(item, runtime, successReply(item, runtime, data));
@@ -154,6 +155,8 @@ async function executeItem(item: CallState, runtime: Runtime, deadline: Deadline
   const tx = new CallTransaction(runtime.db);
   const events: EmittedEvent[] = [];
   try {
+    // The checks before may have waited (a rate limit on Redis): a handler never starts past the deadline.
+    deadline.throwIfStopped();
     const data = await deadline.run(invoke(item, runtime, { tx, events, deadline }));
     await commitCall(item, runtime, tx, events);
     return successReply(item, runtime, data);

@@ -38,5 +38,12 @@ export async function runStages(stages: readonly Stage[], call: CallState, runti
 
 /** The after-answer work of a call whose answer is decided. */
 export function answered(call: CallState, runtime: Runtime, reply: Reply): void {
-  for (const after of runtime.afterAnswer) after(call, reply);
+  for (const after of runtime.afterAnswer) {
+    try {
+      after(call, reply);
+    } catch (error) {
+      // The answer is decided (and may be committed): a fault in recording it must not change it.
+      console.error(`[${call.requestId}] after-answer work failed:`, error);
+    }
+  }
 }

@@ -96,8 +96,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   });
 
   /** Answers what the HTTP layer refused before any call began (bad JSON, wrong type, unknown path). */
-  const sendError = (reply: FastifyReply, error: ApiError) => {
-    const requestId = newId('req');
+  const sendError = (reply: FastifyReply, error: ApiError, requestId = newId('req')) => {
     const call: CallState = { requestId, startedAt: startOf(reply), headers: {}, responseHeaders: { 'Request-Id': requestId } };
     const answer = errorReply(call, runtime, error);
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
@@ -157,7 +156,8 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     if (error instanceof ApiError) return sendError(reply, error);
     const known = FASTIFY_ERRORS[(error as FastifyError).code ?? ''];
     if (known) return sendError(reply, new ApiError(known[0], known[1](limits)));
-    return sendError(reply, toApiError(error, 'no request id'));
+    const requestId = newId('req');
+    return sendError(reply, toApiError(error, requestId), requestId);
   });
 
   const retentionMs = (options.eventRetentionDays ?? 30) * 86_400_000;

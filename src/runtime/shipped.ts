@@ -1,16 +1,20 @@
 /**
  * The catalogue generated from `faces/`: what `dispatch serve` serves, with the handlers of `src/faces/`
- * and the documents under `generated/` (the OpenAPI document and the markdown docs the manifest lists).
+ * and the documents the generator wrote beside them (the OpenAPI document and the markdown docs the
+ * manifest lists). The documents are read next to this module's own copy of the tables (`generated/` from
+ * the sources, `dist/generated/` in the compiled program), so the served OpenAPI always describes the
+ * dispatch table that is enforced.
  */
 import { readFileSync } from 'node:fs';
 import { eventTypes, faces } from '../../generated/server/dispatch.js';
 import { handlers } from '../../generated/server/handlers.js';
 import { errors, platform } from '../../generated/server/platform.js';
-import { fromRoot } from '../package-root.js';
 import type { Catalogue } from './dispatch-types.js';
 
+const GENERATED = new URL('../../generated/', import.meta.url);
+
 export function shippedCatalogue(): Catalogue {
-  const read = (path: string) => readFileSync(fromRoot('generated', path), 'utf8');
+  const read = (path: string) => readFileSync(new URL(path, GENERATED), 'utf8');
   const manifest = JSON.parse(read('manifest.json')) as { files: string[] };
   const docs = new Map(manifest.files.filter((f) => f.startsWith('docs/')).map((f) => [f.slice('docs/'.length), read(f)]));
   return {

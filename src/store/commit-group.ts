@@ -76,9 +76,7 @@ export class CommitGroup {
     const tx = new CallTransaction(this.#db);
     try {
       await writeEventBatches(tx.db, writes);
-      // Sent together rather than one after another: a store that pipelines (PostgreSQL's client, the
-      // SQLite writer thread) then needs one round trip for all of them.
-      await Promise.all(writes.map((write) => write.then?.(tx.db)));
+      for (const write of writes) await write.then?.(tx.db);
       await tx.commit();
     } catch (error) {
       await tx.rollback();

@@ -82,16 +82,13 @@ export async function writeEventBatches(db: Db, batches: readonly EventBatch[]):
     created_at: now,
   }));
   const partitions = [...new Map(batches.map(({ origin: o }) => [`${o.mode}:${o.entityId}`, o])).values()];
-  // Both in the same transaction, sent together: the endpoints are read as of the events' own write.
-  const [, endpoints] = await Promise.all([
-    insertAll(db, 'events', rows),
-    db
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'mode', 'entity_id', 'event_types'])
-      .where('status', '=', 'enabled')
-      .where((eb) => eb.or(partitions.map((p) => eb.and([eb('mode', '=', p.mode), eb('entity_id', '=', p.entityId)]))))
-      .execute(),
-  ]);
+  await insertAll(db, 'events', rows);
+  const endpoints = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'mode', 'entity_id', 'event_types'])
+    .where('status', '=', 'enabled')
+    .where((eb) => eb.or(partitions.map((p) => eb.and([eb('mode', '=', p.mode), eb('entity_id', '=', p.entityId)]))))
+    .execute();
   if (endpoints.length === 0) return;
   const subscribed = endpoints.map((e) => ({ ...e, patterns: JSON.parse(e.event_types) as string[] }));
   const deliveries = emitted.flatMap(({ origin, event }) =>

@@ -88,7 +88,17 @@ export class CallTransaction {
   /** Commits what the call wrote, if it wrote anything; the transaction is closed either way. */
   async commit(): Promise<void> {
     this.#finished = true;
-    if (this.#begun) await (await this.#begun).commit().execute();
+    if (this.#begun) {
+      const trx = await this.#begun;
+      try {
+        await trx.commit().execute();
+      } catch (error) {
+        // A commit that fails (a deferred constraint, a lost connection) may leave the transaction open:
+        // it is rolled back here so that its connection is given back whoever called.
+        await this.rollback();
+        throw error;
+      }
+    }
     if (!this.#db) return;
     const effects = afterCommits.get(this.#db) ?? [];
     afterCommits.delete(this.#db);

@@ -57,4 +57,20 @@ describe('the SQLite writer thread', () => {
     await expect(sql`insert into nowhere values (1)`.execute(db)).rejects.toThrow(/no such table: nowhere/);
     expect(await rows()).toHaveLength(3);
   });
+
+  it('on closing, rolls back the open transaction, runs the statements held outside any, then refuses more at once', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-writer-'));
+    const other = (await openStore({ dataDir })) as Kysely<any>;
+    await sql`create table t (x integer)`.execute(other);
+    const trx = await other.startTransaction().execute();
+    await trx.insertInto('t').values({ x: 1 }).execute();
+    const held = other.insertInto('t').values({ x: 2 }).execute();
+    expect(await within(held)).toBe('pending');
+    await other.destroy();
+    await held;
+    await expect(within(other.insertInto('t').values({ x: 3 }).execute())).rejects.toThrow(/destroyed|closed/);
+    const reopened = (await openStore({ dataDir })) as Kysely<any>;
+    expect((await reopened.selectFrom('t').select('x').execute()).map((r) => r.x)).toEqual([2]);
+    await reopened.destroy();
+  });
 });

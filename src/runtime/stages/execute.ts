@@ -24,6 +24,7 @@ export async function executeCall(call: RoutedCall, runtime: Runtime): Promise<R
   const tx = new CallTransaction(runtime.db);
   const events: EmittedEvent[] = [];
   try {
+    deadline.throwIfStopped();
     const data = await deadline.run(invoke(call, runtime, { tx, events, deadline, ...(channel ? { stream: channel.sink } : {}) }));
     const reply = successReply(call, runtime, data);
     await commitCall(call, runtime, tx, events, reply);

@@ -66,6 +66,9 @@ class WorkerSqliteDriver implements Driver {
   readonly #pending = new Map<number, { resolve: (reply: WriterReply) => void; reject: (error: Error) => void }>();
   #nextId = 0;
   #nextTransaction = 0;
+  /** Why the writer is gone, once it is. */
+  #dead: Error | undefined;
+  #closing = false;
 
   constructor(path: string) {
     this.#path = path;
@@ -74,25 +77,45 @@ class WorkerSqliteDriver implements Driver {
   async init(): Promise<void> {
     const worker = new Worker(new URL('./writer.worker.mjs', import.meta.url), { workerData: { path: this.#path, pragmas: PRAGMAS } });
     await new Promise<void>((resolve, reject) => {
-      worker.once('error', reject);
-      worker.once('message', () => resolve());
+      const failed = (error: Error) => (settle(), reject(error));
+      const exited = (code: number) => failed(new Error(`The SQLite writer thread exited (${code}) before it was ready.`));
+      const ready = () => (settle(), resolve());
+      // Only these listeners go: the worker keeps listeners of its own (they ref and unref its port).
+      const settle = () => (worker.off('error', failed), worker.off('exit', exited), worker.off('message', ready));
+      worker.once('error', failed);
+      worker.once('exit', exited);
+      worker.once('message', ready);
     });
     worker.on('message', (reply: WriterReply) => {
       const waiting = this.#pending.get(reply.id);
       this.#pending.delete(reply.id);
-      if (this.#pending.size === 0) worker.unref();
+      if (this.#pending.size === 0 && !this.#closing) worker.unref();
       waiting?.resolve(reply);
     });
-    // A writer that dies fails whatever waited on it, rather than leaving calls hanging.
-    worker.on('error', (error) => this.#failAll(error));
-    worker.on('exit', (code) => this.#failAll(new Error(`The SQLite writer thread exited (${code}).`)));
+    // A writer that dies fails what waited on it and every write after, at once, rather than leaving calls
+    // hanging: the store answers reads still, and /readyz reports it unavailable.
+    const dead = (error: Error) => {
+      this.#worker = undefined;
+      this.#dead ??= error;
+      for (const waiting of this.#pending.values()) waiting.reject(error);
+      this.#pending.clear();
+    };
+    worker.on('error', dead);
+    worker.on('messageerror', dead);
+    worker.on('exit', (code) => dead(new Error(`The SQLite writer thread exited (${code}).`)));
     // Like a plain connection, the store keeps the process alive only while a statement is under way.
     worker.unref();
     this.#worker = worker;
-    // Opened after the writer, which has created the file and switched it to WAL.
-    const reader = new SQLite(this.#path);
-    reader.pragma('busy_timeout = 5000');
-    this.#reader = new StatementCache(reader);
+    try {
+      // Opened after the writer, which has created the file and switched it to WAL.
+      const reader = new SQLite(this.#path);
+      reader.pragma('busy_timeout = 5000');
+      this.#reader = new StatementCache(reader);
+    } catch (error) {
+      this.#worker = undefined;
+      await worker.terminate();
+      throw error;
+    }
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -114,10 +137,9 @@ class WorkerSqliteDriver implements Driver {
     await this.#end(connection as WorkerConnection, 'rollback');
   }
 
-  async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    // A transaction left open (its commit failed and nobody rolled back) must not hold the writer forever.
-    const held = connection as WorkerConnection;
-    if (held.transaction !== 0) await this.#end(held, 'rollback').catch(() => {});
+  async releaseConnection(): Promise<void> {
+    // Nothing to give back: a transaction ends with its own commit or rollback (CallTransaction rolls back
+    // after a failed commit), and statements outside transactions hold nothing.
   }
 
   async destroy(): Promise<void> {
@@ -125,8 +147,12 @@ class WorkerSqliteDriver implements Driver {
     if (!worker) return;
     this.#reader?.close();
     this.#reader = undefined;
-    await this.#send({ close: true });
+    // New statements are refused from here on; the writer closes once what it already holds has run.
     this.#worker = undefined;
+    this.#dead = new Error('The store is closed.');
+    this.#closing = true;
+    worker.ref();
+    await this.#post(worker, { close: true });
     await worker.terminate();
   }
 
@@ -152,7 +178,8 @@ class WorkerSqliteDriver implements Driver {
       await this.write(CompiledQuery.raw(command), connection.transaction, { end: true });
       connection.transaction = 0;
     } catch (error) {
-      // A failed commit may leave the transaction open: the rollback that follows must name it.
+      // A failed commit may leave the transaction open: the rollback that follows must name it. A failed
+      // rollback ends it all the same (the writer clears it).
       if (command === 'rollback') connection.transaction = 0;
       throw error;
     }
@@ -160,18 +187,17 @@ class WorkerSqliteDriver implements Driver {
 
   #send(message: object): Promise<WriterReply> {
     const worker = this.#worker;
-    if (!worker) return Promise.reject(new Error('The store is closed.'));
+    if (!worker) return Promise.reject(this.#dead ?? new Error('The store is not open.'));
+    return this.#post(worker, message);
+  }
+
+  #post(worker: Worker, message: object): Promise<WriterReply> {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       if (this.#pending.size === 0) worker.ref();
       this.#pending.set(id, { resolve, reject });
       worker.postMessage({ id, ...message });
     });
-  }
-
-  #failAll(error: Error): void {
-    for (const waiting of this.#pending.values()) waiting.reject(error);
-    this.#pending.clear();
   }
 }
 

@@ -34,31 +34,62 @@ function execute(message) {
 }
 
 function handle(message) {
+  if (message.close) {
+    db.close();
+    parentPort.postMessage({ id: message.id, rows: [] });
+    return;
+  }
   let reply;
   try {
+    // SQLite rolls a whole transaction back on some errors (a full disk, say): what the caller sends next for
+    // it must fail, not run on its own outside any transaction.
+    if (message.tx !== 0 && message.tx === active && !message.begin && !db.inTransaction && !message.end) {
+      throw Object.assign(new Error('The transaction was rolled back after an error.'), { code: 'SQLITE_ABORT' });
+    }
     reply = { id: message.id, ...execute(message) };
     if (message.begin) active = message.tx;
   } catch (error) {
     // Errors do not cross threads whole: their message and SQLite code are what callers read.
     reply = { id: message.id, error: { message: error.message, code: error.code } };
   }
-  // A transaction ends with its commit or rollback, or with a failed commit that SQLite rolled back.
-  if (message.end && (!reply.error || !db.inTransaction)) active = 0;
+  // A transaction ends with its rollback whatever came of it, with its commit, or with a failed commit
+  // that SQLite rolled back.
+  if (message.end && (message.sql === 'rollback' || !reply.error || !db.inTransaction)) {
+    if (db.inTransaction && message.sql === 'rollback') {
+      try {
+        db.exec('rollback');
+      } catch {
+        // Nothing more can be undone; the connection is what the next transaction needs.
+      }
+    }
+    active = 0;
+  }
   parentPort.postMessage(reply);
 }
 
-/** The next waiting statement that may run now: the open transaction's, or any when none is open. */
+/** The next held message that may run now: the open transaction's, or any when none is open. */
 function next() {
   const index = active === 0 ? (waiting.length > 0 ? 0 : -1) : waiting.findIndex((m) => m.tx === active);
   return index === -1 ? undefined : waiting.splice(index, 1)[0];
 }
 
-parentPort.on('message', (message) => {
-  if (message.close) {
-    db.close();
-    parentPort.postMessage({ id: message.id, rows: [] });
-    return;
+/**
+ * Closing: the store is being destroyed, so no transaction can still commit. The open one is rolled back and
+ * the statements held for transactions are refused; those outside any transaction run, then the connection
+ * closes.
+ */
+function close(message) {
+  if (active !== 0 && db.inTransaction) db.exec('rollback');
+  active = 0;
+  for (const held of waiting.splice(0)) {
+    if (held.tx === 0) handle(held);
+    else parentPort.postMessage({ id: held.id, error: { message: 'The store closed before the transaction ended.' } });
   }
+  handle(message);
+}
+
+parentPort.on('message', (message) => {
+  if (message.close) return close(message);
   waiting.push(message);
   for (let ready = next(); ready; ready = next()) handle(ready);
 });
