@@ -32,6 +32,7 @@ export const platform: PlatformData = {
 
 /** Every error code: the platform's own and those declared by faces. */
 export type ErrorCode =
+  | 'request_malformed'
   | 'invalid_json'
   | 'invalid_envelope'
   | 'payload_invalid'
@@ -56,27 +57,41 @@ export type ErrorCode =
   | 'action_not_found'
   | 'resource_not_found'
   | 'route_not_found'
+  | 'request_timeout'
   | 'idempotency_key_in_use'
   | 'api_version_retired'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'idempotency_key_reused'
   | 'rate_limit_exceeded'
+  | 'headers_too_large'
   | 'request_aborted'
   | 'internal_error'
   | 'provider_failed'
   | 'provider_unavailable'
+  | 'shutting_down'
   | 'timeout'
   | 'model_not_available'
   | 'email_taken'
   | 'invalid_credentials'
   | 'session_invalid'
+  | 'key_expired'
   | 'key_revoked'
   | 'scope_not_grantable'
   | 'webhook_endpoint_limit'
   | 'webhook_url_invalid';
 
 export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode, ErrorDefinition>([
+  [
+    'request_malformed',
+    {
+      code: 'request_malformed',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The HTTP request itself is malformed (request line, method, headers or chunked body) and was not read.',
+      retryable: false,
+    },
+  ],
   [
     'invalid_json',
     {
@@ -320,6 +335,16 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
     },
   ],
   [
+    'request_timeout',
+    {
+      code: 'request_timeout',
+      status: 408,
+      type: 'invalid_request_error',
+      message: 'The request was not received in time: its headers or body arrived too slowly.',
+      retryable: true,
+    },
+  ],
+  [
     'idempotency_key_in_use',
     {
       code: 'idempotency_key_in_use',
@@ -380,6 +405,16 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
     },
   ],
   [
+    'headers_too_large',
+    {
+      code: 'headers_too_large',
+      status: 431,
+      type: 'invalid_request_error',
+      message: 'The request headers are larger than the server accepts.',
+      retryable: false,
+    },
+  ],
+  [
     'request_aborted',
     {
       code: 'request_aborted',
@@ -417,6 +452,17 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       status: 503,
       type: 'provider_error',
       message: 'The backend of the face is down or not configured.',
+      retryable: true,
+    },
+  ],
+  [
+    'shutting_down',
+    {
+      code: 'shutting_down',
+      status: 503,
+      type: 'api_error',
+      message:
+        'The server is stopping and takes no new calls; retry after `Retry-After` seconds (another process, or this one restarted, will answer).',
       retryable: true,
     },
   ],
@@ -467,6 +513,16 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       status: 401,
       type: 'invalid_request_error',
       message: 'The session token is unknown, expired or logged out.',
+      retryable: false,
+    },
+  ],
+  [
+    'key_expired',
+    {
+      code: 'key_expired',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The key has expired; create a new key instead.',
       retryable: false,
     },
   ],

@@ -34,6 +34,8 @@ export function registerServe(program: Command): void {
         logger: config.logRequests,
         webhooks: config.webhooks,
         webhookWorker: config.webhookWorker,
+        http: config.http,
+        ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       });
       const stop = async () => {
         await app.close();

@@ -8,6 +8,7 @@ import type { KeysHandlers, KeysKey } from '../../generated/server/types.js';
 import { ApiError } from '../runtime/errors.js';
 import { coversEntity } from '../runtime/stages/entity.js';
 import { holdsScope } from '../runtime/stages/scope.js';
+import { parseInstant } from '../store/instant.js';
 import { createKey, expireKey, getKey, listKeys, revokeKey, type Entities, type KeyRecord } from '../store/keys.js';
 
 const tierRank = new Map(platform.tiers.map((t, i) => [t.name, i]));
@@ -56,6 +57,13 @@ function checkVersion(date: string | undefined): void {
   if (version.status === 'retired') throw new ApiError('api_version_retired', `API version ${date} is retired.`, { param: '/payload/apiVersion' });
 }
 
+/** The expiry of a key `caller` issues: the one asked for, never later than the caller's own (a key cannot outlive its maker). */
+function boundedExpiry(caller: KeyRecord, asked: string | undefined): string | undefined {
+  if (!caller.expiresAt) return asked;
+  if (!asked) return caller.expiresAt;
+  return parseInstant(asked) <= Date.parse(caller.expiresAt) ? asked : caller.expiresAt;
+}
+
 async function visibleKey(ctx: { db: Parameters<typeof getKey>[0]; key: KeyRecord }, id: string): Promise<KeyRecord> {
   const found = await getKey(ctx.db, ctx.key.mode, id);
   if (!found || !coversEntities(ctx.key.entities, found.entities)) {
@@ -69,15 +77,14 @@ export const keys: KeysHandlers = {
     const tier = payload.tier ?? ctx.key.tier;
     grantable(ctx.key, payload.scopes, payload.entities, tier);
     checkVersion(payload.apiVersion);
-    if (payload.expiresAt && Date.parse(payload.expiresAt) <= Date.now()) {
+    if (payload.expiresAt && parseInstant(payload.expiresAt) <= Date.now()) {
       throw new ApiError('payload_invalid', 'expiresAt must be in the future.', { param: '/payload/expiresAt' });
     }
-    // A key cannot outlive the key that made it.
     const callerExpiry = ctx.key.expiresAt;
-    if (callerExpiry && payload.expiresAt && Date.parse(payload.expiresAt) > Date.parse(callerExpiry)) {
+    if (callerExpiry && payload.expiresAt && parseInstant(payload.expiresAt) > Date.parse(callerExpiry)) {
       throw new ApiError('scope_not_grantable', `This key expires at ${callerExpiry}; a key it creates cannot expire later.`, { param: '/payload/expiresAt' });
     }
-    const expiresAt = payload.expiresAt ?? callerExpiry;
+    const expiresAt = boundedExpiry(ctx.key, payload.expiresAt);
     const { record, secret } = await createKey(ctx.db, {
       mode: ctx.key.mode,
       name: payload.name,
@@ -113,7 +120,10 @@ export const keys: KeysHandlers = {
   async rotate(payload, ctx) {
     const old = await visibleKey(ctx, payload.id);
     if (old.revokedAt) throw new ApiError('key_revoked', undefined, { param: '/payload/id' });
-    // A new secret for a key is a new grant of everything it holds.
+    const now = Date.now();
+    if (old.expiresAt && Date.parse(old.expiresAt) <= now) throw new ApiError('key_expired', `The key ${old.id} expired at ${old.expiresAt}.`, { param: '/payload/id' });
+    // A new secret for a key is a new grant of everything it holds, under the rules of create: nothing the
+    // caller could not grant, and no later expiry than the caller's own.
     grantable(ctx.key, old.scopes, old.entities, old.tier);
     const { record, secret } = await createKey(ctx.db, {
       mode: old.mode,
@@ -122,9 +132,11 @@ export const keys: KeysHandlers = {
       entities: old.entities,
       tier: old.tier,
       apiVersion: old.apiVersion,
-      expiresAt: old.expiresAt,
+      expiresAt: boundedExpiry(ctx.key, old.expiresAt),
     });
-    const previous = await expireKey(ctx.db, old.mode, old.id, new Date(Date.now() + payload.graceSeconds * 1000));
+    // The grace period never lets the old secret live longer than it already would.
+    const graceEnds = now + payload.graceSeconds * 1000;
+    const previous = await expireKey(ctx.db, old.mode, old.id, new Date(old.expiresAt ? Math.min(graceEnds, Date.parse(old.expiresAt)) : graceEnds));
     ctx.emit('keys.key.rotated', { newKey: toKey(record), previousKey: toKey(previous!) });
     return { newKey: { ...toKey(record), key: secret }, previousKey: toKey(previous!) };
   },

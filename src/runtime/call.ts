@@ -41,6 +41,8 @@ export interface CallState {
   /** `performance.now()` when the request started; a batch request's clock starts when it runs. */
   startedAt: number;
   readonly headers: Record<string, string | string[] | undefined>;
+  /** The headers as sent, name and value in turn (Node joins repeated ones in `headers`). */
+  readonly rawHeaders?: readonly string[];
   /** The `{version}` of `POST /{version}/do`, if that path was used. */
   readonly pathVersion?: string;
   /** The parsed JSON body, before its shape is checked. */

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fromRoot } from '../package-root.js';
 import { readWebhookConfig, type WebhookConfig } from '../webhooks/config.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 
 export interface RuntimeConfig {
   port: number;
@@ -27,6 +28,9 @@ export interface RuntimeConfig {
   webhooks: WebhookConfig;
   /** Runs the webhook delivery worker inside the server; off when `dispatch worker` processes do it. */
   webhookWorker: boolean;
+  http: HttpLimits;
+  /** Asked of `GET /metrics` as a bearer token when set. */
+  metricsToken?: string;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -45,6 +49,13 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     serverVersion: packageVersion(),
     webhooks: readWebhookConfig(env),
     webhookWorker: choice(env, 'WEBHOOK_WORKER', ['on', 'off'] as const, 'on') === 'on',
+    http: {
+      requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.requestTimeoutMs),
+      headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.headersTimeoutMs),
+      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs),
+      maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections),
+    },
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
 }
 

@@ -6,14 +6,13 @@
  * of API.md §4.
  */
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type FastifyInstance } from 'fastify';
-import secureJson from 'secure-json-parse';
 import { sql } from 'kysely';
 import type { Providers } from '../providers/index.js';
 import { CommitGroup } from '../store/commit-group.js';
 import { purgeEvents } from '../store/events.js';
 import { purgeExpiredIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
-import { newId } from '../store/secrets.js';
+import { equalSecrets, newId } from '../store/secrets.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
 import { WebhookWorker } from '../webhooks/worker.js';
 import type { AfterAnswer, CallState } from './call.js';
@@ -25,6 +24,9 @@ import { createMetrics } from './metrics.js';
 import { runCall } from './pipeline.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
 import type { Runtime } from './runtime.js';
+import { clientErrorHandler } from './client-error.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
+import { parseJsonBody } from './json-body.js';
 import { EventStreamResponse } from './sse.js';
 
 export interface ServerOptions {
@@ -46,7 +48,14 @@ export interface ServerOptions {
   webhookWorker?: boolean;
   /** How often a stream sends `ping` (default 15 s). */
   streamPingMs?: number;
+  /** Time limits and the connection cap of the HTTP server; `DEFAULT_HTTP_LIMITS` when absent. */
+  http?: HttpLimits;
+  /** When set, `GET /metrics` asks for `Authorization: Bearer <metricsToken>`. */
+  metricsToken?: string;
 }
+
+/** How long a client refused while the server stops should wait before trying again (s). */
+const SHUTDOWN_RETRY_AFTER = '1';
 
 /** How often expired idempotency records and events past their retention are deleted. */
 const PURGE_INTERVAL_MS = 10 * 60_000;
@@ -82,18 +91,32 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     afterAnswer: [observe],
   };
   const pingMs = options.streamPingMs ?? 15_000;
-  const app = Fastify({ logger: options.logger ?? false, bodyLimit: limits.bodyBytes, return503OnClosing: true });
+  const http = options.http ?? DEFAULT_HTTP_LIMITS;
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: limits.bodyBytes,
+    // Refused below with the contract's envelope (503 shutting_down) rather than Fastify's own body.
+    return503OnClosing: false,
+    requestTimeout: http.requestTimeoutMs,
+    keepAliveTimeout: http.keepAliveTimeoutMs,
+    // Node checks the request and header deadlines on this interval; the default (30 s) would let a slow
+    // client linger well past them.
+    http: { headersTimeout: http.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs) },
+    clientErrorHandler: clientErrorHandler(options.serverVersion, catalogue.platform.errorDocsUrl),
+  });
+  app.server.maxConnections = http.maxConnections;
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('Connection', 'close');
+    return sendError(reply, new ApiError('shutting_down', 'The server is stopping; retry shortly.', { headers: { 'Retry-After': SHUTDOWN_RETRY_AFTER } }));
+  });
 
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      // Refuses `__proto__` and `constructor.prototype` keys rather than silently dropping them.
-      done(null, secureJson.parse(body as string, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch (error) {
-      const reason = (error as Error).message.includes('prototype') ? 'it holds a forbidden __proto__ or constructor.prototype key' : 'it is not valid JSON';
-      done(new ApiError('invalid_json', `The body cannot be read: ${reason}.`), undefined);
-    }
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => parseJsonBody(request, body as string, done));
 
   /** Answers what the HTTP layer refused before any call began (bad JSON, wrong type, unknown path). */
   const sendError = (reply: FastifyReply, error: ApiError, requestId = newId('req')) => {
@@ -115,6 +138,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
       requestId,
       startedAt: startOf(reply),
       headers: request.headers,
+      rawHeaders: request.raw.rawHeaders,
       pathVersion,
       body: request.body,
       responseHeaders: { 'Request-Id': requestId },
@@ -132,7 +156,12 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   app.post<{ Params: { version: string } }>('/:version/do', (request, reply) => handleDo(request, reply, request.params.version));
 
   app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/metrics', async (_request, reply) => reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get('/metrics', async (request, reply) => {
+    if (options.metricsToken !== undefined && !equalSecrets(request.headers.authorization ?? '', `Bearer ${options.metricsToken}`)) {
+      return sendError(reply, new ApiError('api_key_invalid', 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>".'));
+    }
+    return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
   app.get('/readyz', async (_request, reply) => {
     try {
       await sql`select 1`.execute(options.db);
@@ -152,8 +181,13 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new ApiError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}; the API is POST /do.`)),
   );
-  app.setErrorHandler((error: FastifyError | ApiError, _request, reply) => {
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) return sendError(reply, error);
+    // A client that goes away in the middle of its body is not a fault of the server: one line, no stack.
+    if (request.raw.aborted || (error as NodeJS.ErrnoException).code === 'ECONNRESET') {
+      console.warn(`${request.method} ${request.url.split('?')[0]}: the client closed the connection while sending its body.`);
+      return reply.code(400).send();
+    }
     const known = FASTIFY_ERRORS[(error as FastifyError).code ?? ''];
     if (known) return sendError(reply, new ApiError(known[0], known[1](limits)));
     const requestId = newId('req');

@@ -13,6 +13,7 @@ const e = (status: number, type: string, code: string, retryable: boolean, messa
 });
 
 export const STANDARD_ERRORS: readonly FaceError[] = [
+  e(400, 'invalid_request_error', 'request_malformed', false, 'The HTTP request itself is malformed (request line, method, headers or chunked body) and was not read.'),
   e(400, 'invalid_request_error', 'invalid_json', false, 'The body is not valid JSON, or it holds a forbidden `__proto__` or `constructor.prototype` key.'),
   e(400, 'invalid_request_error', 'invalid_envelope', false, 'The body is not `{face, action, payload, options?}`, or it has unknown fields.'),
   e(400, 'invalid_request_error', 'payload_invalid', false, 'The payload does not match the action\'s schema; `details.errors` lists every violation.'),
@@ -37,15 +38,18 @@ export const STANDARD_ERRORS: readonly FaceError[] = [
   e(404, 'not_found_error', 'action_not_found', false, 'The face has no such action in the resolved version; `details.available` lists its actions.'),
   e(404, 'not_found_error', 'resource_not_found', false, 'The record named in the payload does not exist for this entity and mode.'),
   e(404, 'not_found_error', 'route_not_found', false, 'No endpoint has that method and path.'),
+  e(408, 'invalid_request_error', 'request_timeout', true, 'The request was not received in time: its headers or body arrived too slowly.'),
   e(409, 'idempotency_error', 'idempotency_key_in_use', true, 'A request with the same idempotency key is still executing.'),
   e(410, 'invalid_request_error', 'api_version_retired', false, 'The API version is retired; `details.supported` lists those served.'),
   e(413, 'invalid_request_error', 'payload_too_large', false, 'The body is larger than the limit.'),
   e(415, 'invalid_request_error', 'unsupported_media_type', false, 'The body is not sent as `application/json`.'),
   e(422, 'idempotency_error', 'idempotency_key_reused', false, 'The idempotency key was used with a different request.'),
   e(429, 'rate_limit_error', 'rate_limit_exceeded', true, 'A rate policy is exhausted; wait `Retry-After` seconds. `details.violatedPolicies` names them.'),
+  e(431, 'invalid_request_error', 'headers_too_large', false, 'The request headers are larger than the server accepts.'),
   e(499, 'api_error', 'request_aborted', false, 'The client closed the connection before the stream ended: the action was stopped and its store effects rolled back. Only ever seen as a replay under the same idempotency key; retry with a new one.'),
   e(500, 'api_error', 'internal_error', true, 'The server failed unexpectedly. The request id helps support find it.'),
   e(502, 'provider_error', 'provider_failed', true, 'The backend of the face answered with an error.'),
   e(503, 'provider_error', 'provider_unavailable', true, 'The backend of the face is down or not configured.'),
+  e(503, 'api_error', 'shutting_down', true, 'The server is stopping and takes no new calls; retry after `Retry-After` seconds (another process, or this one restarted, will answer).'),
   e(504, 'timeout_error', 'timeout', true, 'The action did not finish within `options.timeout`.'),
 ];

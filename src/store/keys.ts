@@ -3,6 +3,7 @@
  * hash, listed newest first, revoked and expired by time stamps.
  */
 import { newId, randomBase62, sha256 } from './secrets.js';
+import { isoInstant } from './instant.js';
 import { notifyKeyChanged } from './key-changes.js';
 import { afterCommit } from './transaction.js';
 import type { ApiKeyTable, Db, Mode } from './schema.js';
@@ -52,7 +53,7 @@ export async function createKey(db: Db, input: NewKey): Promise<{ record: KeyRec
     tier: input.tier,
     api_version: input.apiVersion ?? null,
     created_at: new Date().toISOString(),
-    expires_at: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
+    expires_at: input.expiresAt ? isoInstant(input.expiresAt) : null,
     revoked_at: null,
   };
   await db.insertInto('api_keys').values(row).execute();

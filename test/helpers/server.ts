@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Providers } from '../../src/providers/index.js';
 import type { Catalogue } from '../../src/runtime/dispatch-types.js';
+import type { HttpLimits } from '../../src/runtime/http-limits.js';
 import { testTextModel } from '../../src/providers/test-model.js';
 import type { RateLimiter } from '../../src/runtime/rate-limit/limiter.js';
 import type { WebhookConfig } from '../../src/webhooks/config.js';
@@ -48,6 +49,8 @@ export interface TestServerOptions {
   webhooks?: Partial<WebhookConfig>;
   webhookWorker?: boolean;
   streamPingMs?: number;
+  http?: HttpLimits;
+  metricsToken?: string;
 }
 
 /** Webhook settings for tests: receivers on 127.0.0.1, retries within a second. */
@@ -73,6 +76,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     webhooks: { ...TEST_WEBHOOKS, ...options.webhooks },
     ...(options.webhookWorker !== undefined ? { webhookWorker: options.webhookWorker } : {}),
     ...(options.streamPingMs !== undefined ? { streamPingMs: options.streamPingMs } : {}),
+    ...(options.http ? { http: options.http } : {}),
+    ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -203,6 +203,29 @@ describe('keys face', () => {
     expect((await server.post(generateCall(), { headers: bearer(graceful.secret) })).status).toBe(200);
   });
 
+  it('rotates under the rules of create: the new key never outlives the caller, and an expired key is not rotated', async () => {
+    const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
+    const expiring = await server.key({ expiresAt, scopes: ['keys:write', 'ai:generate'] });
+    const forever = await server.key({ scopes: ['ai:generate'], entities: ['acme'] });
+    const rotated = await server.post({ face: 'keys', action: 'rotate', payload: { id: forever.id, graceSeconds: 7200 } }, { headers: bearer(expiring.secret) });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.newKey.expiresAt).toBe(expiresAt);
+    const strong = await server.key({ scopes: ['*'] });
+    const refused = await server.post({ face: 'keys', action: 'rotate', payload: { id: strong.id } }, { headers: bearer(expiring.secret) });
+    expect(refused.body.error).toMatchObject({ code: 'scope_not_grantable' });
+
+    const expired = await server.key({ expiresAt: new Date(Date.now() - 1000).toISOString() });
+    const late = await server.post({ face: 'keys', action: 'rotate', payload: { id: expired.id } });
+    expect(late.status).toBe(400);
+    expect(late.body.error).toMatchObject({ code: 'key_expired', param: '/payload/id' });
+
+    // A grace period does not stretch the life of a key that expires sooner.
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    const short = await server.key({ expiresAt: soon });
+    const graced = await server.post({ face: 'keys', action: 'rotate', payload: { id: short.id, graceSeconds: 3600 } });
+    expect(graced.body.data.previousKey.expiresAt).toBe(soon);
+  });
+
   it('takes a revocation into account at once in the same process', async () => {
     const key = await server.key({});
     expect((await server.post(generateCall(), { headers: bearer(key.secret) })).status).toBe(200);

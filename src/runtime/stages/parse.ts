@@ -46,6 +46,10 @@ function checkTimeout(timeout: number | undefined, max: number): void {
 
 function idempotencyKey(call: CallState, fromOptions: string | undefined): string | undefined {
   const fromHeader = header(call, 'x-idempotency-key');
+  // Node joins a repeated header with ", ", which would make two keys one; a key may hold a comma itself.
+  if (fromHeader?.includes(',') && countHeader(call, 'x-idempotency-key') > 1) {
+    throw new ApiError('idempotency_key_invalid', 'Send X-Idempotency-Key once; this request repeats it.');
+  }
   if (fromHeader !== undefined && fromOptions !== undefined && fromHeader !== fromOptions) {
     throw new ApiError('idempotency_key_invalid', 'X-Idempotency-Key and options.idempotencyKey differ.', { param: '/options/idempotencyKey' });
   }
@@ -56,6 +60,13 @@ function idempotencyKey(call: CallState, fromOptions: string | undefined): strin
     });
   }
   return key;
+}
+
+function countHeader(call: CallState, name: string): number {
+  let count = 0;
+  const raw = call.rawHeaders ?? [];
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === name) count++;
+  return count;
 }
 
 function invalid(message: string, param: string): ApiError {

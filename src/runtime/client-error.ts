@@ -1,0 +1,36 @@
+/**
+ * Answers what Node's HTTP parser refuses before any route runs (a malformed request line, an unknown
+ * method, a NUL byte or an oversized header block, bad chunking, a request that arrives too slowly) in the
+ * error envelope of API.md §4, with a Request-Id like every other answer, instead of Node's or Fastify's own
+ * bodies. Connections reset by the client get no answer: nobody is there to read it.
+ */
+import type { Socket } from 'node:net';
+import { newId } from '../store/secrets.js';
+import type { ErrorCode } from './errors.js';
+import { ApiError } from './errors.js';
+import { errorObject } from './envelope.js';
+
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+
+function refusal(error: NodeJS.ErrnoException): { code: ErrorCode; message: string } {
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'request_timeout', message: 'The request was not received in time; send its headers and body without pausing.' };
+  if (error.code === 'HPE_HEADER_OVERFLOW') return { code: 'headers_too_large', message: 'The request headers are larger than the server accepts.' };
+  return { code: 'request_malformed', message: 'The HTTP request is malformed and was not read.' };
+}
+
+export function clientErrorHandler(serverVersion: string, errorDocsUrl: string) {
+  return (error: NodeJS.ErrnoException, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    if (socket.writable) {
+      const { code, message } = refusal(error);
+      const apiError = new ApiError(code, message);
+      const requestId = newId('req');
+      const body = JSON.stringify({ error: errorObject(apiError, errorDocsUrl), meta: { timing: 0, requestId, version: serverVersion } });
+      socket.write(
+        `HTTP/1.1 ${apiError.status} ${REASONS[apiError.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    }
+    socket.destroy(error);
+  };
+}
