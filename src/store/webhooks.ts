@@ -86,21 +86,27 @@ export async function listDeliveries(db: Db, p: Partition, filter: DeliveryFilte
  * its next attempt has come, and no live lease holds it.
  */
 export async function leaseDueDeliveries(db: Db, options: { now: string; leaseUntil: string; limit: number; skipLocked: boolean }): Promise<string[]> {
-  const due = db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', options.now)
-    .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', options.now)]))
-    .orderBy('next_attempt_at')
-    .limit(options.limit)
-    .$if(options.skipLocked, (q) => q.forUpdate().skipLocked());
+  // The due rows are chosen once, in a materialized CTE: as a plain `IN (SELECT … LIMIT n)` PostgreSQL may
+  // plan a semi join that runs the limited subquery again for every row, and lease far more than n.
   // The lease condition is checked again on each row as it is updated, so of two workers that picked the
   // same row only the first takes it.
   const leased = await db
+    .with(
+      (cte) => cte('due').materialized(),
+      (qb) =>
+        qb
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', options.now)
+          .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', options.now)]))
+          .orderBy('next_attempt_at')
+          .limit(options.limit)
+          .$if(options.skipLocked, (q) => q.forUpdate().skipLocked()),
+    )
     .updateTable('webhook_deliveries')
     .set({ leased_until: options.leaseUntil })
-    .where('id', 'in', due)
+    .where('id', 'in', (eb) => eb.selectFrom('due').select('id'))
     .where('status', '=', 'pending')
     .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', options.now)]))
     .returning('id')

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { policyHeader, rateLimitHeader, type PolicyCheck, type PolicyState, type RateLimiter } from '../../src/runtime/rate-limit/limiter.js';
 import { MemoryRateLimiter } from '../../src/runtime/rate-limit/memory.js';
@@ -297,5 +298,24 @@ describe('redis limiter when Redis is unreachable', () => {
     }
     expect(limiter.unavailableCount).toBe(3);
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('costs a call milliseconds, not a command time-out, while Redis accepts connections but never answers', async () => {
+    const silent = createServer((socket) => socket.on('data', () => {}));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    const limiter = new RedisRateLimiter(createRedis(`redis://127.0.0.1:${(silent.address() as AddressInfo).port}`), { prefix: PREFIX, onUnavailable: 'allow' });
+    open.push(limiter);
+    const p = policy('token', 1, 60);
+    await limiter.check([p]);
+    const times: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const started = performance.now();
+      expect((await limiter.check([p])).allowed).toBe(true);
+      times.push(performance.now() - started);
+    }
+    times.sort((a, b) => a - b);
+    expect(times[25]!).toBeLessThan(5);
+    expect(limiter.unavailableCount).toBe(51);
+    silent.close();
   });
 });

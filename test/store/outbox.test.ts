@@ -194,6 +194,19 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       expect(new Set(taken).size).toBe(taken.length);
     });
 
+    it('leases no more than the limit, however many are due, with competing connections', async () => {
+      const entity = newId('ent');
+      await endpoint(entity, ['*']);
+      await writeEvents(db, origin(entity), Array.from({ length: 320 }, () => event()));
+      const skipLocked = storeKind(db) === 'postgres';
+      const lease = (store: Db) => leaseDueDeliveries(store, { now: iso(), leaseUntil: iso(60_000), limit: 2, skipLocked });
+      for (let round = 0; round < 5; round++) {
+        const leased = await Promise.all([lease(db), lease(other)]);
+        for (const ids of leased) expect(ids.length).toBeLessThanOrEqual(2);
+        expect(leased.flat().length).toBeGreaterThan(0);
+      }
+    });
+
     it('hands a delivery whose lease lapsed to another worker, and ignores the late settlement of the first', async () => {
       const entity = newId('ent');
       await endpoint(entity, ['*']);

@@ -78,6 +78,11 @@ return out
 
 const COMMAND = 'dispatchRateLimitGcra';
 
+/** How long Redis is left alone after a failure before one call probes it again. */
+const CIRCUIT_OPEN_MS = 1000;
+/** How long the first calls wait for the first connection before going on without Redis. */
+const FIRST_CONNECTION_MS = 1000;
+
 type WithScript = Redis & { [COMMAND](numKeys: number, ...args: (string | number)[]): Promise<number[]> };
 
 export class RedisRateLimiter implements RateLimiter {
@@ -85,6 +90,16 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly prefix: string;
   private readonly onUnavailable: 'allow' | 'refuse';
   private unavailable = 0;
+  /**
+   * A circuit breaker: after a failure Redis is not asked again for `CIRCUIT_OPEN_MS`, then one call probes
+   * it while the others still pass without it. An outage, even one where Redis accepts connections and
+   * never answers, then costs calls nothing rather than a command time-out each.
+   */
+  private openUntil = 0;
+  private probing = false;
+  /** Settles once the first connection is ready or has failed (at most `FIRST_CONNECTION_MS`). */
+  private readonly firstConnection: Promise<void>;
+  private connecting = true;
 
   /** Takes ownership of `redis`: `close` closes it. Prefer a connection made by `createRedis`. */
   constructor(redis: Redis, options: RedisRateLimiterOptions = {}) {
@@ -93,6 +108,16 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis = redis as WithScript;
     this.prefix = `${options.prefix ?? ''}rl:`;
     this.onUnavailable = options.onUnavailable ?? 'allow';
+    this.firstConnection = new Promise((resolve) => {
+      const settled = () => {
+        this.connecting = false;
+        resolve();
+      };
+      if (redis.status === 'ready') return settled();
+      redis.once('ready', settled);
+      redis.once('error', settled);
+      setTimeout(settled, FIRST_CONNECTION_MS).unref();
+    });
   }
 
   /** Calls let through unchecked (in `allow` mode) because Redis could not be reached. */
@@ -105,14 +130,20 @@ export class RedisRateLimiter implements RateLimiter {
     if (policies.length === 0) return toDecision(policies, [], true);
     const keys = policies.map((p) => this.prefix + p.key);
     const args = policies.flatMap((p) => [p.limit, p.windowSeconds * 1000]);
+    if (this.connecting) await this.firstConnection;
+    if (this.probing || Date.now() < this.openUntil) return this.cannotCheck(new Error('Redis failed moments ago; not asked again yet.'));
+    const probe = this.openUntil > 0;
+    this.probing = probe;
     let reply: number[];
     try {
       reply = await this.redis[COMMAND](keys.length, ...keys, cost, EPSILON_MS, ...args);
+      this.openUntil = 0;
     } catch (error) {
       // Every failure counts as "cannot check": a refused connection, a time-out, or a Redis that is loading or read-only.
-      if (this.onUnavailable === 'refuse') throw new RateLimiterUnavailableError(error);
-      this.unavailable += 1;
-      return { allowed: true, policies: [], violated: [], retryAfterSeconds: 0 };
+      this.openUntil = Date.now() + CIRCUIT_OPEN_MS;
+      return this.cannotCheck(error);
+    } finally {
+      if (probe) this.probing = false;
     }
     const outcomes = policies.map((_, i): PolicyOutcome => ({
       remaining: reply[1 + 3 * i]!,
@@ -120,6 +151,12 @@ export class RedisRateLimiter implements RateLimiter {
       retryMs: reply[3 + 3 * i]!,
     }));
     return toDecision(policies, outcomes, reply[0] === 1);
+  }
+
+  private cannotCheck(error: unknown): RateDecision {
+    if (this.onUnavailable === 'refuse') throw new RateLimiterUnavailableError(error);
+    this.unavailable += 1;
+    return { allowed: true, policies: [], violated: [], retryAfterSeconds: 0 };
   }
 
   async close(): Promise<void> {
@@ -131,20 +168,23 @@ export class RedisRateLimiter implements RateLimiter {
 
 /**
  * A connection tuned to fail fast, so that an outage costs a call milliseconds, not a hang:
- * - `enableOfflineQueue: true` (the default) lets calls made while the first connection is still being set up
- *   wait for it instead of failing at start-up;
- * - `maxRetriesPerRequest: 0` fails queued commands as soon as a connection attempt fails, instead of holding
- *   them through reconnections;
- * - `connectTimeout` and `commandTimeout` (1 s) bound a Redis that drops packets or stops answering;
+ * - `enableOfflineQueue: false` fails a command at once while disconnected (the limiter waits for the first
+ *   connection itself, so start-up loses nothing);
+ * - `maxRetriesPerRequest: 0` fails commands as soon as a connection attempt fails, instead of holding them
+ *   through reconnections;
+ * - `connectTimeout` (1 s) and `commandTimeout` (250 ms) bound a Redis that drops packets or stops answering,
+ *   and the limiter's circuit breaker keeps calls from paying even that more than once a second;
  * - `retryStrategy` keeps reconnecting in the background (at most 1 s apart), so limits resume on their own.
  * Errors are reported by `check`; the listener only keeps ioredis from printing each failed reconnection.
  */
 export function createRedis(url: string): Redis {
   const redis = new Redis(url, {
-    enableOfflineQueue: true,
+    // A command while disconnected fails at once instead of waiting in a queue for the reconnection.
+    enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 1000,
-    commandTimeout: 1000,
+    // A limit check normally takes well under a millisecond; a Redis slower than this is treated as down.
+    commandTimeout: 250,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
   });
   redis.on('error', () => {});
