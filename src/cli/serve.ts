@@ -29,6 +29,7 @@ export function registerServe(program: Command): void {
         limiter,
         keyCacheTtlMs: config.keyCacheTtlMs,
         idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+        idempotencyLeaseMarginMs: config.idempotencyLeaseMarginMs,
         eventRetentionDays: config.eventRetentionDays,
         serverVersion: config.serverVersion,
         logger: config.logRequests,

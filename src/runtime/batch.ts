@@ -14,7 +14,7 @@ import type { EmittedEvent } from '../store/events.js';
 import { CallTransaction } from '../store/transaction.js';
 import { assertIdentified, assertRouted, type CallState, type IdentifiedCall, type Reply, type RoutedCall, type Stage } from './call.js';
 import { answered, compose, runStages } from './compose.js';
-import { Deadline } from './deadline.js';
+import { callTimeout, Deadline } from './deadline.js';
 import { BATCH_ACTION } from './dispatch-types.js';
 import { errorObject, errorReply, successReply } from './envelope.js';
 import { ApiError, toApiError } from './errors.js';
@@ -23,7 +23,6 @@ import { invoke } from './invoke.js';
 import type { PolicyCheck } from './rate-limit/limiter.js';
 import type { Runtime } from './runtime.js';
 import { checks } from './stages/checks.js';
-import { callTimeout } from './stages/execute.js';
 import { completeIdempotency } from './stages/idempotency.js';
 import { decide, reportPolicies, retryAfter } from './stages/rate-limit.js';
 

@@ -21,6 +21,7 @@ export interface RuntimeConfig {
   rateLimitWhenUnavailable: 'allow' | 'refuse';
   keyCacheTtlMs: number;
   idempotencyTtlSeconds: number;
+  idempotencyLeaseMarginMs: number;
   /** How long events and their deliveries are kept. */
   eventRetentionDays: number;
   logRequests: boolean;
@@ -44,6 +45,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     rateLimitWhenUnavailable: choice(env, 'RATE_LIMIT_WHEN_UNAVAILABLE', ['allow', 'refuse'] as const, 'allow'),
     keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 2000),
     idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400),
+    idempotencyLeaseMarginMs: integer(env, 'IDEMPOTENCY_LEASE_MARGIN_MS', 5_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30),
     logRequests: env.LOG_REQUESTS === '1',
     serverVersion: packageVersion(),

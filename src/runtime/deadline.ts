@@ -7,7 +7,9 @@
  * Most handlers never read their signal, so the AbortController is made only when one does; the work in
  * progress is rejected by the deadline itself rather than through a listener on its own signal.
  */
+import type { RoutedCall } from './call.js';
 import { ApiError } from './errors.js';
+import type { Runtime } from './runtime.js';
 
 /** The reason a call stops when its streaming client disconnects. */
 export class ClientGoneError extends Error {
@@ -80,4 +82,9 @@ export class Deadline {
     this.#controller?.abort(reason);
     this.#reject?.(reason);
   }
+}
+
+/** The call's time limit in ms: `options.timeout`, else the platform default. */
+export function callTimeout(call: RoutedCall, runtime: Runtime): number {
+  return call.envelope.options.timeout ?? runtime.catalogue.platform.limits.timeout.default;
 }

@@ -21,6 +21,8 @@ export interface Runtime {
   readonly serverVersion: string;
   /** How long an idempotency key and its stored reply are kept. */
   readonly idempotencyTtlSeconds: number;
+  /** How long past its call's deadline a running idempotency claim holds before another may take it. */
+  readonly idempotencyLeaseMarginMs: number;
   readonly settings: HandlerSettings;
   /** Commits the writes of calls that wrote nothing themselves (their events) together. */
   readonly commits: CommitGroup;

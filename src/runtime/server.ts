@@ -38,6 +38,8 @@ export interface ServerOptions {
   keyCacheTtlMs: number;
   /** How long an idempotency key and its stored reply are kept. */
   idempotencyTtlSeconds?: number;
+  /** How long past its call's deadline a running claim holds (default 5 s): the window after a crash. */
+  idempotencyLeaseMarginMs?: number;
   /** How long events (and their deliveries) are kept, and so how far back a replay reaches (default 30). */
   eventRetentionDays?: number;
   serverVersion: string;
@@ -86,6 +88,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     limiter: options.limiter,
     serverVersion: options.serverVersion,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
+    idempotencyLeaseMarginMs: options.idempotencyLeaseMarginMs ?? 5_000,
     settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls },
     commits: new CommitGroup(options.db),
     afterAnswer: [observe],

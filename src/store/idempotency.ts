@@ -24,6 +24,8 @@ export interface IdempotencyClaim {
   now: string;
   /** ISO time until which the new record holds. */
   expiresAt: string;
+  /** ISO time after which a record still running is taken to be abandoned (its owner died) and may be claimed again. */
+  leaseUntil: string;
 }
 
 export type ClaimResult = { claimed: true } | { claimed: false; record: IdempotencyRecord };
@@ -51,6 +53,7 @@ export async function claimIdempotencyKey(db: Db, claim: IdempotencyClaim): Prom
     headers: null,
     created_at: claim.now,
     expires_at: claim.expiresAt,
+    leased_until: claim.leaseUntil,
   } as const;
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
     const inserted = await db
@@ -60,14 +63,21 @@ export async function claimIdempotencyKey(db: Db, claim: IdempotencyClaim): Prom
       .executeTakeFirst();
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true };
 
-    // The expiry condition is re-checked on the row itself, so of two requests taking over the same
-    // expired record only the first changes it (PostgreSQL re-evaluates it after waiting for the row lock).
+    // Taken over: an expired record, or a running one of the same request whose lease lapsed (the process
+    // running it died; its effects, committed only with its reply, never happened). The condition is
+    // re-checked on the row itself, so of two requests taking over the same record only the first changes it
+    // (PostgreSQL re-evaluates it after waiting for the row lock).
     const replaced = await db
       .updateTable('idempotency_records')
       .set(running)
       .where('scope', '=', claim.scope)
       .where('key', '=', claim.key)
-      .where('expires_at', '<=', claim.now)
+      .where((eb) =>
+        eb.or([
+          eb('expires_at', '<=', claim.now),
+          eb.and([eb('state', '=', 'running'), eb('fingerprint', '=', claim.fingerprint), eb('leased_until', '<=', claim.now)]),
+        ]),
+      )
       .executeTakeFirst();
     if (Number(replaced.numUpdatedRows) === 1) return { claimed: true };
 
@@ -89,7 +99,7 @@ export async function completeIdempotencyKey(
 ): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_records')
-    .set({ state: 'done', status: done.status, body: done.body, headers: done.headers })
+    .set({ state: 'done', status: done.status, body: done.body, headers: done.headers, leased_until: null })
     .where('scope', '=', done.scope)
     .where('key', '=', done.key)
     .where('state', '=', 'running')

@@ -145,6 +145,13 @@ const migrations: Record<string, Migration> = {
       await db.schema.dropIndex('events_partition').execute();
     },
   },
+  '0005_idempotency_leases': {
+    // A running record is held under a lease (its call's deadline plus a margin); a record whose owner died
+    // mid-call is claimable again once the lease lapses, instead of answering 409 until it expires.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('idempotency_records').addColumn('leased_until', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -62,6 +62,8 @@ export interface IdempotencyRecordTable {
   body: string | null;
   /** JSON object of response headers; null while running. */
   headers: string | null;
+  /** While running: when the claim lapses if its call has not finished (its owner died); null once done. */
+  leased_until: string | null;
   created_at: string;
   expires_at: string;
 }

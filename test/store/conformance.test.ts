@@ -20,7 +20,7 @@ import type { Db } from '../../src/store/schema.js';
 import { newId, sha256 } from '../../src/store/secrets.js';
 import { implementations, type StoreLocation } from './implementations.js';
 
-const MIGRATIONS = ['0001_keys_and_auth', '0002_idempotency', '0003_events_and_webhooks', '0004_no_unused_event_index'];
+const MIGRATIONS = ['0001_keys_and_auth', '0002_idempotency', '0003_events_and_webhooks', '0004_no_unused_event_index', '0005_idempotency_leases'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const unique = (prefix: string) => `${prefix}_${newId('t')}`;
@@ -221,12 +221,13 @@ describe.each(implementations)('store on $name', (impl) => {
     // Every record here expires in 2030 or later, except in the purge test, which owns the years before.
     const T0 = Date.parse('2030-01-01T00:00:00.000Z');
     const iso = (offsetSeconds: number) => new Date(T0 + offsetSeconds * 1000).toISOString();
-    const claimOf = (scope: string, key: string, fingerprint: string, now = 0, ttl = 60): IdempotencyClaim => ({
+    const claimOf = (scope: string, key: string, fingerprint: string, now = 0, ttl = 60, lease = 30): IdempotencyClaim => ({
       scope,
       key,
       fingerprint,
       now: iso(now),
       expiresAt: iso(now + ttl),
+      leaseUntil: iso(now + lease),
     });
 
     it('claims a key once; a second claim finds it running', async () => {
@@ -269,6 +270,18 @@ describe.each(implementations)('store on $name', (impl) => {
       });
     });
 
+    it('lets the same request take over a running claim whose lease lapsed (its owner died), and no other', async () => {
+      const scope = unique('key_g:test:acme');
+      await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp', 0, 600, 30));
+      expect(await claimIdempotencyKey(other, claimOf(scope, 'k', 'fp', 29))).toMatchObject({ claimed: false, record: { state: 'running' } });
+      expect(await claimIdempotencyKey(other, claimOf(scope, 'k', 'other-request', 31))).toMatchObject({ claimed: false, record: { fingerprint: 'fp' } });
+      expect(await claimIdempotencyKey(other, claimOf(scope, 'k', 'fp', 30))).toEqual({ claimed: true });
+      // The new claim holds a lease of its own, and a stored reply is never taken over.
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp', 40))).toMatchObject({ claimed: false, record: { state: 'running' } });
+      await completeIdempotencyKey(other, { scope, key: 'k', status: 200, body: '{}', headers: '{}' });
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp', 80))).toMatchObject({ claimed: false, record: { state: 'done' } });
+    });
+
     it('releases a running claim but never a stored reply', async () => {
       const scope = unique('key_d:test:acme');
       await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'));
@@ -283,7 +296,7 @@ describe.each(implementations)('store on $name', (impl) => {
     it('purges expired records only', async () => {
       const scope = unique('key_e:test:acme');
       const claimUntil = (key: string, expiresAt: string) =>
-        claimIdempotencyKey(db, { scope, key, fingerprint: 'fp', now: '2020-01-01T00:00:00.000Z', expiresAt });
+        claimIdempotencyKey(db, { scope, key, fingerprint: 'fp', now: '2020-01-01T00:00:00.000Z', expiresAt, leaseUntil: expiresAt });
       await claimUntil('gone', '2025-05-31T00:00:00.000Z');
       await claimUntil('just-gone', '2025-06-01T00:00:00.000Z');
       await claimUntil('kept', '2025-06-02T00:00:00.000Z');

@@ -10,7 +10,7 @@
 import type { EmittedEvent } from '../../store/events.js';
 import { CallTransaction } from '../../store/transaction.js';
 import { assertRouted, type Reply, type RoutedCall } from '../call.js';
-import { ClientGoneError, Deadline } from '../deadline.js';
+import { callTimeout, ClientGoneError, Deadline } from '../deadline.js';
 import { successReply } from '../envelope.js';
 import { ApiError } from '../errors.js';
 import { commitCall, storeFailure } from '../execution.js';
@@ -38,9 +38,4 @@ export async function executeCall(call: RoutedCall, runtime: Runtime): Promise<R
   } finally {
     deadline.dispose();
   }
-}
-
-/** The call's time limit in ms: `options.timeout`, else the platform default. */
-export function callTimeout(call: RoutedCall, runtime: Runtime): number {
-  return call.envelope.options.timeout ?? runtime.catalogue.platform.limits.timeout.default;
 }

@@ -11,6 +11,7 @@ import type { Db } from '../../store/schema.js';
 import { assertRouted, type CallState, type Reply, type Stage } from '../call.js';
 import { ApiError } from '../errors.js';
 import { sha256 } from '../../store/secrets.js';
+import { callTimeout } from '../deadline.js';
 
 /** Per-request headers that a replay takes from the new request, not from the stored reply. */
 const PER_REQUEST = new Set(['RateLimit', 'RateLimit-Policy']);
@@ -31,6 +32,7 @@ export const claimIdempotency: Stage = async (call, runtime) => {
     ...claim,
     now: new Date(now).toISOString(),
     expiresAt: new Date(now + runtime.idempotencyTtlSeconds * 1000).toISOString(),
+    leaseUntil: new Date(now + callTimeout(call, runtime) + runtime.idempotencyLeaseMarginMs).toISOString(),
   });
   if (result.claimed) {
     call.idempotency = claim;
