@@ -69,6 +69,7 @@ export type ErrorCode =
   | 'internal_error'
   | 'provider_failed'
   | 'provider_unavailable'
+  | 'store_unavailable'
   | 'shutting_down'
   | 'timeout'
   | 'model_not_available'
@@ -452,6 +453,17 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       status: 503,
       type: 'provider_error',
       message: 'The backend of the face is down or not configured.',
+      retryable: true,
+    },
+  ],
+  [
+    'store_unavailable',
+    {
+      code: 'store_unavailable',
+      status: 503,
+      type: 'api_error',
+      message:
+        'The database cannot be reached (a restart, a failover); nothing was answered for the call, so retry after `Retry-After` seconds with the same idempotency key.',
       retryable: true,
     },
   ],

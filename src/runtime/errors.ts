@@ -5,6 +5,7 @@
  */
 import type { ErrorCode } from '../../generated/server/platform.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
 import type { ErrorDefinition } from './dispatch-types.js';
 
 export type { ErrorCode };
@@ -66,6 +67,10 @@ export class ApiError extends Error {
 /** Any thrown value as an ApiError; anything unexpected is logged here and leaves as a 500 that reveals nothing. */
 export function toApiError(error: unknown, requestId: string): ApiError {
   if (error instanceof ApiError) return error;
+  if (isStoreUnavailable(error)) {
+    console.error(`[${requestId}] store unavailable: ${(error as Error).message}`);
+    return new ApiError('store_unavailable', 'The store cannot be reached right now; retry shortly.', { headers: { 'Retry-After': '1' } });
+  }
   console.error(`[${requestId}] internal error:`, error);
   return new ApiError('internal_error', 'The server failed unexpectedly; quote the request id to support.');
 }

@@ -50,6 +50,7 @@ export const STANDARD_ERRORS: readonly FaceError[] = [
   e(500, 'api_error', 'internal_error', true, 'The server failed unexpectedly. The request id helps support find it.'),
   e(502, 'provider_error', 'provider_failed', true, 'The backend of the face answered with an error.'),
   e(503, 'provider_error', 'provider_unavailable', true, 'The backend of the face is down or not configured.'),
+  e(503, 'api_error', 'store_unavailable', true, 'The database cannot be reached (a restart, a failover); nothing was answered for the call, so retry after `Retry-After` seconds with the same idempotency key.'),
   e(503, 'api_error', 'shutting_down', true, 'The server is stopping and takes no new calls; retry after `Retry-After` seconds (another process, or this one restarted, will answer).'),
   e(504, 'timeout_error', 'timeout', true, 'The action did not finish within `options.timeout`.'),
 ];

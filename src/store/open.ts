@@ -45,9 +45,12 @@ function openSqlite(dataDir: string): Db {
 
 function openPostgres(url: string, max: number): Db {
   const pool = new pg.Pool({ connectionString: url, max });
-  // An idle connection dropped by the server emits 'error' on the pool; unhandled, that would end the
-  // process, while the pool simply opens a new connection for the next query.
+  // A connection dropped by the server (a restart, a failover) emits 'error'; unhandled, that would end the
+  // process. The pool listens only while a connection is idle, so each connection gets a listener of its own
+  // for its whole life: a connection lost while a call holds it fails that call's query (answered 503) and is
+  // not given back to the pool, which opens a new one for the next query.
   pool.on('error', (error) => console.error('PostgreSQL connection lost:', error.message));
+  pool.on('connect', (client) => client.on('error', (error) => console.error('PostgreSQL connection lost during a call:', error.message)));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 
