@@ -6,34 +6,42 @@
  * `allowPrivateUrls` lifts both rules for development and tests.
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { Mode } from '../store/schema.js';
 
-const blocked = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(network, prefix, 'ipv6');
-
-/** True for an address that is not on the public internet (an IPv4 address written as IPv6 included). */
+/**
+ * True for an address that is not on the public internet. Classified by ipaddr.js, which knows the special
+ * ranges (loopback, private, link-local, carrier-grade NAT, site-local, 6to4, Teredo, NAT64, documentation,
+ * multicast, ...): only plain unicast is public. An IPv4 address written as IPv6 (`::ffff:127.0.0.1`) is judged
+ * as the IPv4 address, and the deprecated IPv4-compatible form (`::127.0.0.1`) is refused outright.
+ */
 export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (!ipaddr.isValid(address)) return true;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return true;
+  return parsed.range() !== 'unicast';
 }
 
-/** Why a URL may not receive webhooks in `mode`, or undefined when it may (names are not resolved here). */
+/** The host of a URL as it is looked up: without IPv6 brackets or the trailing dot of a fully qualified name. */
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+}
+
+/**
+ * Why a URL may not receive webhooks in `mode`, or undefined when it may (names are not resolved here). The
+ * URL is parsed by the WHATWG parser, which normalises the host (`0x7f.1`, `2130706433` and `127.1` are all
+ * 127.0.0.1); user names, passwords and fragments, which can only serve to hide the host from a reader, are refused.
+ */
 export function urlProblem(url: URL, mode: Mode, allowPrivate: boolean): string | undefined {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return `a webhook URL is http or https, not ${url.protocol}`;
+  if (url.username || url.password) return 'a webhook URL may not hold a user name or password';
+  if (url.hash) return 'a webhook URL may not hold a fragment (#...)';
   if (url.protocol === 'http:' && mode === 'live' && !allowPrivate) return 'live-mode webhook URLs must use https';
   if (allowPrivate) return undefined;
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   if (host === 'localhost' || host.endsWith('.localhost')) return `${host} is a loopback name`;
-  if (isIP(host) && isPrivateAddress(host)) return `${host} is not a public address`;
+  if (ipaddr.isValid(host) && isPrivateAddress(host)) return `${host} is not a public address`;
   return undefined;
 }
 
@@ -42,7 +50,7 @@ export function urlProblem(url: URL, mode: Mode, allowPrivate: boolean): string 
  * now are accepted (delivery checks again, and retries).
  */
 export async function resolvedProblem(url: URL, allowPrivate: boolean): Promise<string | undefined> {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const host = hostOf(url);
   if (allowPrivate || isIP(host)) return undefined;
   const addresses = await new Promise<LookupAddress[]>((resolve) => dnsLookup(host, { all: true }, (error, found) => resolve(error ? [] : found)));
   const bad = addresses.find((a) => isPrivateAddress(a.address));
