@@ -71,6 +71,9 @@ async function readStream(
   let usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | undefined;
   let done = false;
   let upstream: ApiError | undefined;
+  // The caller's pace: a delta that the client cannot take yet returns a promise, awaited before reading on,
+  // so a slow reader slows the upstream stream instead of filling the server's memory.
+  let slowReader: Promise<void> | undefined;
   const parser = createParser({
     onEvent(event) {
       if (done || upstream) return;
@@ -91,7 +94,7 @@ async function readStream(
       const content = Array.isArray(chunk?.choices) ? chunk.choices[0]?.delta?.content : undefined;
       if (typeof content === 'string' && content !== '') {
         text += content;
-        request.onDelta!(content);
+        slowReader = request.onDelta!(content) || slowReader;
       }
       if (chunk?.usage) usage = chunk.usage;
     },
@@ -101,6 +104,10 @@ async function readStream(
     for await (const bytes of response.body ?? []) {
       parser.feed(decoder.decode(bytes as Uint8Array, { stream: true }));
       if (upstream) break;
+      if (slowReader) {
+        await slowReader;
+        slowReader = undefined;
+      }
     }
   } catch (error) {
     throw failed(error);

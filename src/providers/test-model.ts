@@ -68,7 +68,7 @@ export const testTextModel: TextModel = {
       for (const piece of pieces) {
         await setImmediate();
         request.signal.throwIfAborted();
-        request.onDelta(piece);
+        await request.onDelta(piece);
       }
     }
     return {

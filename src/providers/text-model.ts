@@ -11,9 +11,10 @@ export interface TextGenerationRequest {
   signal: AbortSignal;
   /**
    * Asks for the answer as it is generated: called with each piece of text, in order; the pieces
-   * concatenate to the result's `text`.
+   * concatenate to the result's `text`. A promise returned means the reader is behind: wait for it before
+   * producing more.
    */
-  onDelta?: (text: string) => void;
+  onDelta?: (text: string) => void | Promise<void>;
 }
 
 export interface TextGenerationResult {

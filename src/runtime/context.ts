@@ -14,10 +14,13 @@ export type EventName = keyof EventTypes;
 export interface StreamSink {
   /** True when the caller asked for a stream; a handler may skip preparing what nobody receives. */
   readonly active: boolean;
-  /** A piece of generated text; the pieces concatenate to the result's text. */
-  delta(text: string): void;
-  /** How far a long task is. */
-  progress(completed: number, total: number, message?: string): void;
+  /**
+   * A piece of generated text; the pieces concatenate to the result's text. Returns a promise while the
+   * client is behind (its connection's buffer is full): await it before producing more.
+   */
+  delta(text: string): void | Promise<void>;
+  /** How far a long task is; a promise while the client is behind, as for `delta`. */
+  progress(completed: number, total: number, message?: string): void | Promise<void>;
 }
 
 /** Settings from the environment that handlers act on. */

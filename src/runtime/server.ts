@@ -27,7 +27,7 @@ import type { Runtime } from './runtime.js';
 import { clientErrorHandler } from './client-error.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { parseJsonBody } from './json-body.js';
-import { EventStreamResponse } from './sse.js';
+import { DEFAULT_STREAM_LIMITS, EventStreamResponse, type StreamLimits } from './sse.js';
 
 export interface ServerOptions {
   db: Db;
@@ -50,6 +50,9 @@ export interface ServerOptions {
   webhookWorker?: boolean;
   /** How often a stream sends `ping` (default 15 s). */
   streamPingMs?: number;
+  /** How long a streaming client may stay behind, and how much may wait for it (defaults: 30 s, 1 MiB). */
+  streamStallMs?: number;
+  streamMaxBufferedBytes?: number;
   /** Time limits and the connection cap of the HTTP server; `DEFAULT_HTTP_LIMITS` when absent. */
   http?: HttpLimits;
   /** When set, `GET /metrics` asks for `Authorization: Bearer <metricsToken>`. */
@@ -93,7 +96,11 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     commits: new CommitGroup(options.db),
     afterAnswer: [observe],
   };
-  const pingMs = options.streamPingMs ?? 15_000;
+  const streamLimits: StreamLimits = {
+    pingMs: options.streamPingMs ?? DEFAULT_STREAM_LIMITS.pingMs,
+    stallMs: options.streamStallMs ?? DEFAULT_STREAM_LIMITS.stallMs,
+    maxBufferedBytes: options.streamMaxBufferedBytes ?? DEFAULT_STREAM_LIMITS.maxBufferedBytes,
+  };
   const http = options.http ?? DEFAULT_HTTP_LIMITS;
   const app = Fastify({
     logger: options.logger ?? false,
@@ -134,7 +141,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     const openStream = (headers: Record<string, string>): EventStreamResponse => {
       reply.hijack();
       // A replay names the request that was answered, as its stored Request-Id header does.
-      events = new EventStreamResponse(reply.raw, pingMs, headers, { requestId: headers['Request-Id'] ?? requestId, apiVersion: call.apiVersion! });
+      events = new EventStreamResponse(reply.raw, streamLimits, headers, { requestId: headers['Request-Id'] ?? requestId, apiVersion: call.apiVersion! });
       return events;
     };
     const call: CallState = {

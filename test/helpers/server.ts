@@ -49,6 +49,7 @@ export interface TestServerOptions {
   webhooks?: Partial<WebhookConfig>;
   webhookWorker?: boolean;
   streamPingMs?: number;
+  streamStallMs?: number;
   http?: HttpLimits;
   metricsToken?: string;
 }
@@ -76,6 +77,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     webhooks: { ...TEST_WEBHOOKS, ...options.webhooks },
     ...(options.webhookWorker !== undefined ? { webhookWorker: options.webhookWorker } : {}),
     ...(options.streamPingMs !== undefined ? { streamPingMs: options.streamPingMs } : {}),
+    ...(options.streamStallMs !== undefined ? { streamStallMs: options.streamStallMs } : {}),
     ...(options.http ? { http: options.http } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
   });

@@ -380,7 +380,7 @@ describe('openAiCompatibleModel: streaming', () => {
   it('asks for a stream with usage and hands over each piece as it arrives', async () => {
     behaviour = streamed(['Pos', 'itive', '!'], { split: true });
     const deltas: string[] = [];
-    const result = await modelFor().generate(request({ onDelta: (text) => deltas.push(text) }));
+    const result = await modelFor().generate(request({ onDelta: (text) => void deltas.push(text) }));
     expect(received[0]!.body).toMatchObject({ model: 'gpt-4o-mini', stream: true, stream_options: { include_usage: true } });
     expect(deltas).toEqual(['Pos', 'itive', '!']);
     expect(result).toEqual({ text: 'Positive!', model: 'fast', tokens: { input: 9, output: 3 } });
@@ -395,7 +395,7 @@ describe('openAiCompatibleModel: streaming', () => {
   it('turns an error in the middle of the stream into 502 provider_failed', async () => {
     behaviour = streamed(['a', 'b', 'c'], { failAfter: 1 });
     const deltas: string[] = [];
-    const error = await apiError(modelFor().generate(request({ onDelta: (text) => deltas.push(text) })));
+    const error = await apiError(modelFor().generate(request({ onDelta: (text) => void deltas.push(text) })));
     expect(deltas).toEqual(['a']);
     expect(error.code).toBe('provider_failed');
     expect(error.details).toEqual({ upstreamMessage: 'The server had an error while processing your request.' });

@@ -109,7 +109,7 @@ describe('testTextModel', () => {
     const reason = new Error('caller gave up');
     controller.abort(reason);
     const pieces: string[] = [];
-    await expect(testTextModel.generate(request({ signal: controller.signal, onDelta: (p) => pieces.push(p) }))).rejects.toBe(reason);
+    await expect(testTextModel.generate(request({ signal: controller.signal, onDelta: (p) => void pieces.push(p) }))).rejects.toBe(reason);
     expect(pieces).toEqual([]);
   });
 
