@@ -32,6 +32,10 @@ export interface RuntimeConfig {
   http: HttpLimits;
   /** Asked of `GET /metrics` as a bearer token when set. */
   metricsToken?: string;
+  /** Seals secrets at rest; made into the data directory in the embedded mode when unset. */
+  secretKey?: string;
+  /** Keys that sealed before the current one, still used to open what they sealed. */
+  previousSecretKeys: string[];
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -58,6 +62,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections),
     },
     metricsToken: env.METRICS_TOKEN || undefined,
+    secretKey: env.DISPATCH_SECRET_KEY || undefined,
+    previousSecretKeys: (env.DISPATCH_PREVIOUS_SECRET_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
   };
 }
 

@@ -4,6 +4,7 @@
  * says who won, so concurrent requests, in one process or several sharing PostgreSQL, claim a key once.
  */
 import type { Db, IdempotencyRecordTable } from './schema.js';
+import { seal, unsealNullable } from './sealed.js';
 
 /** A stored record, as the request that finds it sees it. */
 export interface IdempotencyRecord {
@@ -99,7 +100,8 @@ export async function completeIdempotencyKey(
 ): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_records')
-    .set({ state: 'done', status: done.status, body: done.body, headers: done.headers, leased_until: null })
+    // The reply may hold secrets (a new API key, a session token): it is sealed at rest.
+    .set({ state: 'done', status: done.status, body: seal(done.body), headers: seal(done.headers), leased_until: null })
     .where('scope', '=', done.scope)
     .where('key', '=', done.key)
     .where('state', '=', 'running')
@@ -129,8 +131,8 @@ function toRecord(row: IdempotencyRecordTable): IdempotencyRecord {
     fingerprint: row.fingerprint,
     state: row.state,
     status: row.status,
-    body: row.body,
-    headers: row.headers,
+    body: unsealNullable(row.body),
+    headers: unsealNullable(row.headers),
     createdAt: row.created_at,
     expiresAt: row.expires_at,
   };

@@ -7,9 +7,39 @@
  */
 import type { Partition } from './auth.js';
 import type { Db, DeliveryStatus, EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './schema.js';
+import { sealedUnderCurrentKey, sealNullable, unseal, unsealNullable } from './sealed.js';
+
+// Signing secrets are sealed in the store (sealed.ts): written sealed, read open.
+const sealSecrets = <T extends Partial<Pick<WebhookEndpointTable, 'secret' | 'previous_secret'>>>(row: T): T => ({
+  ...row,
+  ...(row.secret !== undefined ? { secret: sealNullable(row.secret) } : {}),
+  ...(row.previous_secret !== undefined ? { previous_secret: sealNullable(row.previous_secret) } : {}),
+});
+const openSecrets = <T extends Pick<WebhookEndpointTable, 'secret' | 'previous_secret'>>(row: T): T => ({
+  ...row,
+  secret: unseal(row.secret),
+  previous_secret: unsealNullable(row.previous_secret),
+});
 
 export async function insertEndpoint(db: Db, row: WebhookEndpointTable): Promise<void> {
-  await db.insertInto('webhook_endpoints').values(row).execute();
+  await db.insertInto('webhook_endpoints').values(sealSecrets(row)).execute();
+}
+
+/**
+ * Seals again, under the current key, every signing secret sealed under a previous key (or written before
+ * sealing existed); run at start, so that a rotated key can be dropped once the idempotency records it sealed
+ * have expired. Returns how many endpoints changed.
+ */
+export async function resealEndpointSecrets(db: Db): Promise<number> {
+  const rows = await db.selectFrom('webhook_endpoints').select(['id', 'secret', 'previous_secret']).execute();
+  let changed = 0;
+  for (const row of rows) {
+    if (sealedUnderCurrentKey(row.secret) && (row.previous_secret === null || sealedUnderCurrentKey(row.previous_secret))) continue;
+    const open = openSecrets(row);
+    await db.updateTable('webhook_endpoints').set(sealSecrets({ secret: open.secret, previous_secret: open.previous_secret })).where('id', '=', row.id).execute();
+    changed++;
+  }
+  return changed;
 }
 
 export async function countEndpoints(db: Db, p: Partition): Promise<number> {
@@ -23,14 +53,15 @@ export async function countEndpoints(db: Db, p: Partition): Promise<number> {
 }
 
 export async function getEndpoint(db: Db, p: Partition, id: string): Promise<WebhookEndpointTable | undefined> {
-  return db.selectFrom('webhook_endpoints').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).executeTakeFirst();
+  const row = await db.selectFrom('webhook_endpoints').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).executeTakeFirst();
+  return row && openSecrets(row);
 }
 
 /** Newest first; one more than `limit`, so the caller can tell whether another page follows. */
 export async function listEndpoints(db: Db, p: Partition, page: { limit: number; startingAfter?: string }): Promise<WebhookEndpointTable[]> {
   let query = db.selectFrom('webhook_endpoints').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId);
   if (page.startingAfter) query = query.where('id', '<', page.startingAfter);
-  return query.orderBy('id', 'desc').limit(page.limit + 1).execute();
+  return (await query.orderBy('id', 'desc').limit(page.limit + 1).execute()).map(openSecrets);
 }
 
 export async function updateEndpoint(
@@ -39,7 +70,7 @@ export async function updateEndpoint(
   id: string,
   changes: Partial<Omit<WebhookEndpointTable, 'id' | 'mode' | 'entity_id' | 'created_at'>>,
 ): Promise<WebhookEndpointTable | undefined> {
-  await db.updateTable('webhook_endpoints').set(changes).where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).execute();
+  await db.updateTable('webhook_endpoints').set(sealSecrets(changes)).where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).execute();
   return getEndpoint(db, p, id);
 }
 
@@ -136,7 +167,7 @@ export async function loadDeliveries(db: Db, ids: string[]) {
       request_id: row.e_request_id, idempotency_key: row.e_idempotency_key, data: row.e_data, created_at: row.e_created_at,
     };
     const endpoint = {
-      id: row.endpoint_id, url: row.w_url, status: row.w_status, secret: row.w_secret, previous_secret: row.w_previous_secret,
+      id: row.endpoint_id, url: row.w_url, status: row.w_status, secret: unseal(row.w_secret), previous_secret: unsealNullable(row.w_previous_secret),
       previous_secret_expires_at: row.w_previous_secret_expires_at,
     };
     const delivery: WebhookDeliveryTable = {

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { printedKey, serve, type ServeProcess } from '../helpers/process.js';
+import { newSecretKey } from '../../src/store/sealed.js';
 
 const KEY_CACHE_TTL_MS = 500;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -35,6 +36,8 @@ beforeAll(async () => {
   database = await createTestDatabase();
   const env = {
     DATABASE_URL: database.url,
+    // Every process sharing the store seals and opens secrets with the same key.
+    DISPATCH_SECRET_KEY: newSecretKey(),
     REDIS_URL: 'redis://127.0.0.1:6379',
     REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
     KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS),

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { printedKey, serve, startWorker, type ServeProcess } from '../helpers/process.js';
 import { startReceiver, verified, type Receiver } from '../helpers/receiver.js';
+import { newSecretKey } from '../../src/store/sealed.js';
 
 const running: ServeProcess[] = [];
 const cleanups: (() => Promise<unknown> | void)[] = [];
@@ -69,7 +70,7 @@ describe('webhooks across processes', () => {
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close(), () => database.drop());
     receiver.answer = () => ({ status: 200, delayMs: 20 });
-    const env = { DATABASE_URL: database.url, WEBHOOK_ALLOW_PRIVATE_URLS: '1', WEBHOOK_POLL_MS: '50', WEBHOOK_CONCURRENCY: '4' };
+    const env = { DATABASE_URL: database.url, DISPATCH_SECRET_KEY: newSecretKey(), WEBHOOK_ALLOW_PRIVATE_URLS: '1', WEBHOOK_POLL_MS: '50', WEBHOOK_CONCURRENCY: '4' };
     const server = await serve({ ...env, WEBHOOK_WORKER: 'off' });
     running.push(server);
     const admin = printedKey(server.output());
