@@ -20,14 +20,8 @@ export function registerServe(program: Command): void {
         import('../runtime/shipped.js'),
       ]);
       const config = readConfig();
-      const [{ configureSecretKeys }, { resealEndpointSecrets }] = await Promise.all([import('./secret-keys.js'), import('../store/webhooks.js')]);
-      try {
-        configureSecretKeys(config);
-      } catch (error) {
-        console.error((error as Error).message);
-        process.exitCode = 2;
-        return;
-      }
+      const [{ secretKeysOrExit }, { resealEndpointSecrets }] = await Promise.all([import('./secret-keys.js'), import('../store/webhooks.js')]);
+      if (!secretKeysOrExit(config)) return;
       const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
       await resealEndpointSecrets(db);
       const limiter = createLimiter(config);

@@ -17,14 +17,8 @@ export function registerWorker(program: Command): void {
         import('../webhooks/worker.js'),
       ]);
       const config = readConfig();
-      const { configureSecretKeys } = await import('./secret-keys.js');
-      try {
-        configureSecretKeys(config);
-      } catch (error) {
-        console.error((error as Error).message);
-        process.exitCode = 2;
-        return;
-      }
+      const { secretKeysOrExit } = await import('./secret-keys.js');
+      if (!secretKeysOrExit(config)) return;
       const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
       const worker = new WebhookWorker(db, config.webhooks);
       // The worker's timers do not keep the process alive on their own; this does, until a signal.
