@@ -25,6 +25,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: true,
             atomic: false,
             cost: { perCall: 0.0005, perUnit: { inputTokens: 5e-7, outputTokens: 0.000002 } },
+            weight: { perCall: 1, perItem: {} },
             emits: ['ai.generate.completed'],
             rate: {},
             versions: new Map([
@@ -53,6 +54,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: true,
             atomic: true,
             cost: { perCall: 0.0001, perUnit: { users: 0.0001 } },
+            weight: { perCall: 1, perItem: { users: 1 } },
             emits: ['auth.import.succeeded'],
             rate: {},
             versions: new Map([
@@ -71,6 +73,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0.0001, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: ['auth.login.succeeded'],
             rate: {},
             versions: new Map([
@@ -89,6 +92,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0.00005, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -107,6 +111,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0.00005, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -125,6 +130,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0.0001, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: ['auth.signup.succeeded'],
             rate: {},
             versions: new Map([
@@ -153,6 +159,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -181,6 +188,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: ['keys.key.created'],
             rate: {},
             versions: new Map([
@@ -199,6 +207,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -217,6 +226,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -235,6 +245,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: ['keys.key.revoked'],
             rate: {},
             versions: new Map([
@@ -253,6 +264,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: ['keys.key.rotated'],
             rate: {},
             versions: new Map([
@@ -281,6 +293,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -299,6 +312,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -317,6 +331,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -335,6 +350,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -353,6 +369,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -371,6 +388,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -389,6 +407,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([
@@ -407,6 +426,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: ['webhooks.endpoint.ping'],
             rate: {},
             versions: new Map([
@@ -425,6 +445,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
             stream: false,
             atomic: true,
             cost: { perCall: 0, perUnit: {} },
+            weight: { perCall: 1, perItem: {} },
             emits: [],
             rate: {},
             versions: new Map([

@@ -74,6 +74,7 @@ export type ErrorCode =
   | 'timeout'
   | 'model_not_available'
   | 'email_taken'
+  | 'import_busy'
   | 'invalid_credentials'
   | 'session_invalid'
   | 'key_expired'
@@ -506,6 +507,16 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       type: 'invalid_request_error',
       message: 'A user with this e-mail address already exists in this entity.',
       retryable: false,
+    },
+  ],
+  [
+    'import_busy',
+    {
+      code: 'import_busy',
+      status: 503,
+      type: 'api_error',
+      message: 'Too many passwords of other imports are waiting to be hashed; retry after `Retry-After` seconds.',
+      retryable: true,
     },
   ],
   [

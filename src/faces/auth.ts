@@ -6,13 +6,14 @@
  */
 import type { AuthHandlers, AuthUser } from '../../generated/server/types.js';
 import { endSession, findOpenSession, findUserByEmail, insertSession, insertUser, insertUsers, takenEmails } from '../store/auth.js';
+import { BulkHasher } from '../providers/bulk-hashing.js';
 import { ApiError } from '../runtime/errors.js';
 import { DECOY_PASSWORD_HASH, hashPassword, newId, randomBase62, sha256, verifyPassword } from '../store/secrets.js';
 import type { AuthUserTable } from '../store/schema.js';
 
 const partition = (ctx: { mode: 'live' | 'test'; entityId: string }) => ({ mode: ctx.mode, entityId: ctx.entityId });
-/** Passwords hashed at once by an import: scrypt runs on libuv's pool of 4, and other calls need it too. */
-const IMPORT_HASHING = 2;
+/** Every import of this process hashes through one gate, which keeps threads free for logins and signups. */
+const bulkHashing = new BulkHasher();
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 function toUser(row: Pick<AuthUserTable, 'id' | 'email' | 'name' | 'created_at'>): AuthUser {
@@ -42,7 +43,7 @@ export const auth: AuthHandlers = {
     if (repeated >= 0) {
       throw new ApiError('email_taken', `${emails[repeated]} appears twice in the import.`, { param: `/payload/users/${repeated}/email` });
     }
-    const hashes = await hashAll(
+    const hashes = await bulkHashing.hashAll(
       payload.users.map((u) => u.password),
       ctx.signal,
       (done) => ctx.stream.progress(done, payload.users.length, 'Hashing passwords'),
@@ -100,19 +101,3 @@ export const auth: AuthHandlers = {
   },
 };
 
-/** Hashes passwords a few at a time, in order, reporting each one done; stops early when the call is aborted. */
-async function hashAll(passwords: string[], signal: AbortSignal, done: (count: number) => void): Promise<string[]> {
-  const hashes: string[] = new Array(passwords.length);
-  let next = 0;
-  let finished = 0;
-  const lane = async () => {
-    while (next < passwords.length) {
-      signal.throwIfAborted();
-      const i = next++;
-      hashes[i] = await hashPassword(passwords[i]!);
-      done(++finished);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(IMPORT_HASHING, passwords.length) }, lane));
-  return hashes;
-}

@@ -201,6 +201,7 @@ function actionFacts(action: Action, version: (date: string) => string): Fact[] 
     { label: 'Atomic batches', value: atomicity(action) },
     { label: 'Cost', value: cost(action) },
   ];
+  if (action.weight.perCall !== 1 || Object.keys(action.weight.perItem).length) facts.push({ label: 'Rate-limit weight', value: weight(action) });
   if (action.emits.length) facts.push({ label: 'Events', value: action.emits.map((type) => eventLink(type, '../')).join(', ') });
   if (Object.keys(action.rate).length) facts.push({ label: 'Rate limits', value: rates(action.rate) });
   return facts;
@@ -331,6 +332,12 @@ function cost(action: Action): string {
     parts.push(`${decimal(action.cost.perUnit[unit]!)} per ${code(unit)}`);
   }
   return parts.length ? parts.join(' + ') : 'free';
+}
+
+function weight(action: Action): string {
+  const parts = [`${action.weight.perCall} per call`];
+  for (const field of Object.keys(action.weight.perItem).sort(byString)) parts.push(`${action.weight.perItem[field]} per element of ${code(field)}`);
+  return `${parts.join(' + ')}, at most the tightest policy's limit`;
 }
 
 function rates(policies: Record<string, RatePolicy>): string {

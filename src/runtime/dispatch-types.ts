@@ -20,6 +20,8 @@ export interface ActionEntry {
   readonly stream: boolean;
   readonly atomic: boolean;
   readonly cost: { readonly perCall: number; readonly perUnit: Readonly<Record<string, number>> };
+  /** What one call counts for in rate limits: `perCall` plus `perItem[field]` per element of that payload array. */
+  readonly weight: { readonly perCall: number; readonly perItem: Readonly<Record<string, number>> };
   readonly emits: readonly string[];
   /** Per-tier overrides for this action. */
   readonly rate: Readonly<Record<string, RatePolicy>>;

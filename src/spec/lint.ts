@@ -72,6 +72,10 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     }
     if (action.until) breaking.push({ version: action.until, change: `removes action ${action.id}`, at: at('until') });
     checkTiers(rawAction.rate, at('rate'));
+    for (const field of Object.keys(action.weight.perItem)) {
+      const property = (action.payload.properties as Record<string, { type?: unknown }> | undefined)?.[field];
+      if (property?.type !== 'array') out.push(diagnostic('weight-field-not-array', source.at(at('weight', 'perItem', field), true), { field }));
+    }
     for (const event of action.emits) {
       if (!face.events.some((e) => e.type === event)) {
         out.push(diagnostic('unknown-event', source.at(at('emits', rawAction.emits!.indexOf(event))), { event }));

@@ -65,6 +65,12 @@ export interface Cost {
   perUnit: Record<string, number>;
 }
 
+/** What one call counts for in rate limits: `perCall` plus `perItem[field]` per element of that payload array. */
+export interface Weight {
+  perCall: number;
+  perItem: Record<string, number>;
+}
+
 export interface Example {
   title?: string;
   payload: unknown;
@@ -96,6 +102,7 @@ export interface Action {
   stream: boolean;
   atomic: boolean;
   cost: Cost;
+  weight: Weight;
   emits: string[];
   rate: Record<string, RatePolicy>;
   /** As written, with `since`/`until` annotations and `#/schemas/…` references. */

@@ -27,6 +27,7 @@ interface RawAction {
   stream?: boolean;
   atomic?: boolean;
   cost?: { perCall?: number; perUnit?: Record<string, number> };
+  weight?: { perCall?: number; perItem?: Record<string, number> };
   emits?: string[];
   rate?: Record<string, RawPolicy>;
   payload: JsonSchema;
@@ -107,6 +108,7 @@ export function resolveFace(source: SourceFile, platform: Platform): Face {
         stream: a.stream ?? false,
         atomic: a.atomic ?? true,
         cost: { perCall: a.cost?.perCall ?? 0, perUnit: a.cost?.perUnit ?? {} },
+        weight: { perCall: a.weight?.perCall ?? 1, perItem: a.weight?.perItem ?? {} },
         emits: [...(a.emits ?? [])].sort(),
         rate: policies(a.rate),
         payload: a.payload,

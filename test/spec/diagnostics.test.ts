@@ -103,6 +103,9 @@ describe('face diagnostics', () => {
     ['unknown reference', FACE.replace('message: { type: string }\n    result', 'message: { $ref: "#/schemas/Missing" }\n    result'), [
       'spec/demo.yaml:18:26 unknown-ref',
     ]],
+    ['weight on a field that is not an array', FACE.replace('    scope: demo:read', '    scope: demo:read\n    weight: { perItem: { message: 1 } }'), [
+      'spec/demo.yaml:12:26 weight-field-not-array',
+    ]],
     ['unknown tier', FACE.replace('since: 2026-01-01\n', 'since: 2026-01-01\nrate: { gold: { limit: 1, window: 1s } }\n'), ['spec/demo.yaml:4:9 unknown-tier']],
     ['error code of the platform', FACE.replace('actions:', 'errors:\n  - { code: timeout, status: 400, type: invalid_request_error, message: M, retryable: false }\nactions:'), [
       'spec/demo.yaml:9:13 duplicate-error-code',

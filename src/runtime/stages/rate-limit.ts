@@ -42,12 +42,15 @@ export const rateLimit: Stage = async (call, runtime) => {
   assertRouted(call);
   // A batch is counted by its requests, each as its own call (src/runtime/batch.ts), not by its envelope.
   if (call.action.id === BATCH_ACTION) return;
-  // The requests of an atomic batch are charged together, all or nothing, once every one is checked.
+  const policies = policiesFor(call, runtime);
+  const weight = weightOf(call, policies);
+  // The requests of an atomic batch are charged together, all or nothing, once every one is checked: a
+  // bucket listed n times is charged n times.
   if (call.item?.atomicLimits) {
-    call.item.atomicLimits.push(...policiesFor(call, runtime));
+    for (let i = 0; i < weight; i++) call.item.atomicLimits.push(...policies);
     return;
   }
-  const decision = await decide(runtime, policiesFor(call, runtime));
+  const decision = await decide(runtime, policies, weight);
   reportPolicies(call, decision);
   if (!decision.allowed) {
     throw new ApiError('rate_limit_exceeded', `Rate limit exceeded (${decision.violated.join(', ')}); retry in ${decision.retryAfterSeconds} s.`, {
@@ -58,15 +61,34 @@ export const rateLimit: Stage = async (call, runtime) => {
 };
 
 /** Checks policies all at once; a limiter that cannot be reached in `refuse` mode is 503. */
-export async function decide(runtime: Runtime, policies: PolicyCheck[]): Promise<RateDecision> {
+export async function decide(runtime: Runtime, policies: PolicyCheck[], weight = 1): Promise<RateDecision> {
   try {
-    return await runtime.limiter.check(policies);
+    return await runtime.limiter.check(policies, weight);
   } catch (error) {
     if (error instanceof RateLimiterUnavailableError) {
       throw new ApiError('provider_unavailable', 'Rate limits cannot be checked right now; retry shortly.', { headers: { 'Retry-After': '1' } });
     }
     throw error;
   }
+}
+
+/**
+ * What a call counts for: its action's weight (face file `weight`) for this payload, rounded up. A call
+ * never counts for more than its tightest policy's whole limit, so the heaviest call still passes once the
+ * window is fresh instead of never.
+ */
+export function weightOf(call: RoutedCall, policies: PolicyCheck[]): number {
+  const { perCall, perItem } = call.action.weight;
+  let weight = perCall;
+  for (const field in perItem) {
+    // Checked before validation (API.md §6): a field that is not an array counts for nothing here.
+    const items = call.envelope.payload[field];
+    if (Array.isArray(items)) weight += perItem[field]! * items.length;
+  }
+  if (weight === 1) return 1;
+  let cap = Infinity;
+  for (const p of policies) cap = Math.min(cap, p.limit);
+  return Math.min(Math.ceil(weight), cap);
 }
 
 /**

@@ -1,0 +1,43 @@
+/**
+ * Work priced in rate limits: an action's weight (face file `weight`) is what one call takes from every
+ * policy. `auth.import` weighs 1 per call plus 1 per user, so a free-tier key (60 a minute) spends its minute
+ * on one import of 59 users; a heavier import is charged the whole window, never refused forever.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.close());
+
+const users = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ email: `${tag}${i}@example.com`, password: 'correct horse' }));
+const remaining = (header: string | null) => Number(/r=(\d+)/.exec(header ?? '')?.[1]);
+
+describe('weights', () => {
+  it('charge an import its users, and a call heavier than a window the whole window', async () => {
+    const key = (await server.key({ tier: 'free', scopes: ['*'], entities: ['w1'] })).secret;
+    const headers = { authorization: `Bearer ${key}`, 'x-entity-id': 'w1' };
+    const imported = await server.post({ face: 'auth', action: 'import', payload: { users: users(9, 'a') } }, { headers });
+    expect(imported.status).toBe(200);
+    // 60 - (1 + 9) = 50 left on the token policy.
+    expect(imported.headers.get('ratelimit')).toMatch(/^"token";/);
+    expect(remaining(imported.headers.get('ratelimit'))).toBe(50);
+    const tooMuch = await server.post({ face: 'auth', action: 'import', payload: { users: users(50, 'b') } }, { headers });
+    expect(tooMuch.status).toBe(429);
+    expect(tooMuch.body.error.code).toBe('rate_limit_exceeded');
+
+    const other = (await server.key({ tier: 'free', scopes: ['*'], entities: ['w2'] })).secret;
+    const heavy = await server.post({ face: 'auth', action: 'import', payload: { users: users(70, 'c') } }, { headers: { authorization: `Bearer ${other}`, 'x-entity-id': 'w2' } });
+    expect(heavy.status).toBe(200);
+    // Weighing 71, it was charged the whole window of 60: nothing was left when it was let through.
+    expect(remaining(heavy.headers.get('ratelimit'))).toBe(0);
+  });
+
+  it('charge a plain call 1', async () => {
+    const key = (await server.key({ tier: 'free', scopes: ['*'], entities: ['w3'] })).secret;
+    const reply = await server.post({ face: 'ai', action: 'generate', payload: { model: 'm', prompt: 'hi' } }, { headers: { authorization: `Bearer ${key}`, 'x-entity-id': 'w3' } });
+    expect(remaining(reply.headers.get('ratelimit'))).toBe(59);
+  });
+});
