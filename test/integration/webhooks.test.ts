@@ -65,23 +65,34 @@ describe('webhooks across processes', () => {
     expect(second.output()).not.toContain('Created the first API key');
   }, 60_000);
 
-  it('shares one PostgreSQL queue between worker processes, sending each event once', async () => {
+  it('shares one PostgreSQL queue between worker processes, sending each event once, each worker at most its concurrency at a time', async () => {
     const database = await createTestDatabase();
     const receiver = await startReceiver();
     cleanups.push(() => receiver.close(), () => database.drop());
-    receiver.answer = () => ({ status: 200, delayMs: 20 });
+    // Slow receivers, counting the deliveries in flight at once.
+    let inFlight = 0;
+    let most = 0;
+    receiver.answer = () => {
+      most = Math.max(most, ++inFlight);
+      setTimeout(() => inFlight--, 200);
+      return { status: 200, delayMs: 200 };
+    };
     const env = { DATABASE_URL: database.url, DISPATCH_SECRET_KEY: newSecretKey(), WEBHOOK_ALLOW_PRIVATE_URLS: '1', WEBHOOK_POLL_MS: '50', WEBHOOK_CONCURRENCY: '4' };
     const server = await serve({ ...env, WEBHOOK_WORKER: 'off' });
     running.push(server);
     const admin = printedKey(server.output());
+    // Every event is pending before the workers start, so each lease could take them all.
+    const { secret, ids } = await emitKeys(server, admin, receiver, 30);
     const workers = await Promise.all([startWorker(env), startWorker(env)]);
     running.push(...workers);
-    const { secret, ids } = await emitKeys(server, admin, receiver, 30);
     await expect.poll(() => receiver.deliveries.length, { timeout: 15_000 }).toBe(ids.length);
     // Give a second sending of any event the time to show up before counting.
     await new Promise((resolve) => setTimeout(resolve, 500));
     const delivered = deliveredKeys(receiver, secret);
     expect(delivered).toHaveLength(ids.length);
     expect(new Set(delivered)).toEqual(new Set(ids));
+    console.log(`two workers of concurrency 4: at most ${most} deliveries in flight at once`);
+    expect(most).toBeLessThanOrEqual(8);
+    expect(most).toBeGreaterThan(4);
   }, 60_000);
 });
