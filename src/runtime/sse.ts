@@ -91,13 +91,15 @@ export class EventStreamResponse {
     if (written || this.#drained) return this.#drained;
     this.#drained = new Promise((resolve) => {
       this.#stall = setTimeout(() => this.#cutOff(), this.#limits.stallMs);
-      this.#raw.once('drain', () => {
+      // Drained, or cut off or gone (then the handler is aborted through `signal`): either way nothing
+      // waits any more, and neither listener may outlive the wait.
+      const settle = () => {
         clearTimeout(this.#stall);
+        this.#raw.off('drain', settle).off('close', settle);
         this.#drained = undefined;
         resolve();
-      });
-      // Cut off or gone: the handler is aborted through `signal`; nothing waits on this any more.
-      this.#raw.once('close', () => resolve());
+      };
+      this.#raw.on('drain', settle).on('close', settle);
     });
     return this.#drained;
   }
