@@ -61,6 +61,7 @@ export type ErrorCode =
   | 'idempotency_key_in_use'
   | 'api_version_retired'
   | 'payload_too_large'
+  | 'uri_too_long'
   | 'unsupported_media_type'
   | 'idempotency_key_reused'
   | 'rate_limit_exceeded'
@@ -373,6 +374,16 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       status: 413,
       type: 'invalid_request_error',
       message: 'The body is larger than the limit.',
+      retryable: false,
+    },
+  ],
+  [
+    'uri_too_long',
+    {
+      code: 'uri_too_long',
+      status: 414,
+      type: 'invalid_request_error',
+      message: 'A part of the path is longer than the server accepts.',
       retryable: false,
     },
   ],

@@ -113,6 +113,14 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     // client linger well past them.
     http: { headersTimeout: http.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs) },
     clientErrorHandler: clientErrorHandler(options.serverVersion, catalogue.platform.errorDocsUrl),
+    // A path Fastify cannot route (bad percent-encoding, a part longer than it routes) leaves in the envelope.
+    frameworkErrors: (error, _request, reply) =>
+      sendError(
+        reply,
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new ApiError('uri_too_long', 'A part of the path is longer than the server accepts.')
+          : new ApiError('request_malformed', 'The path is not a valid URL (check its percent-encoding).'),
+      ),
   });
   app.server.maxConnections = http.maxConnections;
   let closing = false;

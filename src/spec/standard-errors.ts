@@ -42,6 +42,7 @@ export const STANDARD_ERRORS: readonly FaceError[] = [
   e(409, 'idempotency_error', 'idempotency_key_in_use', true, 'A request with the same idempotency key is still executing.'),
   e(410, 'invalid_request_error', 'api_version_retired', false, 'The API version is retired; `details.supported` lists those served.'),
   e(413, 'invalid_request_error', 'payload_too_large', false, 'The body is larger than the limit.'),
+  e(414, 'invalid_request_error', 'uri_too_long', false, 'A part of the path is longer than the server accepts.'),
   e(415, 'invalid_request_error', 'unsupported_media_type', false, 'The body is not sent as `application/json`.'),
   e(422, 'idempotency_error', 'idempotency_key_reused', false, 'The idempotency key was used with a different request.'),
   e(429, 'rate_limit_error', 'rate_limit_exceeded', true, 'A rate policy is exhausted; wait `Retry-After` seconds. `details.violatedPolicies` names them.'),

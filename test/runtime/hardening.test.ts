@@ -44,7 +44,7 @@ function envelope(text: string): { status: number; requestId: string | undefined
   return { status: Number(head.split(' ')[1]), requestId: /^request-id: (\S+)/im.exec(head)?.[1], body: JSON.parse(body) };
 }
 
-const request = (head: string, body = '') => `${head}\r\nHost: x\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+const request = (head: string, body = '') => `${head}\r\nHost: x\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 
 describe('what the HTTP parser refuses leaves in the envelope', () => {
   it.each([
@@ -53,6 +53,8 @@ describe('what the HTTP parser refuses leaves in the envelope', () => {
     ['a NUL byte in a header', 'POST /do HTTP/1.1\r\nHost: x\r\nX-Bad: a\0b\r\n\r\n', 400, 'request_malformed'],
     ['bad chunking', 'POST /do HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nZZ\r\n{}\r\n0\r\n\r\n', 400, 'request_malformed'],
     ['oversized headers', `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, 'headers_too_large'],
+    ['a path with bad percent-encoding', request('POST /%zz/do HTTP/1.1'), 400, 'request_malformed'],
+    ['an over-long path parameter', request(`POST /${'9'.repeat(500)}/do HTTP/1.1`), 414, 'uri_too_long'],
   ])('%s', async (_, bytes, status, code) => {
     const { text } = await raw([bytes]);
     const answer = envelope(text);
@@ -60,6 +62,21 @@ describe('what the HTTP parser refuses leaves in the envelope', () => {
     expect(answer.body.error).toMatchObject({ code, docUrl: `/docs/errors.md#${code}` });
     expect(answer.requestId).toMatch(/^req_/);
     expect(answer.body.meta.requestId).toBe(answer.requestId);
+  });
+
+  it('closes connections beyond the cap as they are accepted', async () => {
+    const capped = await startServer({ http: { ...LIMITS, maxConnections: 2 } });
+    const port = Number(new URL(capped.url).port);
+    const open = await Promise.all([0, 1].map(() => new Promise<ReturnType<typeof connect>>((r) => { const s = connect(port, '127.0.0.1', () => r(s)); })));
+    const third = connect(port, '127.0.0.1');
+    const closed = await new Promise<boolean>((resolve) => {
+      third.on('close', () => resolve(true));
+      third.on('error', () => {});
+      setTimeout(() => resolve(false), 2000);
+    });
+    expect(closed).toBe(true);
+    for (const s of open) s.destroy();
+    await capped.close();
   });
 
   it('cuts off a client that sends its body too slowly, with 408 request_timeout, at the configured limit', async () => {
