@@ -127,11 +127,11 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!closing) return;
+  /** The refusal of a call that arrives while the server stops (checked in the handler: a hook would cost every request). */
+  const refuseWhileClosing = (reply: FastifyReply) => {
     reply.header('Connection', 'close');
     return sendError(reply, new ApiError('shutting_down', 'The server is stopping; retry shortly.', { headers: { 'Retry-After': SHUTDOWN_RETRY_AFTER } }));
-  });
+  };
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => parseJsonBody(request, body as string, done));
@@ -144,6 +144,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   };
 
   const handleDo = async (request: FastifyRequest, reply: FastifyReply, pathVersion?: string) => {
+    if (closing) return refuseWhileClosing(reply);
     const requestId = newId('req');
     let events: EventStreamResponse | undefined;
     const openStream = (headers: Record<string, string>): EventStreamResponse => {
@@ -181,6 +182,8 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     return reply.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.get('/readyz', async (_request, reply) => {
+    // A stopping server is not ready: load balancers take it out of rotation before it goes.
+    if (closing) return reply.code(503).send({ status: 'stopping' });
     try {
       await sql`select 1`.execute(options.db);
       return { status: 'ready' };

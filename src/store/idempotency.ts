@@ -100,8 +100,9 @@ export async function completeIdempotencyKey(
 ): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_records')
-    // The reply may hold secrets (a new API key, a session token): it is sealed at rest.
-    .set({ state: 'done', status: done.status, body: seal(done.body), headers: seal(done.headers), leased_until: null })
+    // The reply's body may hold secrets (a new API key, a session token): it is sealed at rest. Its headers
+    // (request id, version, deprecation) hold none.
+    .set({ state: 'done', status: done.status, body: seal(done.body), headers: done.headers, leased_until: null })
     .where('scope', '=', done.scope)
     .where('key', '=', done.key)
     .where('state', '=', 'running')
@@ -132,7 +133,7 @@ function toRecord(row: IdempotencyRecordTable): IdempotencyRecord {
     state: row.state,
     status: row.status,
     body: unsealNullable(row.body),
-    headers: unsealNullable(row.headers),
+    headers: row.headers,
     createdAt: row.created_at,
     expiresAt: row.expires_at,
   };
