@@ -7,7 +7,7 @@ import * as keysValidators from './validators/keys.js';
 import * as webhooksValidators from './validators/webhooks.js';
 
 /** Every face and action the server routes to. */
-export const faces: ReadonlyMap<string, FaceEntry> = new Map([
+export const faces: ReadonlyMap<string, FaceEntry> = new Map<string, FaceEntry>([
   [
     'ai',
     {
@@ -460,7 +460,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map([
 ]);
 
 /** Every event type the faces declare, with the validator of its data. */
-export const eventTypes: ReadonlyMap<string, EventEntry> = new Map([
+export const eventTypes: ReadonlyMap<string, EventEntry> = new Map<string, EventEntry>([
   [
     'ai.generate.completed',
     {
