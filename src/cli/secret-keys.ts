@@ -5,7 +5,7 @@
  * (readable by its owner only); with `DATABASE_URL` it is required, since every process sharing the store
  * must use the same key.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RuntimeConfig } from '../runtime/config.js';
 import { newSecretKey, parseSecretKey, useSecretKeys } from '../store/sealed.js';
@@ -22,11 +22,16 @@ export function configureSecretKeys(config: Pick<RuntimeConfig, 'secretKey' | 'p
   }
   const file = join(config.dataDir, 'secret.key');
   mkdirSync(config.dataDir, { recursive: true });
+  // Written whole to a file of its own, then linked into place: of two processes starting at once on an
+  // empty directory, only one makes the key, and the other never reads it half written.
+  const draft = `${file}.${process.pid}.tmp`;
+  writeFileSync(draft, `${newSecretKey()}\n`, { mode: 0o600 });
   try {
-    // `wx`: of two processes starting at once on an empty directory, only one writes the key.
-    writeFileSync(file, `${newSecretKey()}\n`, { mode: 0o600, flag: 'wx' });
+    linkSync(draft, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(draft, { force: true });
   }
   useSecretKeys(parseSecretKey(readFileSync(file, 'utf8'), file), previous);
   return file;

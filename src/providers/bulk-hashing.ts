@@ -38,6 +38,8 @@ export class BulkHasher {
     }
     this.#queued += passwords.length;
     const hashes: string[] = [];
+    // Counted as each password leaves the queue, so that a failure or an abort gives back exactly the rest.
+    let left = 0;
     try {
       for (const [i, password] of passwords.entries()) {
         await this.#turn();
@@ -45,13 +47,14 @@ export class BulkHasher {
           signal.throwIfAborted();
           hashes[i] = await this.#hash(password);
         } finally {
+          left++;
           this.#queued--;
           this.#release();
         }
         await done(i + 1);
       }
     } finally {
-      this.#queued -= passwords.length - hashes.length;
+      this.#queued -= passwords.length - left;
     }
     return hashes;
   }

@@ -94,6 +94,8 @@ export interface IdempotencyClaim {
   scope: string;
   key: string;
   fingerprint: string;
+  /** The lease the claim was taken with: it tells this claim from a later one that took the key over. */
+  leaseUntil: string;
 }
 
 /** A complete answer to a call: what is sent, and what an idempotency record stores and replays. */

@@ -21,7 +21,9 @@ function refusal(error: NodeJS.ErrnoException): { code: ErrorCode; message: stri
 export function clientErrorHandler(serverVersion: string, errorDocsUrl: string) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
-    if (socket.writable) {
+    // Only before anything was written: on a keep-alive connection a response may be under way, and an
+    // answer in its middle would corrupt it. Node's own handler does the same.
+    if (socket.writable && socket.bytesWritten === 0) {
       const { code, message } = refusal(error);
       const apiError = new ApiError(code, message);
       const requestId = newId('req');

@@ -17,7 +17,13 @@ import { completeIdempotency } from './stages/idempotency.js';
  * nothing stores its reply without a transaction (a single statement).
  */
 export async function commitCall(call: IdentifiedCall, runtime: Runtime, tx: CallTransaction, events: EmittedEvent[], reply?: Reply): Promise<void> {
-  const store = reply && call.idempotency ? (db: Db) => completeIdempotency(call, db, reply) : undefined;
+  // A call that ran past its lease may find its key taken over by a retry: then its effects must not commit,
+  // or the retry's would be a second execution.
+  const store = reply && call.idempotency
+    ? async (db: Db) => {
+        if (!(await completeIdempotency(call, db, reply))) throw new Error(`The idempotency key of ${call.requestId} was taken over by a retry after its lease lapsed.`);
+      }
+    : undefined;
   if (tx.begun) {
     await writeEvents(tx.db, eventOrigin(call), events);
     await store?.(tx.db);

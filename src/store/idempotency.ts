@@ -34,6 +34,8 @@ export type ClaimResult = { claimed: true } | { claimed: false; record: Idempote
 export interface IdempotencyKeyRef {
   scope: string;
   key: string;
+  /** The lease the claim was taken with: only the claim that holds it may complete or release the key. */
+  leaseUntil: string;
 }
 
 // A record can vanish (released or purged) between a failed insert and the look-up that follows; then the
@@ -106,6 +108,7 @@ export async function completeIdempotencyKey(
     .where('scope', '=', done.scope)
     .where('key', '=', done.key)
     .where('state', '=', 'running')
+    .where('leased_until', '=', done.leaseUntil)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
@@ -117,6 +120,7 @@ export async function releaseIdempotencyKey(db: Db, ref: IdempotencyKeyRef): Pro
     .where('scope', '=', ref.scope)
     .where('key', '=', ref.key)
     .where('state', '=', 'running')
+    .where('leased_until', '=', ref.leaseUntil)
     .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }

@@ -36,8 +36,15 @@ export async function resealEndpointSecrets(db: Db): Promise<number> {
   for (const row of rows) {
     if (sealedUnderCurrentKey(row.secret) && (row.previous_secret === null || sealedUnderCurrentKey(row.previous_secret))) continue;
     const open = openSecrets(row);
-    await db.updateTable('webhook_endpoints').set(sealSecrets({ secret: open.secret, previous_secret: open.previous_secret })).where('id', '=', row.id).execute();
-    changed++;
+    // Only if the secrets are still those read: a rotation made meanwhile by another process is kept.
+    const result = await db
+      .updateTable('webhook_endpoints')
+      .set(sealSecrets({ secret: open.secret, previous_secret: open.previous_secret }))
+      .where('id', '=', row.id)
+      .where('secret', '=', row.secret)
+      .where((eb) => (row.previous_secret === null ? eb('previous_secret', 'is', null) : eb('previous_secret', '=', row.previous_secret)))
+      .executeTakeFirst();
+    changed += Number(result.numUpdatedRows);
   }
   return changed;
 }

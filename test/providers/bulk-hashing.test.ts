@@ -55,4 +55,12 @@ describe('BulkHasher', () => {
     await expect(stopped).rejects.toThrow('gone');
     expect(await hasher.hashAll(['x', 'y', 'z', 'w', 'v', 'u'], new AbortController().signal, () => {})).toHaveLength(6);
   });
+
+  it('gives back exactly what a failed import held, so the queue bound stays true', async () => {
+    const hasher = new BulkHasher({ lanes: 1, maxQueued: 3, hash: async (p) => (p === 'bad' ? Promise.reject(new Error('no')) : `hashed:${p}`) });
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 3; i++) await expect(hasher.hashAll(['a', 'bad', 'c'], signal, () => {})).rejects.toThrow('no');
+    await expect(hasher.hashAll(['1', '2', '3', '4', '5'], signal, () => {})).rejects.toMatchObject({ code: 'import_busy' });
+    expect(await hasher.hashAll(['1', '2', '3'], signal, () => {})).toHaveLength(3);
+  });
 });

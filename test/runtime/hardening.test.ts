@@ -64,6 +64,13 @@ describe('what the HTTP parser refuses leaves in the envelope', () => {
     expect(answer.body.meta.requestId).toBe(answer.requestId);
   });
 
+  it('never writes a second answer on a connection that has already answered', async () => {
+    const first = `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`;
+    const { text } = await raw([first, 'GARBAGE\r\n\r\n'], { gapMs: 200 });
+    expect(text.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(text).toMatch(/^HTTP\/1\.1 200/);
+  });
+
   it('closes connections beyond the cap as they are accepted', async () => {
     const capped = await startServer({ http: { ...LIMITS, maxConnections: 2 } });
     const port = Number(new URL(capped.url).port);

@@ -4,11 +4,23 @@
  * on one import of 59 users; a heavier import is charged the whole window, never refused forever.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PolicyCheck } from '../../src/runtime/rate-limit/limiter.js';
+import { MemoryRateLimiter } from '../../src/runtime/rate-limit/memory.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+
+/** The in-process limiter, noting the largest check it was asked: a heavy batch must stay a check of bounded size. */
+class Watched extends MemoryRateLimiter {
+  largest = 0;
+  override check(policies: PolicyCheck[], cost?: number) {
+    this.largest = Math.max(this.largest, policies.length);
+    return super.check(policies, cost);
+  }
+}
+const limiter = new Watched();
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ limiter });
 });
 afterAll(() => server.close());
 
@@ -40,4 +52,22 @@ describe('weights', () => {
     const reply = await server.post({ face: 'ai', action: 'generate', payload: { model: 'm', prompt: 'hi' } }, { headers: { authorization: `Bearer ${key}`, 'x-entity-id': 'w3' } });
     expect(remaining(reply.headers.get('ratelimit'))).toBe(59);
   });
+
+  it('charge an atomic batch all its requests together: one that needs more than a window is refused, and costs nothing', async () => {
+    const key = (await server.key({ tier: 'free', scopes: ['*'], entities: ['w4'] })).secret;
+    const headers = { authorization: `Bearer ${key}`, 'x-entity-id': 'w4' };
+    const importing = (n: number, tag: string) => ({ face: 'auth', action: 'import', payload: { users: users(n, tag) } });
+    // 41 + 41 = 82 against a window of 60; then 501 + 501: refused before anything runs, and no bucket listed
+    // more than its limit and one in the check (token 60 + 1, entity 120 + 1), not 2 × 1002.
+    for (const n of [40, 500]) {
+      const heavy = await server.post({ face: 'batch', action: 'run', payload: { mode: 'atomic', requests: [importing(n, `d${n}`), importing(n, `e${n}`)] } }, { headers });
+      expect(heavy.status).toBe(429);
+      expect(heavy.body.error).toMatchObject({ code: 'batch_aborted', details: { violatedPolicies: ['token'] } });
+    }
+    expect(limiter.largest).toBeLessThanOrEqual(61 + 121);
+    // 30 + 29 = 59 fits, and the refusal above took nothing.
+    const fits = await server.post({ face: 'batch', action: 'run', payload: { mode: 'atomic', requests: [importing(29, 'f'), importing(28, 'g')] } }, { headers });
+    expect(fits.status).toBe(200);
+    expect(remaining(fits.headers.get('ratelimit'))).toBe(1);
+  }, 30_000);
 });

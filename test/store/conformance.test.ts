@@ -245,7 +245,7 @@ describe.each(implementations)('store on $name', (impl) => {
     it('stores a reply once and hands it to later claims', async () => {
       const scope = unique('key_b:live:acme');
       await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'));
-      const reply = { scope, key: 'k', status: 201, body: '{"data":{"id":"x"}}', headers: '{"Content-Type":"application/json"}' };
+      const reply = { scope, key: 'k', leaseUntil: iso(30), status: 201, body: '{"data":{"id":"x"}}', headers: '{"Content-Type":"application/json"}' };
       expect(await completeIdempotencyKey(db, reply)).toBe(true);
       expect(await completeIdempotencyKey(other, { ...reply, status: 500 })).toBe(false);
 
@@ -260,7 +260,7 @@ describe.each(implementations)('store on $name', (impl) => {
     it('lets an expired record be claimed again, from the moment it expires', async () => {
       const scope = unique('key_c:test:acme');
       await claimIdempotencyKey(db, claimOf(scope, 'k', 'old', 0, 60));
-      await completeIdempotencyKey(db, { scope, key: 'k', status: 200, body: '{}', headers: '{}' });
+      await completeIdempotencyKey(db, { scope, key: 'k', leaseUntil: iso(30), status: 200, body: '{}', headers: '{}' });
       expect((await claimIdempotencyKey(db, claimOf(scope, 'k', 'new', 59))).claimed).toBe(false);
       expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'new', 60))).toEqual({ claimed: true });
       const after = await claimIdempotencyKey(other, claimOf(scope, 'k', 'newer', 61));
@@ -278,18 +278,23 @@ describe.each(implementations)('store on $name', (impl) => {
       expect(await claimIdempotencyKey(other, claimOf(scope, 'k', 'fp', 30))).toEqual({ claimed: true });
       // The new claim holds a lease of its own, and a stored reply is never taken over.
       expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp', 40))).toMatchObject({ claimed: false, record: { state: 'running' } });
-      await completeIdempotencyKey(other, { scope, key: 'k', status: 200, body: '{}', headers: '{}' });
+      // The first owner, finishing late, can neither store its reply nor release the key: they are the retry's.
+      const late = { scope, key: 'k', leaseUntil: iso(30), status: 504, body: '{}', headers: '{}' };
+      expect(await completeIdempotencyKey(db, late)).toBe(false);
+      expect(await releaseIdempotencyKey(db, late)).toBe(false);
+      expect(await completeIdempotencyKey(other, { scope, key: 'k', leaseUntil: iso(60), status: 200, body: '{}', headers: '{}' })).toBe(true);
       expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp', 80))).toMatchObject({ claimed: false, record: { state: 'done' } });
     });
 
     it('releases a running claim but never a stored reply', async () => {
       const scope = unique('key_d:test:acme');
+      const ref = { scope, key: 'k', leaseUntil: iso(30) };
       await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'));
-      expect(await releaseIdempotencyKey(db, { scope, key: 'k' })).toBe(true);
-      expect(await releaseIdempotencyKey(db, { scope, key: 'k' })).toBe(false);
+      expect(await releaseIdempotencyKey(db, ref)).toBe(true);
+      expect(await releaseIdempotencyKey(db, ref)).toBe(false);
       expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'))).toEqual({ claimed: true });
-      await completeIdempotencyKey(db, { scope, key: 'k', status: 200, body: '{}', headers: '{}' });
-      expect(await releaseIdempotencyKey(db, { scope, key: 'k' })).toBe(false);
+      await completeIdempotencyKey(db, { ...ref, status: 200, body: '{}', headers: '{}' });
+      expect(await releaseIdempotencyKey(db, ref)).toBe(false);
       expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp', 1))).toMatchObject({ claimed: false, record: { state: 'done' } });
     });
 

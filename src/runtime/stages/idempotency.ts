@@ -22,17 +22,17 @@ export const claimIdempotency: Stage = async (call, runtime) => {
   const key = call.envelope.options.idempotencyKey;
   if (key === undefined) return undefined;
   const { face, action, payload } = call.envelope;
+  const now = Date.now();
   const claim = {
     scope: `${call.key.id}:${call.mode}:${call.entityId}`,
     key,
     fingerprint: sha256(canonicalJson({ face, action, version: call.apiVersion, payload })),
+    leaseUntil: new Date(now + callTimeout(call, runtime) + runtime.idempotencyLeaseMarginMs).toISOString(),
   };
-  const now = Date.now();
   const result = await claimIdempotencyKey(runtime.db, {
     ...claim,
     now: new Date(now).toISOString(),
     expiresAt: new Date(now + runtime.idempotencyTtlSeconds * 1000).toISOString(),
-    leaseUntil: new Date(now + callTimeout(call, runtime) + runtime.idempotencyLeaseMarginMs).toISOString(),
   });
   if (result.claimed) {
     call.idempotency = claim;
@@ -53,10 +53,11 @@ export const claimIdempotency: Stage = async (call, runtime) => {
 
 /**
  * Stores the reply of a call that claimed a key. Given the call's transaction, the reply commits with the
- * call's effects, so an answer is never lost for work that was done.
+ * call's effects, so an answer is never lost for work that was done. False when the claim is no longer this
+ * call's: it ran past its lease and another request took the key over.
  */
-export async function completeIdempotency(call: CallState, db: Db, reply: Reply): Promise<void> {
-  if (!call.idempotency) return;
+export async function completeIdempotency(call: CallState, db: Db, reply: Reply): Promise<boolean> {
+  if (!call.idempotency) return true;
   const headers = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => !PER_REQUEST.has(name)));
-  await completeIdempotencyKey(db, { ...call.idempotency, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) });
+  return completeIdempotencyKey(db, { ...call.idempotency, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) });
 }

@@ -45,9 +45,15 @@ export const rateLimit: Stage = async (call, runtime) => {
   const policies = policiesFor(call, runtime);
   const weight = weightOf(call, policies);
   // The requests of an atomic batch are charged together, all or nothing, once every one is checked: a
-  // bucket listed n times is charged n times.
-  if (call.item?.atomicLimits) {
-    for (let i = 0; i < weight; i++) call.item.atomicLimits.push(...policies);
+  // bucket listed n times is charged n times. Listing a bucket more than its limit times cannot change the
+  // answer (the batch needs more than a whole window and is refused), so it stops there: the check stays of
+  // bounded size however heavy the batch.
+  const collected = call.item?.atomicLimits;
+  if (collected) {
+    for (const policy of policies) {
+      const listed = collected.reduce((n, p) => n + (p.key === policy.key ? 1 : 0), 0);
+      for (let i = 0; i < Math.min(weight, policy.limit + 1 - listed); i++) collected.push(policy);
+    }
     return;
   }
   const decision = await decide(runtime, policies, weight);
