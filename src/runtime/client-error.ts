@@ -4,13 +4,12 @@
  * error envelope of API.md §4, with a Request-Id like every other answer, instead of Node's or Fastify's own
  * bodies. Connections reset by the client get no answer: nobody is there to read it.
  */
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { newId } from '../store/secrets.js';
 import type { ErrorCode } from './errors.js';
 import { ApiError } from './errors.js';
-import { errorObject } from './envelope.js';
-
-const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' };
+import { errorObject, responseMeta } from './envelope.js';
 
 function refusal(error: NodeJS.ErrnoException): { code: ErrorCode; message: string } {
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { code: 'request_timeout', message: 'The request was not received in time; send its headers and body without pausing.' };
@@ -27,9 +26,9 @@ export function clientErrorHandler(serverVersion: string, errorDocsUrl: string) 
       const { code, message } = refusal(error);
       const apiError = new ApiError(code, message);
       const requestId = newId('req');
-      const body = JSON.stringify({ error: errorObject(apiError, errorDocsUrl), meta: { timing: 0, requestId, version: serverVersion } });
+      const body = JSON.stringify({ error: errorObject(apiError, errorDocsUrl), meta: responseMeta(requestId, performance.now(), serverVersion) });
       socket.write(
-        `HTTP/1.1 ${apiError.status} ${REASONS[apiError.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
       );
     }

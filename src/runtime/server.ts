@@ -18,7 +18,7 @@ import { WebhookWorker } from '../webhooks/worker.js';
 import type { AfterAnswer, CallState } from './call.js';
 import type { Catalogue } from './dispatch-types.js';
 import { errorReply } from './envelope.js';
-import { ApiError, registerErrorCodes, toApiError } from './errors.js';
+import { ApiError, registerErrorCodes, toApiError, type ErrorCode } from './errors.js';
 import { KeyCache } from './key-cache.js';
 import { createMetrics } from './metrics.js';
 import { runCall } from './pipeline.js';
@@ -66,11 +66,13 @@ const SHUTDOWN_RETRY_AFTER = '1';
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
 /** What the HTTP layer reports by its own codes, in the contract's terms. */
-const FASTIFY_ERRORS: Record<string, [code: 'payload_too_large' | 'unsupported_media_type' | 'invalid_json', message: (limits: { bodyBytes: number }) => string]> = {
+const FASTIFY_ERRORS: Record<string, [code: ErrorCode, message: (limits: { bodyBytes: number }) => string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', (limits) => `The body is larger than ${limits.bodyBytes} bytes.`],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', () => 'Send the body as Content-Type: application/json.'],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', () => 'The body is empty; send {face, action, payload}.'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_json', () => 'Content-Length does not match the body.'],
+  FST_ERR_BAD_URL: ['request_malformed', () => 'The path is not a valid URL (check its percent-encoding).'],
+  FST_ERR_MAX_PARAM_LENGTH: ['uri_too_long', () => 'A part of the path is longer than the server accepts.'],
 };
 
 /** Serves `catalogue`: the dispatch table, platform tables and handlers of one set of face files. */
@@ -114,13 +116,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     http: { headersTimeout: http.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs) },
     clientErrorHandler: clientErrorHandler(options.serverVersion, catalogue.platform.errorDocsUrl),
     // A path Fastify cannot route (bad percent-encoding, a part longer than it routes) leaves in the envelope.
-    frameworkErrors: (error, _request, reply) =>
-      sendError(
-        reply,
-        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-          ? new ApiError('uri_too_long', 'A part of the path is longer than the server accepts.')
-          : new ApiError('request_malformed', 'The path is not a valid URL (check its percent-encoding).'),
-      ),
+    frameworkErrors: (error, _request, reply) => sendError(reply, httpLayerError(error) ?? new ApiError('request_malformed', 'The request cannot be routed.')),
   });
   app.server.maxConnections = http.maxConnections;
   let closing = false;
@@ -135,6 +131,12 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => parseJsonBody(request, body as string, done));
+
+  /** A refusal of the HTTP layer (by its own code) in the contract's terms; undefined for any other error. */
+  const httpLayerError = (error: FastifyError): ApiError | undefined => {
+    const known = FASTIFY_ERRORS[error.code];
+    return known && new ApiError(known[0], known[1](limits));
+  };
 
   /** Answers what the HTTP layer refused before any call began (bad JSON, wrong type, unknown path). */
   const sendError = (reply: FastifyReply, error: ApiError, requestId = newId('req')) => {
@@ -209,8 +211,8 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
       console.warn(`${request.method} ${request.url.split('?')[0]}: the client closed the connection while sending its body.`);
       return reply.code(400).send();
     }
-    const known = FASTIFY_ERRORS[(error as FastifyError).code ?? ''];
-    if (known) return sendError(reply, new ApiError(known[0], known[1](limits)));
+    const known = httpLayerError(error as FastifyError);
+    if (known) return sendError(reply, known);
     const requestId = newId('req');
     return sendError(reply, toApiError(error, requestId), requestId);
   });
