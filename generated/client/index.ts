@@ -25,6 +25,15 @@ import type {
   KeysRevokeResult,
   KeysRotatePayload,
   KeysRotateResult,
+  UsageEventsPayload,
+  UsageEventsResult,
+  UsageIngestPayload,
+  UsageIngestResult,
+  UsageLivePayload,
+  UsageLiveResult,
+  UsageLiveStreamEvent,
+  UsageSummaryPayload,
+  UsageSummaryResult,
   WebhooksCreatePayload,
   WebhooksCreateResult,
   WebhooksDeletePayload,
@@ -164,6 +173,64 @@ export class DispatchClient extends BaseClient {
      */
     rotate: (payload: KeysRotatePayload, options?: CallOptions): Promise<KeysRotateResult> =>
       this.call<KeysRotateResult>('keys', 'rotate', payload, options),
+  };
+  /** What every call used and cost, live and over time, and the caller's own metered events. */
+  readonly usage = {
+    /**
+     * List call records, newest first.
+     *
+     * Requires the `usage:read` scope.
+     */
+    events: (payload: UsageEventsPayload = {}, options?: CallOptions): Promise<UsageEventsResult> =>
+      this.call<UsageEventsResult>('usage', 'events', payload, options),
+    /**
+     * Record metered events of your own.
+     *
+     * Requires the `billing:write` scope.
+     *
+     * Up to 1000 events per call. Each is answered on its own: `accepted`, `duplicate` (its id was ingested
+     * before and is not counted again) or `invalid` (its time is more than 35 days ago or 5 minutes ahead).
+     * Accepted events are counted in `summary` under `meters`.
+     */
+    ingest: (payload: UsageIngestPayload, options?: CallOptions): Promise<UsageIngestResult> =>
+      this.call<UsageIngestResult>('usage', 'ingest', payload, options),
+    /**
+     * Follow calls as they are recorded.
+     *
+     * Requires the `usage:live` scope.
+     *
+     * A stream (ask for it with `options.stream: true`): a `record` event for each call recorded from now on
+     * that the filter keeps, within a flush window (`USAGE_FLUSH_MS`) of its answer. It runs until the client
+     * leaves or `maxSeconds` pass (at most the call's time-out), then ends with a result that says how many
+     * records it sent. A client that falls far behind misses records (counted in `dropped`) rather than
+     * holding the server's memory.
+     */
+    live: Object.assign(
+      (payload: UsageLivePayload = {}, options?: CallOptions): Promise<UsageLiveResult> =>
+        this.call<UsageLiveResult>('usage', 'live', payload, options),
+      {
+        /**
+         * Streams `usage.live`: iterate the returned `DispatchStream` for its `start`, `delta`, `progress` and `record`
+         * events; await it, or its `finalResult()`, for the result.
+         */
+        stream: (
+          payload: UsageLivePayload = {},
+          options?: CallOptions,
+        ): DispatchStream<UsageLiveResult, UsageLiveStreamEvent> =>
+          this.stream<UsageLiveResult, UsageLiveStreamEvent>('usage', 'live', payload, options, ['record']),
+      },
+    ),
+    /**
+     * Add up calls, errors, units, cost and latency over a time range, grouped and filtered.
+     *
+     * Requires the `usage:read` scope.
+     *
+     * Reads the minute rollups, so it answers as fast over a year as over an hour. `groupBy` lists the fields
+     * to group by (at most one of `minute`, `hour`, `day`); without it there is one group. `totals` adds up
+     * every group; `meters` adds up ingested events by `type`.
+     */
+    summary: (payload: UsageSummaryPayload = {}, options?: CallOptions): Promise<UsageSummaryResult> =>
+      this.call<UsageSummaryResult>('usage', 'summary', payload, options),
   };
   /** Subscriptions that receive the platform's events over HTTPS, signed. */
   readonly webhooks = {

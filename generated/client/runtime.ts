@@ -208,7 +208,13 @@ export class BaseClient {
    * as `call`'s are; once it is open nothing is retried, and a connection that ends before the `result` or
    * `error` event throws `DispatchConnectionError`. The client's `timeoutMs` covers the whole stream.
    */
-  stream<T>(face: string, action: string, payload: unknown, options: CallOptions = {}): DispatchStream<T> {
+  stream<T, E extends { event: string; data: unknown } = StreamEvent>(
+    face: string,
+    action: string,
+    payload: unknown,
+    options: CallOptions = {},
+    events: readonly string[] = [],
+  ): DispatchStream<T, E> {
     // Our own controller, so that leaving the iteration early can abort the call as the caller's signal does.
     const controller = new AbortController();
     const { signal } = controller;
@@ -225,15 +231,15 @@ export class BaseClient {
         exchange.close();
       }
     };
-    const run = async (emit: (event: StreamEvent) => void): Promise<T> => {
+    const run = async (emit: (event: E) => void): Promise<T> => {
       try {
         const opened = await this.#exchange(face, action, payload, { ...options, signal }, true, open);
-        return 'data' in opened ? opened.data : await readEvents<T>(opened, emit, this.#url);
+        return 'data' in opened ? opened.data : await readEvents<T, E>(opened, emit, this.#url, events);
       } finally {
         caller?.removeEventListener('abort', forward);
       }
     };
-    return new DispatchStream<T>(run, (reason) => controller.abort(reason));
+    return new DispatchStream<T, E>(run, (reason) => controller.abort(reason));
   }
 
   /**
@@ -339,17 +345,24 @@ function isEventStream(response: Response): boolean {
 const SHOWN_EVENTS = new Set<string>(['start', 'delta', 'progress']);
 
 /**
- * Reads an open event stream up to its terminal event: hands `start`, `delta` and `progress` to `emit`,
- * skips `ping` and event names this client does not know, and returns the `result`'s data or throws the
- * `error`'s `DispatchError`. An `error` event has no status of its own: `status` is the stream's 200.
+ * Reads an open event stream up to its terminal event: hands `start`, `delta`, `progress` and the action's
+ * own `events` to `emit`, skips `ping` and event names this client does not know, and returns the
+ * `result`'s data or throws the `error`'s `DispatchError`. An `error` event has no status of its own:
+ * `status` is the stream's 200.
  */
-async function readEvents<T>(exchange: Exchange, emit: (event: StreamEvent) => void, url: string): Promise<T> {
+async function readEvents<T, E>(
+  exchange: Exchange,
+  emit: (event: E) => void,
+  url: string,
+  events: readonly string[],
+): Promise<T> {
   const { response, attempt } = exchange;
   let terminal: { name: string; body: Envelope } | undefined;
   const parser = createParser({
     onEvent(message) {
       const name = message.event ?? 'message';
-      if (terminal || !(SHOWN_EVENTS.has(name) || name === 'result' || name === 'error')) return;
+      if (terminal || !(SHOWN_EVENTS.has(name) || events.includes(name) || name === 'result' || name === 'error'))
+        return;
       let data: unknown;
       try {
         data = JSON.parse(message.data);
@@ -357,7 +370,7 @@ async function readEvents<T>(exchange: Exchange, emit: (event: StreamEvent) => v
         throw errorOf(response, `event ${name}: ${message.data}`, {}, attempt);
       }
       if (name === 'result' || name === 'error') terminal = { name, body: isObject(data) ? data : {} };
-      else emit({ event: name, data } as StreamEvent);
+      else emit({ event: name, data } as E);
     },
   });
   const reader = response.body?.getReader();

@@ -28,6 +28,7 @@ export const platform: PlatformData = {
   ],
   changelogUrl: '/docs/versions.md',
   errorDocsUrl: '/docs/errors.md',
+  currency: 'usd',
 };
 
 /** Every error code: the platform's own and those declared by faces. */
@@ -81,6 +82,9 @@ export type ErrorCode =
   | 'key_expired'
   | 'key_revoked'
   | 'scope_not_grantable'
+  | 'stream_required'
+  | 'usage_query_too_large'
+  | 'usage_range_invalid'
   | 'webhook_endpoint_limit'
   | 'webhook_url_invalid';
 
@@ -577,6 +581,37 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       status: 403,
       type: 'permission_error',
       message: 'A key can only grant scopes, entities and tiers that it holds itself.',
+      retryable: false,
+    },
+  ],
+  [
+    'stream_required',
+    {
+      code: 'stream_required',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The action answers only as a stream: send `options.stream: true` or `Accept: text/event-stream`.',
+      retryable: false,
+    },
+  ],
+  [
+    'usage_query_too_large',
+    {
+      code: 'usage_query_too_large',
+      status: 400,
+      type: 'invalid_request_error',
+      message:
+        'The summary would have too many groups; choose a shorter range, a coarser time bucket or fewer groupings.',
+      retryable: false,
+    },
+  ],
+  [
+    'usage_range_invalid',
+    {
+      code: 'usage_range_invalid',
+      status: 400,
+      type: 'invalid_request_error',
+      message: "The time range is not valid (from must come before to, and both within the rollups' retention).",
       retryable: false,
     },
   ],

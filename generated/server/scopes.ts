@@ -24,7 +24,13 @@ export const scopes: ReadonlyMap<string, ScopeEntry> = new Map([
   ['batch:run', { description: 'Send several calls in one request (batch.run).', actions: ['batch.run'] }],
   ['billing:invoices', { description: 'Issue and void invoices.', actions: [] }],
   ['billing:read', { description: 'Read plans, subscriptions and invoices.', actions: [] }],
-  ['billing:write', { description: 'Create and change subscriptions.', actions: [] }],
+  [
+    'billing:write',
+    {
+      description: 'Create and change subscriptions, and report metered usage (usage.ingest).',
+      actions: ['usage.ingest'],
+    },
+  ],
   ['email:read', { description: 'Read sent messages and their delivery status.', actions: [] }],
   ['email:send', { description: 'Send e-mail.', actions: [] }],
   ['email:templates', { description: 'Manage e-mail templates.', actions: [] }],
@@ -45,8 +51,8 @@ export const scopes: ReadonlyMap<string, ScopeEntry> = new Map([
   ['storage:read', { description: 'Read and list stored files.', actions: [] }],
   ['storage:share', { description: 'Create signed links to stored files.', actions: [] }],
   ['storage:write', { description: 'Upload and update stored files.', actions: [] }],
-  ['usage:live', { description: 'Follow calls as they happen.', actions: [] }],
-  ['usage:read', { description: 'Read usage summaries and call records.', actions: [] }],
+  ['usage:live', { description: 'Follow calls as they happen.', actions: ['usage.live'] }],
+  ['usage:read', { description: 'Read usage summaries and call records.', actions: ['usage.events', 'usage.summary'] }],
   [
     'webhooks:read',
     {
@@ -84,6 +90,10 @@ export const actionScopes: ReadonlyMap<string, string> = new Map([
   ['keys.list', 'keys:read'],
   ['keys.revoke', 'keys:write'],
   ['keys.rotate', 'keys:write'],
+  ['usage.events', 'usage:read'],
+  ['usage.ingest', 'billing:write'],
+  ['usage.live', 'usage:live'],
+  ['usage.summary', 'usage:read'],
   ['webhooks.create', 'webhooks:write'],
   ['webhooks.delete', 'webhooks:write'],
   ['webhooks.deliveries', 'webhooks:read'],

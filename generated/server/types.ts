@@ -359,6 +359,227 @@ export interface KeysHandlers {
   rotate(payload: KeysRotatePayload, ctx: HandlerContext<'keys.key.rotated'>): Promise<KeysRotateResult>;
 }
 
+/** An exact decimal number, written as a string so that no float ever rounds it (`"0.000586"`). */
+export type UsageDecimal = string;
+
+/** Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read. */
+export interface UsageFilter {
+  /** Faces. */
+  face?: string[];
+  /** Action names (`generate`); combine with `face` to name one face's action. */
+  action?: string[];
+  /** Entities: a list of ids the key may act for, or `*` for every entity the key may act for. */
+  entity?: '*' | string[];
+  /** Ids of the keys that made the calls. */
+  key?: string[];
+  /** HTTP statuses of the answers. */
+  status?: number[];
+}
+
+/** One group of calls; it names the value of each `groupBy` field it is grouped by. */
+export type UsageGroup = UsageTotals & {
+  /** The face, when grouped by `face`. */ face?: string;
+  /** The action, when grouped by `action`. */ action?: string;
+  /** The entity, when grouped by `entity`. */ entity?: string;
+  /** The key's id, when grouped by `key`. */ key?: string;
+  /** The HTTP status, when grouped by `status`. */ status?: number;
+  /** The start of the minute, hour or day, when grouped by one of them. */ time?: string;
+};
+
+/** What became of one event, in the order sent. */
+export interface UsageIngestOutcome {
+  /** The event's id. */
+  id: string;
+  /** `duplicate`: that id was ingested before (or earlier in this request) and is not counted again. */
+  status: 'accepted' | 'duplicate' | 'invalid';
+  /** Why it is invalid. */
+  reason?: string;
+}
+
+/** Latency percentiles in milliseconds, read from fixed histogram buckets (1, 2, 5, 10, 20, 50, 100, 200, 500 ms, 1, 2, 5, 10, 30, 120 s): each is the upper bound of its bucket. Null without calls. */
+export interface UsageLatency {
+  /** Median. */
+  p50: number | null;
+  /** 99th percentile. */
+  p99: number | null;
+}
+
+/** Ingested events of one type, added up (by entity and time too when the summary is grouped by them). */
+export interface UsageMeter {
+  /** The events' type. */
+  type: string;
+  /** The entity, when grouped by `entity`. */
+  entity?: string;
+  /** The start of the minute, hour or day, when grouped by one of them. */
+  time?: string;
+  /** Events counted. */
+  events: number;
+  /** Their values added up. */
+  value: number;
+}
+
+/** One metered event of the caller's own (an OpenMeter or Stripe meter event). */
+export interface UsageMeterEvent {
+  /** Your unique id for the event: an id already ingested is counted once, ever. */
+  id: string;
+  /** What is measured (`api_calls`, `seats`, `gb_transferred`). */
+  type: string;
+  /** Who it is about (a customer, a user). */
+  subject?: string;
+  /** When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now. */
+  time?: string;
+  /** The quantity. */
+  value: number;
+  /** Anything else worth keeping with it. */
+  properties?: { [key: string]: unknown };
+}
+
+/** One call, as it was recorded. */
+export interface UsageRecord {
+  /** Record id. */
+  id: string;
+  /** The request (a batch's requests share the batch's). */
+  requestId: string;
+  /** When the call was answered. */
+  at: string;
+  /** The key that made the call. */
+  keyId: string;
+  /** The key's mode. */
+  mode: 'live' | 'test';
+  /** The entity the call acted for. */
+  entityId: string;
+  /** The face called (as asked, for a call refused before routing). */
+  face: string;
+  /** The action called. */
+  action: string;
+  /** The resolved API version, when it was resolved. */
+  apiVersion?: string;
+  /** The HTTP status of the answer. */
+  status: number;
+  /** The error's code, for an error. */
+  errorCode?: string;
+  /** Time from the request to its answer. */
+  latencyMs: number;
+  /** What the handler reported. */
+  units: { [key: string]: number };
+  cost: UsageDecimal;
+  /** ISO 4217 code of `cost`. */
+  currency: string;
+  /** True for an idempotent replay (which costs nothing). */
+  replayed: boolean;
+}
+
+export interface UsageTotals {
+  /** Calls recorded. */
+  calls: number;
+  /** Calls answered with a status of 400 or more. */
+  errors: number;
+  /** Idempotent replays among them (they cost nothing). */
+  replayed: number;
+  /** Units the handlers reported, added up (`{inputTokens: 1200}`). */
+  units: { [key: string]: number };
+  cost: UsageDecimal;
+  latencyMs: UsageLatency;
+}
+
+/** Payload of `usage.events`. Served since 2026-09-01. */
+export interface UsageEventsPayload {
+  /** Records answered at or after this time. */
+  from?: string;
+  /** Records answered before this time. */
+  to?: string;
+  filter?: UsageFilter;
+  /**
+   * Page size.
+   * @default 100
+   */
+  limit: number;
+  /** The last record of the previous page. */
+  startingAfter?: string;
+}
+
+/** Result of `usage.events`. */
+export interface UsageEventsResult {
+  /** The page of records. */
+  items: UsageRecord[];
+  /** True when another page follows; pass the last id as `startingAfter`. */
+  hasMore: boolean;
+}
+
+/** Payload of `usage.ingest`. Served since 2026-09-01. */
+export interface UsageIngestPayload {
+  /** The events. */
+  events: UsageMeterEvent[];
+}
+
+/** Result of `usage.ingest`. */
+export interface UsageIngestResult {
+  /** One per event, in order. */
+  results: UsageIngestOutcome[];
+  /** Events counted. */
+  accepted: number;
+  /** Events already counted. */
+  duplicates: number;
+  /** Events refused. */
+  invalid: number;
+}
+
+/** Payload of `usage.live`. Served since 2026-09-01. */
+export interface UsageLivePayload {
+  filter?: UsageFilter;
+  /**
+   * How long to follow; the stream ends earlier when the call's time-out (`options.timeout`) comes first.
+   * @default 60
+   */
+  maxSeconds: number;
+}
+
+/** Result of `usage.live`. */
+export interface UsageLiveResult {
+  /** Records sent. */
+  delivered: number;
+  /** Records skipped because the client was behind. */
+  dropped: number;
+}
+
+/** Payload of `usage.summary`. Served since 2026-09-01. */
+export interface UsageSummaryPayload {
+  /** Start of the range (inclusive; read by the minute). Defaults to an hour before `to`. */
+  from?: string;
+  /** End of the range (exclusive). Defaults to now. */
+  to?: string;
+  /** Fields to group by. */
+  groupBy?: ('face' | 'action' | 'entity' | 'key' | 'status' | 'minute' | 'hour' | 'day')[];
+  filter?: UsageFilter;
+}
+
+/** Result of `usage.summary`. */
+export interface UsageSummaryResult {
+  /** Start of the range read (to the minute). */
+  from: string;
+  /** End of the range read. */
+  to: string;
+  /** ISO 4217 code of every `cost`. */
+  currency: string;
+  /** The groups, in the order of their fields (times oldest first). */
+  groups: UsageGroup[];
+  totals: UsageTotals;
+  /** Ingested events by type. */
+  meters: UsageMeter[];
+}
+
+/** Handlers of the `usage` face, implemented in `src/faces/usage.ts`. */
+export interface UsageHandlers {
+  /** List call records, newest first. */
+  events(payload: UsageEventsPayload, ctx: HandlerContext): Promise<UsageEventsResult>;
+  /** Record metered events of your own. */
+  ingest(payload: UsageIngestPayload, ctx: HandlerContext): Promise<UsageIngestResult>;
+  /** Follow calls as they are recorded. */
+  live(payload: UsageLivePayload, ctx: HandlerContext): Promise<UsageLiveResult>;
+  /** Add up calls, errors, units, cost and latency over a time range, grouped and filtered. */
+  summary(payload: UsageSummaryPayload, ctx: HandlerContext): Promise<UsageSummaryResult>;
+}
+
 /** One HTTP request of a delivery. */
 export interface WebhooksAttempt {
   /** 1 for the first request. */
@@ -592,5 +813,6 @@ export interface Handlers {
   ai: AiHandlers;
   auth: AuthHandlers;
   keys: KeysHandlers;
+  usage: UsageHandlers;
   webhooks: WebhooksHandlers;
 }

@@ -7,6 +7,7 @@ import { registerCheck } from './check.js';
 import { registerGenerate } from './generate.js';
 import { registerKeys } from './keys.js';
 import { registerServe } from './serve.js';
+import { registerUsage } from './usage.js';
 import { registerWorker } from './worker.js';
 
 const program = new Command('dispatch')
@@ -18,6 +19,7 @@ registerGenerate(program);
 registerCheck(program);
 registerServe(program);
 registerKeys(program);
+registerUsage(program);
 registerWorker(program);
 
 try {

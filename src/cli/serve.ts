@@ -39,6 +39,7 @@ export function registerServe(program: Command): void {
         webhooks: config.webhooks,
         webhookWorker: config.webhookWorker,
         http: config.http,
+        usage: config.usage,
         ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       });
       const stop = async () => {

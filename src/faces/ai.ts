@@ -26,6 +26,7 @@ export const ai: AiHandlers = {
       },
       ...(streamed ? { onDelta: (text: string) => ctx.stream.delta(text) } : {}),
     });
+    ctx.reportUnits({ inputTokens: result.tokens.input, outputTokens: result.tokens.output });
     ctx.emit('ai.generate.completed', { model: result.model, tokens: result.tokens, streamed });
     return result;
   },

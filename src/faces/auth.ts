@@ -64,6 +64,7 @@ export const auth: AuthHandlers = {
     }));
     // A concurrent signup can still take an address between the check and the insert; the unique index decides.
     if (!(await insertUsers(ctx.db, rows))) throw new ApiError('email_taken', 'An address of the import was taken while it ran; nothing was imported.');
+    ctx.reportUnits({ users: rows.length });
     ctx.emit('auth.import.succeeded', { count: rows.length, userIds: rows.map((r) => r.id) });
     return { users: rows.map(toUser) };
   },

@@ -11,7 +11,7 @@ import { fromRoot } from '../package-root.js';
 import { materialize } from '../spec/json-schema.js';
 import type { Action, Catalog, Face, JsonSchema } from '../spec/model.js';
 import { declaration, printStatements } from './declarations.js';
-import type { TypeOptions } from './schema-to-type.js';
+import { typeOf, type TypeOptions } from './schema-to-type.js';
 
 export const CLIENT_RUNTIME_PATH = 'client/runtime.ts';
 export const CLIENT_TYPES_PATH = 'client/types.ts';
@@ -93,8 +93,10 @@ function batchMethod(faces: ClientFace[]): BatchMethod | undefined {
 
 function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined): StatementStructures[] {
   const out: StatementStructures[] = [];
-  if (batch) {
-    out.push({ kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './runtime.js', namedImports: ['BatchItemResult'] });
+  const ownStreamEvents = faces.some(({ actions }) => actions.some(({ action }) => action.streamEvents.length > 0));
+  const runtimeTypes = [...(batch ? ['BatchItemResult'] : []), ...(ownStreamEvents ? ['StreamEvent'] : [])];
+  if (runtimeTypes.length) {
+    out.push({ kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './runtime.js', namedImports: runtimeTypes });
   }
   for (const { face, actions } of faces) {
     const options: TypeOptions = { server: false, refName: (name) => face.typeName + name };
@@ -106,6 +108,7 @@ function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod 
       const served = `Payload of \`${action.id}\` in API version ${latest}.`;
       out.push(declaration(`${action.typeName}Payload`, withoutDefs(payload), options, [served]));
       out.push(declaration(`${action.typeName}Result`, withoutDefs(action.resultSchema), options, [`Result of \`${action.id}\`.`]));
+      if (action.streamEvents.length) out.push(streamEventType(action, options));
     }
     for (const event of face.events) {
       const docs = [`Data of the \`${event.type}\` event: ${event.summary.trim()}`];
@@ -210,7 +213,9 @@ function batchStatements(faces: ClientFace[]): StatementStructures[] {
 
 function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined): StatementStructures[] {
   const served = faces.filter((f) => !f.face.builtin && f.actions.length > 0);
-  const typeNames = served.flatMap(({ actions }) => actions.flatMap(({ action: a }) => [`${a.typeName}Payload`, `${a.typeName}Result`]));
+  const typeNames = served.flatMap(({ actions }) =>
+    actions.flatMap(({ action: a }) => [`${a.typeName}Payload`, `${a.typeName}Result`, ...(a.streamEvents.length ? [`${a.typeName}StreamEvent`] : [])]),
+  );
   if (batch) typeNames.push('BatchRequest', 'BatchResults');
   const streams = served.some(({ actions }) => actions.some(({ action }) => action.stream));
   const runtimeImports = [
@@ -278,11 +283,14 @@ function method(action: Action, payload: JsonSchema): string {
   const args = `${JSON.stringify(action.face)}, ${JSON.stringify(action.name)}, payload, options`;
   const call = `(${param}, options?: CallOptions): Promise<${result}> => this.call<${result}>(${args})`;
   if (!action.stream) return `${jsDoc(docs)}\n${propertyName(action.name)}: ${call},`;
+  const own = action.streamEvents.map((e) => e.name);
+  const named = ['start', 'delta', 'progress', ...own].map((n) => `\`${n}\``);
   const streamDocs = [
-    `Streams \`${action.id}\`: iterate the returned \`DispatchStream\` for its \`start\`, \`delta\` and \`progress\`\n` +
+    `Streams \`${action.id}\`: iterate the returned \`DispatchStream\` for its ${named.slice(0, -1).join(', ')} and ${named.at(-1)}\n` +
       'events; await it, or its `finalResult()`, for the result.',
   ];
-  const stream = `(${param}, options?: CallOptions): DispatchStream<${result}> => this.stream<${result}>(${args})`;
+  const types = own.length ? `${result}, ${action.typeName}StreamEvent` : result;
+  const stream = `(${param}, options?: CallOptions): DispatchStream<${types}> => this.stream<${types}>(${args}${own.length ? `, ${JSON.stringify(own)}` : ''})`;
   return `${jsDoc(docs)}\n${propertyName(action.name)}: Object.assign(${call}, {\n${jsDoc(streamDocs)}\nstream: ${stream},\n}),`;
 }
 
@@ -357,7 +365,15 @@ function checkNames(faces: ClientFace[], batch: BatchMethod | undefined): void {
     for (const { action } of actions) {
       claim(`${action.typeName}Payload`, `the payload of ${action.id}`);
       claim(`${action.typeName}Result`, `the result of ${action.id}`);
+      if (action.streamEvents.length) claim(`${action.typeName}StreamEvent`, `the stream events of ${action.id}`);
     }
     for (const event of face.events) claim(`${event.typeName}Data`, `the data of event ${event.type}`);
   }
+}
+
+/** The events a streaming action's stream shows: the common ones, and those it declares of its own. */
+function streamEventType(action: Action, options: TypeOptions): StatementStructures {
+  const own = action.streamEvents.map((e) => `| { event: ${JSON.stringify(e.name)}; data: ${typeOf(withoutDefs(e.dataSchema), options)} }`);
+  const docs = [`The events of a \`${action.id}\` stream: ${action.streamEvents.map((e) => `\`${e.name}\` (${e.summary.trim()})`).join(', ')}, besides the common ones.`];
+  return { kind: StructureKind.TypeAlias, name: `${action.typeName}StreamEvent`, isExported: true, docs, type: ['StreamEvent', ...own].join('\n') };
 }

@@ -44,7 +44,7 @@ function actionEntry(face: Face, action: Action): string {
   const versions = action.variants.flatMap((v) => v.versions.map((date) => `[${json(date)}, ${face.name}Validators.${v.validator}]`));
   return `{
     id: ${json(action.id)}, face: ${json(face.name)}, name: ${json(action.name)}, scope: ${json(action.scope)},
-    stream: ${action.stream}, atomic: ${action.atomic}, cost: ${json(action.cost)}, weight: ${json(action.weight)}, emits: ${json(action.emits)},
+    stream: ${action.stream}, streamEvents: ${json(action.streamEvents.map((e) => e.name))}, atomic: ${action.atomic}, cost: ${json(action.cost)}, weight: ${json(action.weight)}, emits: ${json(action.emits)},
     rate: ${json(action.rate)}, versions: new Map([${versions.join(', ')}]),
   }`;
 }
@@ -59,6 +59,7 @@ export function emitPlatform(catalog: Catalog): string {
     tiers: platform.tiers,
     changelogUrl: platform.changelogUrl,
     errorDocsUrl: platform.errorDocsUrl,
+    currency: platform.currency,
   };
   return [
     `import type { ErrorDefinition, PlatformData } from '${TYPES}';`,

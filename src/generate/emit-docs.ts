@@ -6,6 +6,7 @@
  */
 import { BATCH_ACTION } from '../runtime/dispatch-types.js';
 import type { Action, ApiVersion, Catalog, Example, Face, FaceError, RatePolicy } from '../spec/model.js';
+import { isZeroPrice } from '../spec/price.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { versionChanges } from './docs-changes.js';
 import { eventsView } from './docs-events.js';
@@ -13,7 +14,6 @@ import {
   actionLink,
   byString,
   code,
-  decimal,
   EVENTS_PATH,
   eventLink,
   facePath,
@@ -25,13 +25,17 @@ import {
   type Fact,
   type TableView,
 } from './docs-tables.js';
+import { priceWords } from './price-words.js';
 import { renderDoc } from './templates.js';
+
+/** The heading of the index section that lists the units (templates/docs/index.md.hbs). */
+const UNITS_ANCHOR = 'prices-and-units';
 
 /** Every docs page, by path under `generated/`. */
 export function emitDocs(catalog: Catalog): Map<string, string> {
   const files = new Map<string, string>();
   files.set('docs/index.md', renderDoc('index', indexView(catalog)));
-  for (const face of catalog.faces) files.set(`docs/${facePath(face.name)}`, renderDoc('face', faceView(face)));
+  for (const face of catalog.faces) files.set(`docs/${facePath(face.name)}`, renderDoc('face', faceView(face, catalog.platform.currency)));
   files.set(`docs/${EVENTS_PATH}`, renderDoc('events', eventsView(catalog)));
   files.set('docs/scopes.md', renderDoc('scopes', scopesView(catalog)));
   files.set('docs/errors.md', renderDoc('errors', errorsView(catalog)));
@@ -72,9 +76,26 @@ function indexView(catalog: Catalog) {
       };
     }),
     scopeCount: platform.scopes.length,
+    currency: platform.currency.toUpperCase(),
+    units: unitsTable(catalog),
     example: indexExample(catalog),
     ...indexFeatures(catalog),
   };
+}
+
+/** The declared units with the actions that price each, or null when platform.yaml declares none. */
+function unitsTable(catalog: Catalog): TableView | null {
+  const { units } = catalog.platform;
+  if (!units.length) return null;
+  const actions = catalog.faces.flatMap((f) => f.actions);
+  return table(
+    ['Unit', 'Meaning', 'Priced by'],
+    units.map((u) => [
+      code(u.name),
+      oneLine(u.description),
+      actions.filter((a) => !isZeroPrice(a.cost.perUnit[u.name] ?? '0')).map((a) => actionLink(a.id)).join(', ') || 'none yet',
+    ]),
+  );
 }
 
 /** What the Batches, Streams and Webhooks sections name: the actions concerned, with links, and examples. */
@@ -140,7 +161,7 @@ function indexExample(catalog: Catalog) {
   return null;
 }
 
-function faceView(face: Face) {
+function faceView(face: Face, currency: string) {
   const ref = (name: string) => (face.schemas.some((s) => s.name === name) ? `[${name}](#${slug(name)})` : name);
   const version = (date: string) => `[${date}](../versions.md#${slug(date)})`;
   const named = Object.fromEntries(face.schemas.map((s) => [s.name, s.schema]));
@@ -164,7 +185,7 @@ function faceView(face: Face) {
       heading: action.id,
       summary: action.summary.trim(),
       description: action.description?.trim() ?? '',
-      facts: actionFacts(action, version),
+      facts: actionFacts(action, version, currency),
       payload: schemaView(action.payload, ref, version, named),
       result: schemaView(action.result, ref, version, named),
       examples: action.examples.map((example, i) => exampleView(action, example, action.examples.length > 1 ? i + 1 : 0)),
@@ -188,7 +209,7 @@ function faceView(face: Face) {
   };
 }
 
-function actionFacts(action: Action, version: (date: string) => string): Fact[] {
+function actionFacts(action: Action, version: (date: string) => string, currency: string): Fact[] {
   const served = action.variants.flatMap((v) => v.versions);
   const facts: Fact[] = [
     { label: 'Scope', value: `[${code(action.scope)}](../scopes.md)` },
@@ -198,8 +219,11 @@ function actionFacts(action: Action, version: (date: string) => string): Fact[] 
       label: 'Streaming',
       value: action.stream ? 'yes: send `options.stream: true` or `Accept: text/event-stream`' : 'no',
     },
+    ...(action.streamEvents.length
+      ? [{ label: 'Stream events', value: action.streamEvents.map((e) => `${code(e.name)}: ${oneLine(e.summary)}`).join('; ') }]
+      : []),
     { label: 'Atomic batches', value: atomicity(action) },
-    { label: 'Cost', value: cost(action) },
+    { label: 'Cost', value: priceWords(action.cost, currency, (unit) => `[${code(unit)}](../index.md#${UNITS_ANCHOR})`) },
   ];
   if (action.weight.perCall !== 1 || Object.keys(action.weight.perItem).length) facts.push({ label: 'Rate-limit weight', value: weight(action) });
   if (action.emits.length) facts.push({ label: 'Events', value: action.emits.map((type) => eventLink(type, '../')).join(', ') });
@@ -323,15 +347,6 @@ function changes(catalog: Catalog, date: string, previous: string | undefined): 
     ...c.addedFields.map((f) => `Added payload field ${code(f.path)} to ${actionLink(f.action.id)}.`),
     ...c.removedFields.map((f) => `Removed payload field ${code(f.path)} from ${actionLink(f.action.id)}.`),
   ];
-}
-
-function cost(action: Action): string {
-  const parts: string[] = [];
-  if (action.cost.perCall) parts.push(`${decimal(action.cost.perCall)} per call`);
-  for (const unit of Object.keys(action.cost.perUnit).sort(byString)) {
-    parts.push(`${decimal(action.cost.perUnit[unit]!)} per ${code(unit)}`);
-  }
-  return parts.length ? parts.join(' + ') : 'free';
 }
 
 function weight(action: Action): string {

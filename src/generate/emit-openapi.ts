@@ -2,11 +2,13 @@
  * `generated/openapi.json`: an OpenAPI 3.1 description of the latest API version. `POST /do` takes a
  * `oneOf` over every action the latest version serves, told apart by `face` and `action` constants; each
  * payload, result and named schema of a face becomes a component schema under the client's type names.
+ * Each action's variant carries its price, in words and as an `x-cost` extension of decimal strings.
  * Every event type is a `webhooks` entry: the signed `POST` an endpoint receives.
  */
 import { materialize, walkSchema } from '../spec/json-schema.js';
 import type { Action, Catalog, EventType, Face, FaceError, JsonSchema } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import { priceWords } from './price-words.js';
 import {
   bearerScheme,
   headers,
@@ -186,10 +188,12 @@ function componentSchemas(catalog: Catalog, served: Served[], events: { face: Fa
       `the event ${event.type}`,
     );
   }
+  const { currency } = catalog.platform;
   const variants = served.map(({ action }) => ({
     type: 'object',
     title: action.id,
-    description: variantDescription(action),
+    description: variantDescription(action, currency),
+    'x-cost': xCost(action, currency),
     required: ['face', 'action', 'payload'],
     additionalProperties: false,
     properties: {
@@ -221,9 +225,16 @@ function componentSchemas(catalog: Catalog, served: Served[], events: { face: Fa
   );
 }
 
-/** The action's summary, then whether it streams and which events it emits. */
-function variantDescription(action: Action): string {
-  const parts = [action.summary.trim()];
+/** The action's prices as strings, exactly as the face file writes them, units sorted. */
+function xCost(action: Action, currency: string) {
+  const { perCall, perUnit } = action.cost;
+  const units = Object.keys(perUnit).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { currency, perCall, perUnit: Object.fromEntries(units.map((unit) => [unit, perUnit[unit]!])) };
+}
+
+/** The action's summary and price, then whether it streams and which events it emits. */
+function variantDescription(action: Action, currency: string): string {
+  const parts = [action.summary.trim(), `Price: ${priceWords(action.cost, currency)}.`];
   // Face files do not say which of `delta` and `progress` an action sends, so both are named.
   if (action.stream) parts.push('Can stream: `start`, then `delta` or `progress` events and `ping`, then `result` or `error`.');
   if (action.emits.length) parts.push(`Emits ${action.emits.map((type) => `\`${type}\``).join(', ')} (see \`webhooks\` in this document).`);

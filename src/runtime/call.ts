@@ -65,6 +65,8 @@ export interface CallState {
   idempotency?: IdempotencyClaim;
   /** The answer is the stored reply of an earlier call with the same idempotency key. */
   replayed?: boolean;
+  /** What the handler reported through `ctx.reportUnits` (tokens, bytes, ...), priced by the action's cost. */
+  units?: Record<string, number>;
   /** Headers every response to this call carries (Request-Id, X-API-Version, deprecation, ...). */
   readonly responseHeaders: Record<string, string>;
 }

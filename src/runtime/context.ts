@@ -7,6 +7,7 @@ import type { EventTypes } from '../../generated/server/types.js';
 import type { Providers } from '../providers/index.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
+import type { UsageFeed } from '../usage/feed.js';
 
 export type EventName = keyof EventTypes;
 
@@ -21,6 +22,11 @@ export interface StreamSink {
   delta(text: string): void | Promise<void>;
   /** How far a long task is; a promise while the client is behind, as for `delta`. */
   progress(completed: number, total: number, message?: string): void | Promise<void>;
+  /**
+   * An event of the action's own, declared under its `streamEvents` (such as `usage.live`'s `record`); a
+   * promise while the client is behind, as for `delta`.
+   */
+  event(name: string, data: unknown): void | Promise<void>;
 }
 
 /** Settings from the environment that handlers act on. */
@@ -43,6 +49,8 @@ export interface HandlerContext<E extends EventName = never> {
   readonly idempotencyKey: string | undefined;
   /** Fires when the time-out expires or a streaming client goes away; pass it to every I/O call. */
   readonly signal: AbortSignal;
+  /** When the call's time-out passes (ms since the epoch): a handler that follows something ends before it. */
+  readonly deadline: number;
   /**
    * The store, inside the call's transaction (begun on the first query): everything written commits with
    * the call's events when the handler succeeds, and rolls back when it fails or an atomic batch aborts.
@@ -50,11 +58,18 @@ export interface HandlerContext<E extends EventName = never> {
   readonly db: Db;
   readonly providers: Providers;
   readonly settings: HandlerSettings;
+  /** Usage records as this server writes them (what `usage.live` follows). */
+  readonly usageFeed: UsageFeed;
   /**
    * Emits an event and returns its id (`evt_…`). It is stored with the call's effects when the handler
    * succeeds (never when it fails) and delivered to every webhook endpoint of the entity that subscribes to
    * it, or only to `endpointId`.
    */
   emit<T extends E>(type: T, data: EventTypes[T], options?: { endpointId?: string }): string;
+  /**
+   * Reports what the call used, in the units its action's `cost.perUnit` prices (e.g. `inputTokens`): the
+   * amounts add up over the call, and the usage record prices them.
+   */
+  reportUnits(units: Record<string, number>): void;
   readonly stream: StreamSink;
 }

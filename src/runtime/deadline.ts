@@ -29,7 +29,11 @@ export class Deadline {
   /** Rejects the work in progress. */
   #reject: ((reason: unknown) => void) | undefined;
 
+  /** When the time-out passes (ms since the epoch). */
+  readonly endsAt: number;
+
   constructor(timeoutMs: number, label: string, clientSignal?: AbortSignal) {
+    this.endsAt = Date.now() + timeoutMs;
     this.#timer = setTimeout(() => this.#stop(new ApiError('timeout', `${label} did not finish within ${timeoutMs} ms.`, { details: { timeoutMs } })), timeoutMs);
     this.#clientSignal = clientSignal;
     if (clientSignal?.aborted) this.#gone();

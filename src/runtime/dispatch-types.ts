@@ -18,8 +18,11 @@ export interface ActionEntry {
   readonly name: string;
   readonly scope: string;
   readonly stream: boolean;
+  /** Names of the events of its own the action sends on its stream (`ctx.stream.event`). */
+  readonly streamEvents: readonly string[];
   readonly atomic: boolean;
-  readonly cost: { readonly perCall: number; readonly perUnit: Readonly<Record<string, number>> };
+  /** Prices as decimal strings, exactly as the face file writes them (the generator checked them). */
+  readonly cost: { readonly perCall: string; readonly perUnit: Readonly<Record<string, string>> };
   /** What one call counts for in rate limits: `perCall` plus `perItem[field]` per element of that payload array. */
   readonly weight: { readonly perCall: number; readonly perItem: Readonly<Record<string, number>> };
   readonly emits: readonly string[];
@@ -55,6 +58,8 @@ export interface PlatformData {
   readonly tiers: readonly Tier[];
   readonly changelogUrl: string;
   readonly errorDocsUrl: string;
+  /** ISO 4217 code, lower case, of every cost. */
+  readonly currency: string;
 }
 
 export type ErrorDefinition = FaceError;

@@ -13,6 +13,7 @@ import type { EventName, HandlerContext, HandlerSettings, StreamSink } from './c
 import type { Deadline } from './deadline.js';
 import type { Providers } from '../providers/index.js';
 import type { Runtime } from './runtime.js';
+import type { UsageFeed } from '../usage/feed.js';
 
 /** What one execution shares across the handlers it runs (one, or every request of an atomic batch). */
 export interface Invocation {
@@ -23,7 +24,7 @@ export interface Invocation {
   stream?: StreamSink;
 }
 
-const NO_STREAM: StreamSink = { active: false, delta() {}, progress() {} };
+const NO_STREAM: StreamSink = { active: false, delta() {}, progress() {}, event() {} };
 
 export function invoke(call: RoutedCall, runtime: Runtime, invocation: Invocation): Promise<unknown> {
   const handler = runtime.catalogue.handlers[call.action.face]?.[call.action.name];
@@ -44,6 +45,7 @@ class CallContext implements HandlerContext<EventName> {
   readonly idempotencyKey: string | undefined;
   readonly providers: Providers;
   readonly settings: HandlerSettings;
+  readonly usageFeed: UsageFeed;
   readonly stream: StreamSink;
   readonly #call: RoutedCall;
   readonly #runtime: Runtime;
@@ -58,7 +60,8 @@ class CallContext implements HandlerContext<EventName> {
     this.idempotencyKey = call.envelope.options.idempotencyKey;
     this.providers = runtime.providers;
     this.settings = runtime.settings;
-    this.stream = invocation.stream ?? NO_STREAM;
+    this.usageFeed = runtime.usageFeed;
+    this.stream = invocation.stream ? declaredEventsOnly(invocation.stream, call.action) : NO_STREAM;
     this.#call = call;
     this.#runtime = runtime;
     this.#invocation = invocation;
@@ -68,8 +71,23 @@ class CallContext implements HandlerContext<EventName> {
     return this.#invocation.deadline.signal;
   }
 
+  get deadline(): number {
+    return this.#invocation.deadline.endsAt;
+  }
+
   get db(): Db {
     return this.#invocation.tx.db;
+  }
+
+  reportUnits(units: Record<string, number>): void {
+    const call = this.#call;
+    for (const [unit, amount] of Object.entries(units)) {
+      // The generated types cannot see a unit name; a handler that reports one its cost does not price is a bug.
+      if (call.action.cost.perUnit[unit] === undefined) throw new Error(`${call.action.id} reported unit "${unit}", which its cost does not price.`);
+      if (!(Number.isFinite(amount) && amount >= 0)) throw new Error(`${call.action.id} reported ${amount} ${unit}; units are finite and not negative.`);
+      call.units ??= {};
+      call.units[unit] = (call.units[unit] ?? 0) + amount;
+    }
   }
 
   emit(type: EventName, data: unknown, options?: { endpointId?: string }): string {
@@ -82,4 +100,17 @@ class CallContext implements HandlerContext<EventName> {
     this.#invocation.events.push({ id, type, data, ...(options?.endpointId ? { endpointId: options.endpointId } : {}) });
     return id;
   }
+}
+
+/** The stream of a call whose `event` sends only the events its action declares: another is a bug of the handler. */
+function declaredEventsOnly(sink: StreamSink, action: RoutedCall['action']): StreamSink {
+  return {
+    active: sink.active,
+    delta: (text) => sink.delta(text),
+    progress: (completed, total, message) => sink.progress(completed, total, message),
+    event(name, data) {
+      if (!action.streamEvents.includes(name)) throw new Error(`${action.id} sent the stream event "${name}", which it does not declare under streamEvents.`);
+      return sink.event(name, data);
+    },
+  };
 }

@@ -27,6 +27,10 @@ import type { Runtime } from './runtime.js';
 import { clientErrorHandler } from './client-error.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { parseJsonBody } from './json-body.js';
+import { purgeUsage } from '../usage/purge.js';
+import { UsageFeed } from '../usage/feed.js';
+import { UsageRecorder } from '../usage/recorder.js';
+import { usageStage } from '../usage/record-call.js';
 import { DEFAULT_STREAM_LIMITS, EventStreamResponse, type StreamLimits } from './sse.js';
 
 export interface ServerOptions {
@@ -57,6 +61,8 @@ export interface ServerOptions {
   http?: HttpLimits;
   /** When set, `GET /metrics` asks for `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
+  /** Usage records: how long one may wait to be written (the most a crash loses; default 1 s), and how long raw records (30 days) and minute rollups (400 days) are kept. */
+  usage?: { flushMs?: number; retentionDays?: number; rollupRetentionDays?: number; /** false records nothing (for measuring the stage's cost). */ enabled?: boolean };
 }
 
 /** How long a client refused while the server stops should wait before trying again (s). */
@@ -82,6 +88,8 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   const webhooks = options.webhooks ?? DEFAULT_WEBHOOK_CONFIG;
   const worker = options.webhookWorker === false ? undefined : new WebhookWorker(options.db, webhooks);
   const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
+  const usageFeed = new UsageFeed();
+  const usage = new UsageRecorder(options.db, { flushMs: options.usage?.flushMs ?? 1000, feed: usageFeed });
   // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
   const observe: AfterAnswer = (call, reply) =>
     metrics.observeCall(call.action?.face ?? 'unknown', call.action?.name ?? 'unknown', reply.status, (performance.now() - call.startedAt) / 1000);
@@ -96,7 +104,8 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     idempotencyLeaseMarginMs: options.idempotencyLeaseMarginMs ?? 5_000,
     settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls },
     commits: new CommitGroup(options.db),
-    afterAnswer: [observe],
+    usageFeed,
+    afterAnswer: options.usage?.enabled === false ? [observe] : [observe, usageStage(usage, catalogue)],
   };
   const streamLimits: StreamLimits = {
     pingMs: options.streamPingMs ?? DEFAULT_STREAM_LIMITS.pingMs,
@@ -218,7 +227,12 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   });
 
   const retentionMs = (options.eventRetentionDays ?? 30) * 86_400_000;
+  const usageRetentionMs = (options.usage?.retentionDays ?? 30) * 86_400_000;
+  const rollupRetentionMs = (options.usage?.rollupRetentionDays ?? 400) * 86_400_000;
   const purge = setInterval(() => {
+    purgeUsage(options.db, new Date(Date.now() - usageRetentionMs).toISOString(), new Date(Date.now() - rollupRetentionMs).toISOString()).catch((error: unknown) =>
+      console.error('usage purge failed:', error),
+    );
     purgeExpiredIdempotency(options.db, new Date().toISOString()).catch((error: unknown) => console.error('idempotency purge failed:', error));
     purgeEvents(options.db, new Date(Date.now() - retentionMs).toISOString()).catch((error: unknown) => console.error('event purge failed:', error));
   }, PURGE_INTERVAL_MS).unref();
@@ -227,6 +241,8 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     clearInterval(purge);
     runtime.keys.close();
     await worker?.stop();
+    // Calls in flight have been answered by now: what they recorded is written before the store closes.
+    await usage.close();
   });
   return app;
 }

@@ -65,6 +65,7 @@ export class EventStreamResponse {
         active: true,
         delta: (text) => this.#send('delta', { text }),
         progress: (completed, total, message) => this.#send('progress', { completed, total, ...(message !== undefined ? { message } : {}) }),
+        event: (name, data) => this.#send(name, data),
       },
     };
   }

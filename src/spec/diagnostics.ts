@@ -39,6 +39,10 @@ export const DIAGNOSTICS = {
     severity: 'error',
     message: 'Action {action} writes to ctx.stream ({where}) but is not declared "stream: true".',
   },
+  'stream-events-without-stream': {
+    severity: 'error',
+    message: 'Action {action} declares the stream event "{event}" but is not declared "stream: true".',
+  },
   'version-range-empty': { severity: 'error', message: '"until" ({until}) must come after "since" ({since}).' },
   'breaking-change-notice': {
     severity: 'error',
@@ -47,6 +51,11 @@ export const DIAGNOSTICS = {
   'no-stable-version': { severity: 'error', message: 'platform.yaml declares no stable version.' },
   'duplicate-version': { severity: 'error', message: 'Version {version} is declared more than once.' },
   'duplicate-error-code': { severity: 'error', message: 'Error code "{code}" is already defined {where}.' },
+  'unknown-unit': {
+    severity: 'error',
+    message: 'Unit "{unit}" is not declared under "units" in platform.yaml (declared: {declared}).',
+  },
+  'invalid-price': { severity: 'error', message: 'Price "{price}" {reason}.' },
 } as const satisfies Record<string, DiagnosticDefinition>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

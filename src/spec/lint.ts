@@ -2,6 +2,7 @@
  * Semantic rules over a resolved face: scopes, tiers and versions that exist, references that resolve,
  * schemas that ajv (strict) accepts, examples that match them, events that are declared (with names of the
  * right form and data schemas ajv accepts) and emitted, and the 90-day notice for breaking changes. Each rule reports at the node it is about.
+ * Newer rules live one per file under rules/ (units and prices) and are called from lintFace.
  */
 import type { ValidateFunction } from 'ajv';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
@@ -9,6 +10,8 @@ import { faceAjv } from './face-ajv.js';
 import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
 import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
 import type { RawFace } from './resolve.js';
+import { invalidPrice } from './rules/invalid-price.js';
+import { unknownUnit } from './rules/unknown-unit.js';
 import type { JsonPath, SourceFile } from './source.js';
 
 const NOTICE_DAYS = 90;
@@ -60,6 +63,7 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     out.push(...unknownRefs(schema, ['schemas', name], source, raw));
   }
   for (const event of face.events) out.push(...lintEvent(face, event, source, raw));
+  out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source));
 
   for (const action of face.actions) {
     const at = (...path: JsonPath) => ['actions', action.name, ...path];
@@ -83,6 +87,11 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     }
     out.push(...annotations(action.payload, at('payload'), source, checkVersion, breaking));
     const badRefs = [...unknownRefs(action.payload, at('payload'), source, raw), ...unknownRefs(action.result, at('result'), source, raw)];
+    for (const event of action.streamEvents) {
+      const eventAt = at('streamEvents', event.name);
+      if (!action.stream) out.push(diagnostic('stream-events-without-stream', source.at(eventAt, true), { action: action.id, event: event.name }));
+      badRefs.push(...unknownRefs(event.data, [...eventAt, 'data'], source, raw));
+    }
     out.push(...badRefs);
     if (badRefs.length === 0) out.push(...schemasAndExamples(face, action, source, at));
   }

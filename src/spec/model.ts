@@ -50,6 +50,16 @@ export interface Platform {
   limits: Limits;
   changelogUrl: string;
   errorDocsUrl: string;
+  /** ISO 4217 code, lower case, of every cost. */
+  currency: string;
+  /** The units actions may price per, sorted by name. */
+  units: Unit[];
+}
+
+/** A unit of use that a handler reports and an action may price per (`inputTokens`, `bytes`, ...). */
+export interface Unit {
+  name: string;
+  description: string;
 }
 
 export interface FaceError {
@@ -60,9 +70,14 @@ export interface FaceError {
   retryable: boolean;
 }
 
+/**
+ * Prices in the platform currency, as decimal strings exactly as the face file writes them (never floats, so
+ * that 0.1 stays 0.1 down to each call's cost). `perCall` is "0" when the action declares none; `perUnit` is
+ * keyed by unit name, sorted.
+ */
 export interface Cost {
-  perCall: number;
-  perUnit: Record<string, number>;
+  perCall: string;
+  perUnit: Record<string, string>;
 }
 
 /** What one call counts for in rate limits: `perCall` plus `perItem[field]` per element of that payload array. */
@@ -100,6 +115,8 @@ export interface Action {
   since: string;
   until?: string;
   stream: boolean;
+  /** Events of its own a streaming action sends (API.md §11 "action events"), sorted by name. */
+  streamEvents: StreamEventType[];
   atomic: boolean;
   cost: Cost;
   weight: Weight;
@@ -113,6 +130,17 @@ export interface Action {
   variants: PayloadVariant[];
   /** Self-contained result schema (named schemas under `$defs`). */
   resultSchema: JsonSchema;
+}
+
+/** An event a streaming action sends on its stream, besides `start`, `delta` and `progress`. */
+export interface StreamEventType {
+  name: string;
+  summary: string;
+  description?: string;
+  /** The data schema as written, with `#/schemas/…` references. */
+  data: JsonSchema;
+  /** Self-contained data schema in the latest version (named schemas under `$defs`). */
+  dataSchema: JsonSchema;
 }
 
 /** An event type a face declares: what its actions emit and webhook subscribers receive. */

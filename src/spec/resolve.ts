@@ -5,14 +5,17 @@
  */
 import { basename } from 'node:path';
 import { canonicalJson, materialize } from './json-schema.js';
-import type { Action, ApiVersion, Catalog, EventType, Face, JsonSchema, PayloadVariant, Platform, RatePolicy, Tier } from './model.js';
-import type { SourceFile } from './source.js';
+import type { Action, ApiVersion, Catalog, Cost, EventType, Face, JsonSchema, PayloadVariant, Platform, RatePolicy, Tier } from './model.js';
+import { priceText } from './price.js';
+import type { JsonPath, SourceFile } from './source.js';
 
 /* The shapes below are those the meta-schemas guarantee. */
 interface RawPolicy { limit: number; window: string }
 interface RawPlatform {
   changelogUrl: string;
   errorDocsUrl: string;
+  currency?: string;
+  units?: Record<string, string>;
   scopes: Record<string, string>;
   tiers: Record<string, { token: RawPolicy; entity: RawPolicy }>;
   versions: ApiVersion[];
@@ -25,8 +28,9 @@ interface RawAction {
   since?: string;
   until?: string;
   stream?: boolean;
+  streamEvents?: Record<string, RawEvent>;
   atomic?: boolean;
-  cost?: { perCall?: number; perUnit?: Record<string, number> };
+  cost?: RawCost;
   weight?: { perCall?: number; perItem?: Record<string, number> };
   emits?: string[];
   rate?: Record<string, RawPolicy>;
@@ -46,6 +50,8 @@ export interface RawFace {
   events?: Record<string, RawEvent>;
   actions: Record<string, RawAction>;
 }
+/* A price is a number or a decimal string; see price.ts for how its text is kept. */
+interface RawCost { perCall?: number | string; perUnit?: Record<string, number | string> }
 interface RawEvent {
   summary: string;
   description?: string;
@@ -84,6 +90,10 @@ export function resolvePlatform(source: SourceFile): Platform {
     limits: raw.limits,
     changelogUrl: raw.changelogUrl,
     errorDocsUrl: raw.errorDocsUrl,
+    currency: raw.currency ?? 'usd',
+    units: Object.entries(raw.units ?? {})
+      .map(([name, description]) => ({ name, description }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
   };
 }
 
@@ -106,8 +116,11 @@ export function resolveFace(source: SourceFile, platform: Platform): Face {
         since,
         until: a.until,
         stream: a.stream ?? false,
+        streamEvents: Object.entries(a.streamEvents ?? {})
+          .sort(([x], [y]) => x.localeCompare(y))
+          .map(([eventName, e]) => ({ name: eventName, summary: e.summary, description: e.description, data: e.data, dataSchema: materialize(e.data, platform.latest, named) })),
         atomic: a.atomic ?? true,
-        cost: { perCall: a.cost?.perCall ?? 0, perUnit: a.cost?.perUnit ?? {} },
+        cost: cost(source, ['actions', name, 'cost'], a.cost),
         weight: { perCall: a.weight?.perCall ?? 1, perItem: a.weight?.perItem ?? {} },
         emits: [...(a.emits ?? [])].sort(),
         rate: policies(a.rate),
@@ -151,6 +164,19 @@ function events(raw: RawFace, actions: Action[], named: Record<string, JsonSchem
       validator: `event_${type.replace(/\./g, '_')}`,
       emittedBy: actions.filter((a) => a.emits.includes(type)).map((a) => a.id),
     }));
+}
+
+/** An action's prices as written in the face file; no cost at all is free. */
+function cost(source: SourceFile, at: JsonPath, raw: RawCost | undefined): Cost {
+  const perUnit = raw?.perUnit ?? {};
+  return {
+    perCall: raw?.perCall === undefined ? '0' : priceText(source, [...at, 'perCall'], raw.perCall),
+    perUnit: Object.fromEntries(
+      Object.keys(perUnit)
+        .sort()
+        .map((unit) => [unit, priceText(source, [...at, 'perUnit', unit], perUnit[unit]!)]),
+    ),
+  };
 }
 
 /** Versions, oldest first, that serve an action: not retired, within `since` ≤ v < `until`. */

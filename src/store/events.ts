@@ -6,9 +6,8 @@
 import { EventEmitter } from 'node:events';
 import { newId } from './secrets.js';
 import { afterCommit } from './transaction.js';
-import { CompiledQuery, type Insertable } from 'kysely';
-import { storeKind } from './open.js';
-import type { Database, Db, EventTable, Mode } from './schema.js';
+import { insertRows } from './bulk-insert.js';
+import type { Db, EventTable, Mode } from './schema.js';
 
 /** An event as a handler emitted it. */
 export interface EmittedEvent {
@@ -52,9 +51,6 @@ export interface EventBatch {
   events: readonly EmittedEvent[];
 }
 
-/** Rows per INSERT: well under the bound parameters SQLite and PostgreSQL take in one statement. */
-const ROWS_PER_INSERT = 500;
-
 /**
  * Writes the events and their pending deliveries. Run it on the call's transaction so the events commit or
  * roll back with the effects.
@@ -83,7 +79,7 @@ export async function writeEventBatches(db: Db, batches: readonly EventBatch[]):
     created_at: now,
   }));
   const partitions = [...new Map(batches.map(({ origin: o }) => [`${o.mode}:${o.entityId}`, o])).values()];
-  await insertAll(db, 'events', rows);
+  await insertRows(db, 'events', rows);
   const endpoints = await db
     .selectFrom('webhook_endpoints')
     .select(['id', 'mode', 'entity_id', 'event_types'])
@@ -99,28 +95,11 @@ export async function writeEventBatches(db: Db, batches: readonly EventBatch[]):
       .map((e) => newDelivery(event.id, e.id, origin, now)),
   );
   if (deliveries.length > 0) {
-    await insertAll(db, 'webhook_deliveries', deliveries);
+    await insertRows(db, 'webhook_deliveries', deliveries);
     afterCommit(db, announce);
   }
 }
 
-/**
- * Kysely builds and compiles every INSERT anew, which on the emitting path costs more than running it. The
- * SQL of a multi-row insert depends only on the store, the table and the number of rows, so it is compiled
- * once for each and run again with the rows' values (every row has the same columns in the same order).
- */
-const compiledInserts = new Map<string, string>();
-
-async function insertAll<T extends 'events' | 'webhook_deliveries'>(db: Db, table: T, rows: Insertable<Database[T]>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const chunk = rows.slice(i, i + ROWS_PER_INSERT) as Record<string, unknown>[];
-    const shape = `${storeKind(db)}:${table}:${chunk.length}`;
-    let text = compiledInserts.get(shape);
-    if (text === undefined) compiledInserts.set(shape, (text = db.insertInto(table).values(chunk as never).compile().sql));
-    const columns = Object.keys(chunk[0]!);
-    await db.executeQuery(CompiledQuery.raw(text, chunk.flatMap((row) => columns.map((column) => row[column]))));
-  }
-}
 
 /** Queues an event again for each endpoint (a replay); returns the new deliveries. */
 export async function queueDeliveries(db: Db, origin: { mode: Mode; entityId: string }, eventId: string, endpointIds: string[]) {

@@ -152,6 +152,90 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('idempotency_records').addColumn('leased_until', 'text').execute();
     },
   },
+  '0006_usage': {
+    // Raw usage records (kept USAGE_RETENTION_DAYS), and minute rollups (kept far longer) that summaries read.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('usage_records')
+        // No primary key: ids are unique as made, and the partition index below serves every read by id, so
+        // SQLite keeps one B-tree per record fewer (a rowid table).
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('at', 'text', (c) => c.notNull())
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('face', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('api_version', 'text')
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('error_code', 'text')
+        .addColumn('latency_ms', sql`double precision`, (c) => c.notNull())
+        .addColumn('units', 'text', (c) => c.notNull())
+        .addColumn('cost', 'text', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('replayed', 'integer', (c) => c.notNull())
+        .execute();
+      // Records newest first within a partition (ids sort by time). The retention purge scans: it runs every
+      // ten minutes, off the hot path.
+      await db.schema.createIndex('usage_records_partition').on('usage_records').columns(['mode', 'entity_id', 'id']).execute();
+      let rollups = db.schema
+        .createTable('usage_rollups')
+        .addColumn('minute', 'text', (c) => c.notNull())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('face', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('calls', 'integer', (c) => c.notNull())
+        .addColumn('errors', 'integer', (c) => c.notNull())
+        .addColumn('replayed', 'integer', (c) => c.notNull())
+        .addColumn('cost_nanos', 'bigint', (c) => c.notNull())
+        .addColumn('latency_ms_sum', sql`double precision`, (c) => c.notNull());
+      for (let i = 0; i < 16; i++) rollups = rollups.addColumn(`l${String(i).padStart(2, '0')}`, 'integer', (c) => c.notNull().defaultTo(0));
+      await rollups.addPrimaryKeyConstraint('usage_rollups_pkey', ['mode', 'entity_id', 'minute', 'key_id', 'face', 'action', 'status']).execute();
+      await db.schema.createIndex('usage_rollups_minute').on('usage_rollups').column('minute').execute();
+      await db.schema
+        .createTable('usage_unit_rollups')
+        .addColumn('minute', 'text', (c) => c.notNull())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('face', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('unit', 'text', (c) => c.notNull())
+        .addColumn('amount', sql`double precision`, (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_unit_rollups_pkey', ['mode', 'entity_id', 'minute', 'key_id', 'face', 'action', 'status', 'unit'])
+        .execute();
+      // Ingested meter events: kept for good, since an id is counted once ever (the primary key decides).
+      await db.schema
+        .createTable('usage_meter_events')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text')
+        .addColumn('time', 'text', (c) => c.notNull())
+        .addColumn('value', sql`double precision`, (c) => c.notNull())
+        .addColumn('properties', 'text')
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('ingested_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_meter_events_pkey', ['mode', 'entity_id', 'id'])
+        .execute();
+      await db.schema
+        .createTable('usage_meter_rollups')
+        .addColumn('minute', 'text', (c) => c.notNull())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('type', 'text', (c) => c.notNull())
+        .addColumn('events', 'integer', (c) => c.notNull())
+        .addColumn('value', sql`double precision`, (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_meter_rollups_pkey', ['mode', 'entity_id', 'minute', 'type'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

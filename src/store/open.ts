@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations.js';
 import { WorkerSqliteDialect } from './sqlite/dialect.js';
@@ -38,9 +38,23 @@ export async function openStore(config: StoreConfig): Promise<Db> {
   return db;
 }
 
+/** Stores that can run a batch of writes as one unit in one step (the SQLite writer thread). */
+const batchWriters = new WeakMap<Db, (queries: readonly CompiledQuery[]) => Promise<void>>();
+
+/**
+ * Runs write statements in one transaction, in one message to the embedded store's writer thread; undefined
+ * for stores where a transaction holds nothing others wait for (PostgreSQL), which run them as any other.
+ */
+export function batchWriter(db: Db): ((queries: readonly CompiledQuery[]) => Promise<void>) | undefined {
+  return batchWriters.get(db);
+}
+
 function openSqlite(dataDir: string): Db {
   mkdirSync(dataDir, { recursive: true });
-  return new Kysely<Database>({ dialect: new WorkerSqliteDialect(join(dataDir, 'dispatch.sqlite')) });
+  const dialect = new WorkerSqliteDialect(join(dataDir, 'dispatch.sqlite'));
+  const db = new Kysely<Database>({ dialect });
+  batchWriters.set(db, (queries) => dialect.writeBatch(queries));
+  return db;
 }
 
 function openPostgres(url: string, max: number): Db {

@@ -145,6 +145,89 @@ export interface WebhookAttemptTable {
   succeeded: number;
 }
 
+/** One call as usage analytics records it (API.md §13). */
+export interface UsageRecordTable {
+  /** `use_…` */
+  id: string;
+  request_id: string;
+  /** ISO time the call was answered. */
+  at: string;
+  key_id: string;
+  mode: Mode;
+  entity_id: string;
+  face: string;
+  action: string;
+  api_version: string | null;
+  status: number;
+  error_code: string | null;
+  latency_ms: number;
+  /** JSON object of what the handler reported, e.g. `{"inputTokens":12,"outputTokens":40}`. */
+  units: string;
+  /** Decimal string in `currency`; never a float. */
+  cost: string;
+  currency: string;
+  /** 1 for an idempotent replay (which costs nothing). */
+  replayed: number;
+}
+
+/** Usage added up per minute, key, action and status, so that summaries do not read raw records. */
+export type UsageRollupTable = {
+  /** `YYYY-MM-DDTHH:MM` (UTC). */
+  minute: string;
+  mode: Mode;
+  entity_id: string;
+  key_id: string;
+  face: string;
+  action: string;
+  status: number;
+  calls: number;
+  errors: number;
+  replayed: number;
+  /** Whole 10⁻⁹ units of the currency (exact; read it through a cast to text). */
+  cost_nanos: number | string;
+  latency_ms_sum: number;
+} & { [bucket in `l${string}`]: number };
+
+/** Units added up per minute, key, action and unit name. */
+export interface UsageUnitRollupTable {
+  minute: string;
+  mode: Mode;
+  entity_id: string;
+  key_id: string;
+  face: string;
+  action: string;
+  status: number;
+  unit: string;
+  amount: number;
+}
+
+/** One ingested meter event (`usage.ingest`). */
+export interface UsageMeterEventTable {
+  mode: Mode;
+  entity_id: string;
+  /** The caller's id: counted once, ever, per (mode, entity). */
+  id: string;
+  type: string;
+  subject: string | null;
+  /** ISO time the event happened. */
+  time: string;
+  value: number;
+  /** JSON object, or null. */
+  properties: string | null;
+  key_id: string;
+  ingested_at: string;
+}
+
+/** Ingested events added up per minute (of their time) and type. */
+export interface UsageMeterRollupTable {
+  minute: string;
+  mode: Mode;
+  entity_id: string;
+  type: string;
+  events: number;
+  value: number;
+}
+
 export interface Database {
   api_keys: ApiKeyTable;
   auth_users: AuthUserTable;
@@ -154,6 +237,11 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   webhook_attempts: WebhookAttemptTable;
+  usage_records: UsageRecordTable;
+  usage_rollups: UsageRollupTable;
+  usage_unit_rollups: UsageUnitRollupTable;
+  usage_meter_events: UsageMeterEventTable;
+  usage_meter_rollups: UsageMeterRollupTable;
 }
 
 export type Db = Kysely<Database>;

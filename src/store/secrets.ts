@@ -21,19 +21,25 @@ function pooledBytes(n: number): Buffer {
   return pool.subarray(poolOffset - n, poolOffset);
 }
 
-/** `prefix_` + 10 characters of millisecond time + 16 random, Crockford base32 (a ULID): sorts by creation. */
-export function newId(prefix: string): string {
-  let time = Date.now();
+/** The part of every id made at `ms` (since the epoch) that precedes its random part: ids sort by it. */
+export function idTimePrefix(prefix: string, ms: number): string {
+  let time = ms;
   let head = '';
   for (let i = 0; i < 10; i++) {
     head = CROCKFORD[time % 32] + head;
     time = Math.floor(time / 32);
   }
+  return `${prefix}_${head}`;
+}
+
+/** `prefix_` + 10 characters of millisecond time + 16 random, Crockford base32 (a ULID): sorts by creation. */
+export function newId(prefix: string): string {
+  const head = idTimePrefix(prefix, Date.now());
   const random = pooledBytes(16);
   let tail = '';
   // 256 is a multiple of 32, so every character is equally likely.
   for (let i = 0; i < 16; i++) tail += CROCKFORD[random[i]! % 32];
-  return `${prefix}_${head}${tail}`;
+  return `${head}${tail}`;
 }
 
 /** Uniformly random base62 text (rejection sampling keeps every character equally likely). */

@@ -18,9 +18,10 @@ export type StreamEvent =
  * arrive before you iterate are kept for you. Await it, or `finalResult()`, for the result. A failure (a
  * `DispatchError`, a `DispatchConnectionError`, or the reason of an abort) ends the iteration by throwing
  * and rejects the result. Leaving a `for await` loop early (`break`, `return`, a throw) aborts the call.
+ * `E` is the union of the events the action sends: `StreamEvent`, and those it declares of its own.
  */
-export class DispatchStream<T> implements AsyncIterable<StreamEvent>, PromiseLike<T> {
-  readonly #queue: StreamEvent[] = [];
+export class DispatchStream<T, E extends { event: string; data: unknown } = StreamEvent> implements AsyncIterable<E>, PromiseLike<T> {
+  readonly #queue: E[] = [];
   readonly #result: Promise<T>;
   readonly #cancel: (reason: unknown) => void;
   #wake: (() => void) | undefined;
@@ -31,7 +32,7 @@ export class DispatchStream<T> implements AsyncIterable<StreamEvent>, PromiseLik
    * Made by `BaseClient.stream`: `run` performs the call, handing each event to `emit`, and resolves to the
    * result; `cancel` aborts it.
    */
-  constructor(run: (emit: (event: StreamEvent) => void) => Promise<T>, cancel: (reason: unknown) => void) {
+  constructor(run: (emit: (event: E) => void) => Promise<T>, cancel: (reason: unknown) => void) {
     this.#cancel = cancel;
     this.#result = run((event) => {
       this.#queue.push(event);
@@ -56,11 +57,11 @@ export class DispatchStream<T> implements AsyncIterable<StreamEvent>, PromiseLik
     return this.#result.then(onfulfilled, onrejected);
   }
 
-  [Symbol.asyncIterator](): AsyncIterator<StreamEvent> {
+  [Symbol.asyncIterator](): AsyncIterator<E> {
     if (this.#iterated) throw new Error('A DispatchStream can be iterated only once.');
     this.#iterated = true;
     return {
-      next: async (): Promise<IteratorResult<StreamEvent>> => {
+      next: async (): Promise<IteratorResult<E>> => {
         for (;;) {
           const event = this.#queue.shift();
           if (event) return { value: event, done: false };
@@ -71,7 +72,7 @@ export class DispatchStream<T> implements AsyncIterable<StreamEvent>, PromiseLik
           await new Promise<void>((resolve) => (this.#wake = resolve));
         }
       },
-      return: async (): Promise<IteratorResult<StreamEvent>> => {
+      return: async (): Promise<IteratorResult<E>> => {
         if (!this.#ended) this.#cancel(new DOMException('The stream was left before its end.', 'AbortError'));
         return { value: undefined, done: true };
       },

@@ -257,6 +257,23 @@ describe('docs/index.md', () => {
   });
 });
 
+describe('prices', () => {
+  it('show each action\'s price in the platform currency, as written, units linked to the index', () => {
+    const units = (names: string[]) => names.map((u) => `[\`${u}\`](../index.md#prices-and-units)`);
+    const [input, output] = units(['inputTokens', 'outputTokens']);
+    expect(section(page('faces/ai.md'), '### ai.generate')).toContain(`- **Cost:** 0.0005 USD per call + 0.0000005 USD per ${input} + 0.000002 USD per ${output}\n`);
+    expect(section(page('faces/auth.md'), '### auth.login')).toContain('- **Cost:** 0.0001 USD per call\n');
+    expect(section(page('faces/keys.md'), '### keys.list')).toContain('- **Cost:** free\n');
+  });
+
+  it('list every declared unit in the index, with the actions that price it', () => {
+    const prices = section(page('index.md'), '## Prices and units');
+    expect(prices).toContain('in USD');
+    for (const unit of catalog.platform.units) expect(prices).toContain(`| \`${unit.name}\` | ${unit.description} |`);
+    expect(prices).toContain('| `outputTokens` | Tokens the model generated (ai.generate). | [`ai.generate`](faces/ai.md#aigenerate) |');
+  });
+});
+
 describe('links', () => {
   it('the link check finds missing pages and missing headings', () => {
     const pages = new Map([

@@ -157,6 +157,19 @@ describe('DoRequest', () => {
     }
     expect(doc['x-actions'].find((a: Json) => a.id === 'auth.signup').emits).toEqual(['auth.signup.succeeded']);
   });
+
+  it('gives each action its price: an x-cost of decimal strings and a line of the description', () => {
+    const variants = doc.components.schemas.DoRequest.oneOf as Json[];
+    for (const variant of variants) {
+      const action = catalog.faces.flatMap((f) => f.actions).find((a) => a.id === variant.title)!;
+      expect(variant['x-cost'], action.id).toEqual({ currency: catalog.platform.currency, ...action.cost });
+      expect(Object.keys(variant['x-cost'].perUnit)).toEqual(Object.keys(action.cost.perUnit).sort());
+    }
+    const generate = variants.find((v) => v.title === 'ai.generate')!;
+    expect(generate['x-cost']).toEqual({ currency: 'usd', perCall: '0.0005', perUnit: { inputTokens: '0.0000005', outputTokens: '0.000002' } });
+    expect(generate.description).toContain('Price: 0.0005 USD per call + 0.0000005 USD per `inputTokens` + 0.000002 USD per `outputTokens`.');
+    expect(variants.find((v) => v.title === 'keys.list')!.description).toContain('Price: free.');
+  });
 });
 
 describe('component schemas', () => {

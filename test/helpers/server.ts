@@ -52,6 +52,7 @@ export interface TestServerOptions {
   streamStallMs?: number;
   http?: HttpLimits;
   metricsToken?: string;
+  usageFlushMs?: number;
 }
 
 /** Webhook settings for tests: receivers on 127.0.0.1, retries within a second. */
@@ -80,6 +81,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.streamStallMs !== undefined ? { streamStallMs: options.streamStallMs } : {}),
     ...(options.http ? { http: options.http } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+    ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

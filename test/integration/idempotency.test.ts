@@ -53,7 +53,7 @@ describe('idempotency keys across a crash', () => {
       fetch(`${server.url}/do`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'x-entity-id': 'acme', 'content-type': 'application/json', 'x-idempotency-key': 'crash-1' },
-        body: JSON.stringify({ face: 'ai', action: 'generate', payload: { model: 'gpt-4o-mini', prompt: 'hello' }, options: { timeout: 1500 } }),
+        body: JSON.stringify({ face: 'ai', action: 'generate', payload: { model: 'gpt-4o-mini', prompt: 'hello' }, options: { timeout: 4000 } }),
       });
 
     const first = await serve(env);
@@ -70,7 +70,7 @@ describe('idempotency keys across a crash', () => {
     const early = await call(second);
     expect(early.status).toBe(409);
     expect(((await early.json()) as any).error.code).toBe('idempotency_key_in_use');
-    await new Promise((r) => setTimeout(r, Math.max(0, 1500 + 300 + 100 - (Date.now() - killedAt))));
+    await new Promise((r) => setTimeout(r, Math.max(0, 4000 + 300 + 100 - (Date.now() - killedAt))));
     const retried = await call(second);
     expect(retried.status).toBe(200);
     expect(((await retried.json()) as any).data.text).toBe('at last');

@@ -106,6 +106,15 @@ describe('face diagnostics', () => {
     ['weight on a field that is not an array', FACE.replace('    scope: demo:read', '    scope: demo:read\n    weight: { perItem: { message: 1 } }'), [
       'spec/demo.yaml:12:26 weight-field-not-array',
     ]],
+    ['stream events of an action that does not stream', FACE.replace('    scope: demo:read', '    scope: demo:read\n    streamEvents: { tick: { summary: A tick., data: { type: object } } }'), [
+      'spec/demo.yaml:12:21 stream-events-without-stream',
+    ]],
+    ['stream event named as a built-in one', FACE.replace('    scope: demo:read', '    scope: demo:read\n    stream: true\n    streamEvents: { delta: { summary: D., data: { type: object } } }'), [
+      'spec/demo.yaml:13:21 schema-violation',
+    ]],
+    ['stream event data with an unknown reference', FACE.replace('    scope: demo:read', '    scope: demo:read\n    stream: true\n    streamEvents: { tick: { summary: T., data: { $ref: "#/schemas/Gone" } } }'), [
+      'spec/demo.yaml:13:56 unknown-ref',
+    ]],
     ['unknown tier', FACE.replace('since: 2026-01-01\n', 'since: 2026-01-01\nrate: { gold: { limit: 1, window: 1s } }\n'), ['spec/demo.yaml:4:9 unknown-tier']],
     ['error code of the platform', FACE.replace('actions:', 'errors:\n  - { code: timeout, status: 400, type: invalid_request_error, message: M, retryable: false }\nactions:'), [
       'spec/demo.yaml:9:13 duplicate-error-code',

@@ -29,6 +29,7 @@ const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = O
 
 export class WorkerSqliteDialect implements Dialect {
   readonly #path: string;
+  #driver: WorkerSqliteDriver | undefined;
 
   constructor(path: string) {
     this.#path = path;
@@ -39,7 +40,17 @@ export class WorkerSqliteDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    return new WorkerSqliteDriver(this.#path);
+    this.#driver = new WorkerSqliteDriver(this.#path);
+    return this.#driver;
+  }
+
+  /**
+   * Runs write statements in one transaction of their own, sent to the writer as one message: the writer is
+   * held for the time they take to run, not for a round trip per statement (usage flushes use it).
+   */
+  async writeBatch(queries: readonly CompiledQuery[]): Promise<void> {
+    if (!this.#driver) throw new Error('The store is not open.');
+    await this.#driver.writeBatch(queries);
   }
 
   createIntrospector(db: Kysely<any>) {
@@ -160,6 +171,11 @@ class WorkerSqliteDriver implements Driver {
   read(query: CompiledQuery): QueryResult<unknown> {
     if (!this.#reader) throw new Error('The store is closed.');
     return { rows: this.#reader.prepare(query.sql).all(query.parameters as unknown[]) };
+  }
+
+  async writeBatch(queries: readonly CompiledQuery[]): Promise<void> {
+    const reply = await this.#send({ tx: 0, batch: queries.map((q) => ({ sql: q.sql, parameters: q.parameters })) });
+    if (reply.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
   }
 
   /** A statement run by the writer, in transaction `tx` (0: outside any). */

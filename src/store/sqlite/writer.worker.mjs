@@ -26,7 +26,14 @@ function prepare(sql) {
   return statement;
 }
 
+/** Several statements in one transaction of their own, as one message: nothing else runs between them. */
+const runBatch = (statements) => db.transaction(() => statements.forEach((s) => prepare(s.sql).run(s.parameters)))();
+
 function execute(message) {
+  if (message.batch) {
+    runBatch(message.batch);
+    return { rows: [] };
+  }
   const statement = prepare(message.sql);
   if (statement.reader) return { rows: statement.all(message.parameters) };
   const { changes, lastInsertRowid } = statement.run(message.parameters);

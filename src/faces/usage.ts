@@ -1,0 +1,34 @@
+/**
+ * The `usage` face (API.md §13): summaries over the minute rollups, the raw records, a live stream of
+ * records as they are written, and the caller's own metered events. Every read is confined to the key's
+ * mode and to entities it may act for (src/usage/scope.ts); ingested events belong to the call's entity.
+ */
+import { platform } from '../../generated/server/platform.js';
+import type { UsageHandlers } from '../../generated/server/types.js';
+import { ApiError } from '../runtime/errors.js';
+import { follow } from '../usage/follow.js';
+import { ingest } from '../usage/ingest.js';
+import { listRecords } from '../usage/list-records.js';
+import { usageScope } from '../usage/scope.js';
+import { summarize } from '../usage/summary.js';
+
+export const usage: UsageHandlers = {
+  async summary(payload, ctx) {
+    return summarize(ctx.db, usageScope(ctx, payload.filter), payload, platform.currency);
+  },
+
+  async events(payload, ctx) {
+    return listRecords(ctx.db, usageScope(ctx, payload.filter), payload);
+  },
+
+  async live(payload, ctx) {
+    if (!ctx.stream.active) throw new ApiError('stream_required', 'usage.live answers only as a stream: send `options.stream: true` or `Accept: text/event-stream`.');
+    return follow(ctx, usageScope(ctx, payload.filter), payload.maxSeconds ?? 60);
+  },
+
+  async ingest(payload, ctx) {
+    const result = await ingest(ctx.db, { mode: ctx.mode, entityId: ctx.entityId, keyId: ctx.key.id }, payload);
+    ctx.reportUnits({ meterEvents: result.accepted });
+    return result;
+  },
+};

@@ -1,0 +1,21 @@
+/**
+ * `usage.events`: raw call records, newest first, paged by id (ids sort by the time they were made, the
+ * time of the answer), so a time range is a range of ids and the partition index serves every page.
+ */
+import { sql } from 'kysely';
+import type { UsageEventsPayload, UsageEventsResult } from '../../generated/server/types.js';
+import { parseInstant } from '../store/instant.js';
+import type { Db } from '../store/schema.js';
+import { idTimePrefix } from '../store/secrets.js';
+import { toRecord } from './records.js';
+import { scopeCondition, type UsageScope } from './scope.js';
+
+export async function listRecords(db: Db, scope: UsageScope, payload: UsageEventsPayload): Promise<UsageEventsResult> {
+  const limit = payload.limit ?? 100;
+  let query = db.selectFrom('usage_records').selectAll().where(scopeCondition(scope));
+  if (payload.from !== undefined) query = query.where('id', '>=', idTimePrefix('use', parseInstant(payload.from)));
+  if (payload.to !== undefined) query = query.where('id', '<', idTimePrefix('use', parseInstant(payload.to)));
+  if (payload.startingAfter !== undefined) query = query.where('id', '<', payload.startingAfter);
+  const rows = await query.orderBy(sql`id`, 'desc').limit(limit + 1).execute();
+  return { items: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
+}

@@ -1,0 +1,160 @@
+/**
+ * `usage.summary`: calls, errors, replays, units, cost and latency percentiles over a time range, grouped
+ * and filtered, read from the minute rollups only (never the raw records), so its cost follows the number
+ * of minutes and groups, not of calls. Costs are added up in nano-units and written as exact decimals;
+ * latency percentiles come from the summed histogram buckets. Ingested meters are added up by type.
+ */
+import { sql, type RawBuilder } from 'kysely';
+import type { UsageGroup, UsageMeter, UsageSummaryPayload, UsageSummaryResult, UsageTotals } from '../../generated/server/types.js';
+import { ApiError } from '../runtime/errors.js';
+import { parseInstant } from '../store/instant.js';
+import type { Db } from '../store/schema.js';
+import { nanosToDecimal } from './cost.js';
+import { LATENCY_COLUMNS, quantile } from './latency.js';
+import { scopeCondition, type UsageScope } from './scope.js';
+
+type GroupField = NonNullable<UsageSummaryPayload['groupBy']>[number];
+type TimeBucket = 'minute' | 'hour' | 'day';
+
+/** The most groups one summary answers: beyond, a coarser question is needed. */
+export const MAX_GROUPS = 10_000;
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+/** The longest range read at once: the rollups' default retention. */
+const MAX_RANGE_MS = 400 * 24 * HOUR_MS;
+
+/** Group fields and the column each reads. */
+const COLUMNS: Record<Exclude<GroupField, TimeBucket>, string> = { face: 'face', action: 'action', entity: 'entity_id', key: 'key_id', status: 'status' };
+/** The length of the `minute` text (`YYYY-MM-DDTHH:MM`) that names each time bucket. */
+const BUCKET_LENGTH: Record<TimeBucket, number> = { minute: 16, hour: 13, day: 10 };
+const BUCKET_SUFFIX: Record<TimeBucket, string> = { minute: ':00.000Z', hour: ':00:00.000Z', day: 'T00:00:00.000Z' };
+
+/** The range read, to whole minutes: from the minute `from` is in, to the end of the minute `to` is in. */
+export function summaryRange(payload: { from?: string; to?: string }, now = Date.now()): { from: Date; to: Date } {
+  const toMs = payload.to !== undefined ? parseInstant(payload.to) : now;
+  const fromMs = payload.from !== undefined ? parseInstant(payload.from) : toMs - HOUR_MS;
+  if (!(fromMs < toMs)) throw new ApiError('usage_range_invalid', '`from` must come before `to`.', { param: '/payload/from' });
+  if (toMs - fromMs > MAX_RANGE_MS) throw new ApiError('usage_range_invalid', 'A range spans at most 400 days.', { param: '/payload/from' });
+  return { from: new Date(Math.floor(fromMs / MINUTE_MS) * MINUTE_MS), to: new Date(Math.ceil(toMs / MINUTE_MS) * MINUTE_MS) };
+}
+
+const minuteText = (at: Date) => at.toISOString().slice(0, 16);
+
+export async function summarize(db: Db, scope: UsageScope, payload: UsageSummaryPayload, currency: string): Promise<UsageSummaryResult> {
+  const { from, to } = summaryRange(payload);
+  const groupBy = payload.groupBy ?? [];
+  const buckets = groupBy.filter((g): g is TimeBucket => g in BUCKET_LENGTH);
+  if (buckets.length > 1) throw new ApiError('payload_invalid', 'Group by at most one of minute, hour and day.', { param: '/payload/groupBy' });
+  const bucket = buckets[0];
+  const fields = groupBy.filter((g): g is Exclude<GroupField, TimeBucket> => !(g in BUCKET_LENGTH));
+  const selected: [name: string, expression: RawBuilder<unknown>][] = fields.map((f) => [f, sql`${sql.ref(COLUMNS[f])}`]);
+  if (bucket) selected.push(['time', sql`substr(minute, 1, ${sql.lit(BUCKET_LENGTH[bucket])})`]);
+  const range = sql<boolean>`minute >= ${minuteText(from)} and minute < ${minuteText(to)}`;
+  const where = sql<boolean>`${scopeCondition(scope)} and ${range}`;
+  const groupSql = selected.map(([name, expression]) => sql`${expression} as ${sql.ref(name)}`);
+  const groupList = selected.map(([, expression]) => expression);
+  const groupClause = groupList.length > 0 ? sql`group by ${sql.join(groupList)} order by ${sql.join(groupList)}` : sql``;
+  const head = groupSql.length > 0 ? sql`${sql.join(groupSql)},` : sql``;
+  const sums = sql.join(
+    ['calls', 'errors', 'replayed', ...LATENCY_COLUMNS].map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`),
+  );
+
+  const rows = (
+    await sql<Record<string, unknown>>`select ${head} ${sums}, cast(sum(cost_nanos) as text) as nanos
+      from usage_rollups where ${where} ${groupClause} limit ${MAX_GROUPS + 1}`.execute(db)
+  ).rows.filter((row) => row.calls !== null);
+  if (rows.length > MAX_GROUPS) {
+    throw new ApiError('usage_query_too_large', `The summary would have more than ${MAX_GROUPS} groups.`, { param: '/payload/groupBy' });
+  }
+  const units = (
+    await sql<Record<string, unknown>>`select ${head} unit, sum(amount) as amount
+      from usage_unit_rollups where ${where} group by ${sql.join([...groupList, sql`unit`])}`.execute(db)
+  ).rows;
+
+  const keyOf = (row: Record<string, unknown>) => selected.map(([name]) => String(row[name])).join('\u0000');
+  const unitsByGroup = new Map<string, Record<string, number>>();
+  for (const row of units) {
+    const key = keyOf(row);
+    const found = unitsByGroup.get(key) ?? {};
+    found[row.unit as string] = Number(row.amount);
+    unitsByGroup.set(key, found);
+  }
+
+  const groups: UsageGroup[] = [];
+  const total = emptyTally();
+  for (const row of rows) {
+    const tally: Tally = {
+      calls: Number(row.calls),
+      errors: Number(row.errors),
+      replayed: Number(row.replayed),
+      nanos: BigInt(row.nanos as string),
+      latency: LATENCY_COLUMNS.map((c) => Number(row[c])),
+      units: unitsByGroup.get(keyOf(row)) ?? {},
+    };
+    addTally(total, tally);
+    const named: Record<string, unknown> = {};
+    for (const field of fields) named[field] = field === 'status' ? Number(row[field]) : row[field];
+    if (bucket) named.time = `${row.time as string}${BUCKET_SUFFIX[bucket]}`;
+    groups.push({ ...named, ...totalsOf(tally) });
+  }
+
+  return {
+    from: from.toISOString(),
+    to: to.toISOString(),
+    currency,
+    groups,
+    totals: totalsOf(total),
+    meters: await meters(db, scope, fields, bucket, range),
+  };
+}
+
+/** Ingested events by type, and by entity and time bucket when the summary is grouped by them. */
+async function meters(db: Db, scope: UsageScope, fields: readonly string[], bucket: TimeBucket | undefined, range: RawBuilder<boolean>): Promise<UsageMeter[]> {
+  const selected: [string, RawBuilder<unknown>][] = [['type', sql`type`]];
+  if (fields.includes('entity')) selected.push(['entity', sql`entity_id`]);
+  if (bucket) selected.push(['time', sql`substr(minute, 1, ${sql.lit(BUCKET_LENGTH[bucket])})`]);
+  const list = selected.map(([, e]) => e);
+  const rows = (
+    await sql<Record<string, unknown>>`select ${sql.join(selected.map(([n, e]) => sql`${e} as ${sql.ref(n)}`))}, sum(events) as events, sum(value) as value
+      from usage_meter_rollups where ${scopeCondition(scope, { calls: false })} and ${range}
+      group by ${sql.join(list)} order by ${sql.join(list)} limit ${MAX_GROUPS}`.execute(db)
+  ).rows;
+  return rows.map((row) => ({
+    type: row.type as string,
+    ...(row.entity !== undefined ? { entity: row.entity as string } : {}),
+    ...(bucket ? { time: `${row.time as string}${BUCKET_SUFFIX[bucket]}` } : {}),
+    events: Number(row.events),
+    value: Number(row.value),
+  }));
+}
+
+interface Tally {
+  calls: number;
+  errors: number;
+  replayed: number;
+  nanos: bigint;
+  latency: number[];
+  units: Record<string, number>;
+}
+
+const emptyTally = (): Tally => ({ calls: 0, errors: 0, replayed: 0, nanos: 0n, latency: LATENCY_COLUMNS.map(() => 0), units: {} });
+
+function addTally(into: Tally, tally: Tally): void {
+  into.calls += tally.calls;
+  into.errors += tally.errors;
+  into.replayed += tally.replayed;
+  into.nanos += tally.nanos;
+  tally.latency.forEach((n, i) => (into.latency[i]! += n));
+  for (const [unit, amount] of Object.entries(tally.units)) into.units[unit] = (into.units[unit] ?? 0) + amount;
+}
+
+function totalsOf(tally: Tally): UsageTotals {
+  return {
+    calls: tally.calls,
+    errors: tally.errors,
+    replayed: tally.replayed,
+    units: tally.units,
+    cost: nanosToDecimal(tally.nanos),
+    latencyMs: { p50: quantile(tally.latency, 0.5), p99: quantile(tally.latency, 0.99) },
+  };
+}
