@@ -318,10 +318,10 @@ export type UsageDecimal = string;
 
 /** Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read. */
 export interface UsageFilter {
-  /** Faces. */
-  face?: string[];
-  /** Action names (`generate`); combine with `face` to name one face's action. */
-  action?: string[];
+  /** Faces; `(unknown)` for calls that named no face of the catalogue. */
+  face?: UsageName[];
+  /** Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue. */
+  action?: UsageName[];
   /** Entities: a list of ids the key may act for, or `*` for every entity the key may act for. */
   entity?: '*' | string[];
   /** Ids of the keys that made the calls. */
@@ -350,7 +350,7 @@ export interface UsageIngestOutcome {
   reason?: string;
 }
 
-/** Latency percentiles in milliseconds, read from fixed histogram buckets (1, 2, 5, 10, 20, 50, 100, 200, 500 ms, 1, 2, 5, 10, 30, 120 s): each is the upper bound of its bucket. Null without calls. */
+/** Latency percentiles in milliseconds, read from fixed histogram buckets (1, 2, 5, 10, 20, 50, 100, 200, 500 ms, 1, 2, 5, 10, 30, 120 s): each is the upper bound of its bucket (120000 means at least 2 minutes). Null without calls. */
 export interface UsageLatency {
   /** Median. */
   p50: number | null;
@@ -375,18 +375,21 @@ export interface UsageMeter {
 /** One metered event of the caller's own (an OpenMeter or Stripe meter event). */
 export interface UsageMeterEvent {
   /** Your unique id for the event: an id already ingested is counted once, ever. */
-  id: string;
+  id: UsageText;
   /** What is measured (`api_calls`, `seats`, `gb_transferred`). */
   type: string;
   /** Who it is about (a customer, a user). */
-  subject?: string;
+  subject?: UsageText;
   /** When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now. */
   time?: string;
-  /** The quantity. */
+  /** The quantity (at most 10¹⁵ either way). */
   value: number;
   /** Anything else worth keeping with it. */
   properties?: { [key: string]: unknown };
 }
+
+/** A face or action name. */
+export type UsageName = string;
 
 /** One call, as it was recorded. */
 export interface UsageRecord {
@@ -422,6 +425,9 @@ export interface UsageRecord {
   /** True for an idempotent replay (which costs nothing). */
   replayed: boolean;
 }
+
+/** Text without control characters. */
+export type UsageText = string;
 
 export interface UsageTotals {
   /** Calls recorded. */
@@ -503,7 +509,7 @@ export type UsageLiveStreamEvent = StreamEvent | { event: 'record'; data: UsageR
 export interface UsageSummaryPayload {
   /** Start of the range (inclusive; read by the minute). Defaults to an hour before `to`. */
   from?: string;
-  /** End of the range (exclusive). Defaults to now. */
+  /** End of the range; the minute it falls in is read whole. Defaults to now. */
   to?: string;
   /** Fields to group by. */
   groupBy?: ('face' | 'action' | 'entity' | 'key' | 'status' | 'minute' | 'hour' | 'day')[];

@@ -70,7 +70,7 @@ Created the first API key: test mode, every scope, every entity. It is shown onl
 
   ${key}
 
-Try it:
+See every call, its latency and its cost at ${base}/dashboard (paste the key there). Try it:
 
   curl -s ${base}/do \\
     -H 'Authorization: Bearer ${key}' \\

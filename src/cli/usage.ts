@@ -52,7 +52,7 @@ export function registerUsage(program: Command): void {
         const payload: UsageSummaryPayload = { groupBy: groupBy as UsageSummaryPayload['groupBy'], filter: filterOf(o), ...(o.from ? { from: o.from } : {}), ...(o.to ? { to: o.to } : {}) };
         const summary = await client.usage.summary(payload);
         if (o.json) return console.log(JSON.stringify(summary, null, 2));
-        const label = (g: UsageGroup) => groupBy.map((f) => String(g[f === "minute" || f === "hour" || f === "day" ? "time" : (f as keyof UsageGroup)])).join('  ') || 'all';
+        const label = (g: UsageGroup) => groupBy.map((f) => String(g[f === 'minute' || f === 'hour' || f === 'day' ? 'time' : (f as keyof UsageGroup)])).join('  ') || 'all';
         console.log(`${summary.from} → ${summary.to}  (${summary.currency})`);
         for (const group of summary.groups) console.log(`${label(group)}  ${totalsLine(group)}`);
         console.log(`total  ${totalsLine(summary.totals)}`);

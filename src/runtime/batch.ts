@@ -32,6 +32,8 @@ type BatchItem = IdentifiedCall & { readonly item: NonNullable<IdentifiedCall['i
 export interface PreparedBatch {
   mode: BatchRunPayload['mode'];
   items: BatchItem[];
+  /** True once a request has been answered (and so counted): the batch is then not counted as a call itself. */
+  answered?: boolean;
 }
 
 type ItemResult = { id: string; status: number; data: unknown } | { id: string; status: number; error: unknown };
@@ -103,6 +105,7 @@ async function runAtomic(call: RoutedCall, runtime: Runtime, deadline: Deadline)
   const tx = new CallTransaction(runtime.db);
   const events: EmittedEvent[] = [];
   const results: ItemResult[] = [];
+  const ran: { item: RoutedCall; data: unknown }[] = [];
   for (const item of items) {
     assertRouted(item);
     item.startedAt = performance.now();
@@ -110,22 +113,33 @@ async function runAtomic(call: RoutedCall, runtime: Runtime, deadline: Deadline)
       deadline.throwIfStopped();
       const data = await deadline.run(invoke(item, runtime, { tx, events, deadline }));
       results.push({ id: item.item.id, status: 200, data });
-      answered(item, runtime, successReply(item, runtime, data));
+      ran.push({ item, data });
     } catch (thrown) {
       tx.abandon();
       const error = toApiError(thrown, call.requestId);
-      answered(item, runtime, errorReply(item, runtime, error));
-      return storeFailure(call, runtime, aborted(runtime, items, item, error, results.length));
+      const abort = aborted(runtime, items, item, error, results.length);
+      // The requests that ran were rolled back: each is counted with the batch's refusal, at no cost.
+      for (const done of ran) answeredItem(call, done.item, runtime, errorReply(done.item, runtime, abort));
+      answeredItem(call, item, runtime, errorReply(item, runtime, error));
+      return storeFailure(call, runtime, abort);
     }
   }
   const reply = successReply(call, runtime, { mode: 'atomic', results });
   try {
     await commitCall(call, runtime, tx, events, reply);
-    return reply;
   } catch (thrown) {
     tx.abandon();
     throw thrown;
   }
+  // Counted once their effects are committed, never before: a batch that fails to commit charged nothing.
+  for (const done of ran) answeredItem(call, done.item, runtime, successReply(done.item, runtime, done.data));
+  return reply;
+}
+
+/** A request of the batch is answered: counted as a call of its own, and the batch no longer is. */
+function answeredItem(batch: RoutedCall, item: CallState, runtime: Runtime, reply: Reply): void {
+  batch.batch!.answered = true;
+  answered(item, runtime, reply);
 }
 
 async function runBestEffort(call: RoutedCall, runtime: Runtime, deadline: Deadline): Promise<Reply> {
@@ -135,6 +149,7 @@ async function runBestEffort(call: RoutedCall, runtime: Runtime, deadline: Deadl
   for (const item of call.batch!.items) {
     item.startedAt = performance.now();
     const reply = await runItem(item, runtime);
+    call.batch!.answered = true;
     const body = reply.body as { data?: unknown; error?: unknown };
     results.push(reply.status === 200 ? { id: item.item.id, status: 200, data: body.data } : { id: item.item.id, status: reply.status, error: body.error });
     // The rate-limit headers of the batch tell the state after its last request.

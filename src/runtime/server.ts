@@ -1,6 +1,6 @@
 /**
  * The HTTP server: `POST /do` and `POST /{version}/do` run the call pipeline, answering JSON or, for a
- * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json` and `/docs/*` serve
+ * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs/*` and `/dashboard` serve
  * the rest. Unless told otherwise it also runs the webhook delivery worker. Every error, the HTTP layer's
  * own included (bad JSON, wrong content type, body too large, unknown path), leaves in the error envelope
  * of API.md §4.
@@ -12,6 +12,7 @@ import { CommitGroup } from '../store/commit-group.js';
 import { purgeEvents } from '../store/events.js';
 import { purgeExpiredIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
+import { postgresPool } from '../store/open.js';
 import { equalSecrets, newId } from '../store/secrets.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
 import { WebhookWorker } from '../webhooks/worker.js';
@@ -26,10 +27,12 @@ import type { RateLimiter } from './rate-limit/limiter.js';
 import type { Runtime } from './runtime.js';
 import { clientErrorHandler } from './client-error.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
+import { registerDashboardRoutes } from './dashboard-routes.js';
 import { parseJsonBody } from './json-body.js';
 import { purgeUsage } from '../usage/purge.js';
 import { UsageFeed } from '../usage/feed.js';
 import { UsageRecorder } from '../usage/recorder.js';
+import { UsageRelay } from '../usage/relay.js';
 import { usageStage } from '../usage/record-call.js';
 import { DEFAULT_STREAM_LIMITS, EventStreamResponse, type StreamLimits } from './sse.js';
 
@@ -89,7 +92,10 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   const worker = options.webhookWorker === false ? undefined : new WebhookWorker(options.db, webhooks);
   const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
   const usageFeed = new UsageFeed();
-  const usage = new UsageRecorder(options.db, { flushMs: options.usage?.flushMs ?? 1000, feed: usageFeed });
+  const pool = postgresPool(options.db);
+  // Several processes share a PostgreSQL store: each one's live followers also see the others' records.
+  const relay = pool && new UsageRelay(options.db, pool, usageFeed);
+  const usage = new UsageRecorder(options.db, { flushMs: options.usage?.flushMs ?? 1000, feed: usageFeed, ...(relay ? { relay } : {}) });
   // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
   const observe: AfterAnswer = (call, reply) =>
     metrics.observeCall(call.action?.face ?? 'unknown', call.action?.name ?? 'unknown', reply.status, (performance.now() - call.startedAt) / 1000);
@@ -131,6 +137,8 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    // Live usage streams would otherwise hold the stop for up to their time-out.
+    usageFeed.endAll();
   });
   /** The refusal of a call that arrives while the server stops (checked in the handler: a hook would cost every request). */
   const refuseWhileClosing = (reply: FastifyReply) => {
@@ -210,6 +218,8 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     return reply.type('text/markdown; charset=utf-8').send(page);
   });
 
+  registerDashboardRoutes(app);
+
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new ApiError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}; the API is POST /do.`)),
   );
@@ -243,6 +253,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     await worker?.stop();
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
+    relay?.close();
   });
   return app;
 }

@@ -9,14 +9,19 @@ import { CompiledQuery, type Insertable } from 'kysely';
 import { storeKind } from './open.js';
 import type { Database, Db } from './schema.js';
 
+/** Rows per statement: 500 rows of up to 30 columns stay well under the bound parameters of both stores. */
 const ROWS_PER_INSERT = 500;
 const compiled = new Map<string, string>();
+
+/** `rows` in runs of at most one statement's worth. */
+export function* chunks<T>(rows: readonly T[]): Generator<T[]> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) yield rows.slice(i, i + ROWS_PER_INSERT);
+}
 
 /** The compiled INSERT statements (one per chunk of rows) that write `rows` into `table`. */
 export function insertStatements<T extends keyof Database & string>(db: Db, table: T, rows: readonly Insertable<Database[T]>[]): CompiledQuery[] {
   const statements: CompiledQuery[] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const chunk = rows.slice(i, i + ROWS_PER_INSERT) as Record<string, unknown>[];
+  for (const chunk of chunks(rows as readonly Record<string, unknown>[])) {
     const shape = `${storeKind(db)}:${table}:${chunk.length}`;
     let text = compiled.get(shape);
     if (text === undefined) compiled.set(shape, (text = db.insertInto(table).values(chunk as never).compile().sql));

@@ -65,7 +65,16 @@ function openPostgres(url: string, max: number): Db {
   // not given back to the pool, which opens a new one for the next query.
   pool.on('error', (error) => console.error('PostgreSQL connection lost:', error.message));
   pool.on('connect', (client) => client.on('error', (error) => console.error('PostgreSQL connection lost during a call:', error.message)));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  postgresPools.set(db, pool);
+  return db;
+}
+
+const postgresPools = new WeakMap<Db, pg.Pool>();
+
+/** The connection pool of a PostgreSQL store (for LISTEN, which needs a connection of its own); undefined for SQLite. */
+export function postgresPool(db: Db): pg.Pool | undefined {
+  return postgresPools.get(db);
 }
 
 /**

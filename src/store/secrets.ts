@@ -23,7 +23,8 @@ function pooledBytes(n: number): Buffer {
 
 /** The part of every id made at `ms` (since the epoch) that precedes its random part: ids sort by it. */
 export function idTimePrefix(prefix: string, ms: number): string {
-  let time = ms;
+  // Ten base-32 characters hold every millisecond from 1970 to the year 10889.
+  let time = Math.min(Math.max(0, Math.floor(ms)), 32 ** 10 - 1);
   let head = '';
   for (let i = 0; i < 10; i++) {
     head = CROCKFORD[time % 32] + head;
@@ -33,8 +34,8 @@ export function idTimePrefix(prefix: string, ms: number): string {
 }
 
 /** `prefix_` + 10 characters of millisecond time + 16 random, Crockford base32 (a ULID): sorts by creation. */
-export function newId(prefix: string): string {
-  const head = idTimePrefix(prefix, Date.now());
+export function newId(prefix: string, ms = Date.now()): string {
+  const head = idTimePrefix(prefix, ms);
   const random = pooledBytes(16);
   let tail = '';
   // 256 is a multiple of 32, so every character is equally likely.

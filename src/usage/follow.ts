@@ -34,23 +34,25 @@ export function follow(ctx: HandlerContext, scope: UsageScope, maxSeconds: numbe
     sending = false;
   };
 
+  const take = (rows: readonly UsageRecordTable[]) => {
+    for (const row of rows) {
+      if (!keep(row)) continue;
+      if (queue.length >= MAX_QUEUED) dropped += 1;
+      else queue.push(row);
+    }
+    void send();
+  };
+
   return new Promise((resolve) => {
-    const unsubscribe = ctx.usageFeed.subscribe((rows) => {
-      for (const row of rows) {
-        if (!keep(row)) continue;
-        if (queue.length >= MAX_QUEUED) dropped += 1;
-        else queue.push(row);
-      }
-      void send();
-    });
-    const end = () => {
+    const unsubscribe = ctx.usageFeed.subscribe(take, () => end());
+    const timer = setTimeout(() => end(), Math.max(0, Math.min(maxSeconds * 1000, ctx.deadline - END_MARGIN_MS - Date.now())));
+    ctx.signal.addEventListener('abort', () => end(), { once: true });
+    function end() {
       if (done) return;
       done = true;
       unsubscribe();
       clearTimeout(timer);
       resolve({ delivered, dropped });
-    };
-    const timer = setTimeout(end, Math.max(0, Math.min(maxSeconds * 1000, ctx.deadline - END_MARGIN_MS - Date.now())));
-    ctx.signal.addEventListener('abort', end, { once: true });
+    }
   });
 }

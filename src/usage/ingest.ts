@@ -8,7 +8,9 @@
  */
 import { sql } from 'kysely';
 import type { UsageIngestOutcome, UsageIngestPayload, UsageIngestResult, UsageMeterEvent } from '../../generated/server/types.js';
+import { chunks } from '../store/bulk-insert.js';
 import { isoInstant, parseInstant } from '../store/instant.js';
+import { minuteOf } from './minute.js';
 import type { Db, Mode, UsageMeterEventTable, UsageMeterRollupTable } from '../store/schema.js';
 
 const DAY_MS = 86_400_000;
@@ -16,8 +18,6 @@ const DAY_MS = 86_400_000;
 export const INGEST_PAST_MS = 35 * DAY_MS;
 /** How far ahead an event may be (clock skew). */
 export const INGEST_FUTURE_MS = 5 * 60_000;
-/** Events per INSERT: 10 columns each, well under the bound parameters of SQLite and PostgreSQL. */
-const ROWS_PER_INSERT = 500;
 
 interface Origin {
   mode: Mode;
@@ -41,10 +41,10 @@ export async function ingest(db: Db, origin: Origin, payload: UsageIngestPayload
 
   const inserted = new Set<string>();
   const rows = [...candidates.values()];
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+  for (const chunk of chunks(rows)) {
     const kept = await db
       .insertInto('usage_meter_events')
-      .values(rows.slice(i, i + ROWS_PER_INSERT))
+      .values(chunk)
       .onConflict((oc) => oc.columns(['mode', 'entity_id', 'id']).doNothing())
       .returning('id')
       .execute();
@@ -53,10 +53,10 @@ export async function ingest(db: Db, origin: Origin, payload: UsageIngestPayload
   for (const result of results) if (result.status === 'accepted' && !inserted.has(result.id)) result.status = 'duplicate';
 
   const rollups = rollupsOf(rows.filter((r) => inserted.has(r.id)));
-  for (let i = 0; i < rollups.length; i += ROWS_PER_INSERT) {
+  for (const chunk of chunks(rollups)) {
     await db
       .insertInto('usage_meter_rollups')
-      .values(rollups.slice(i, i + ROWS_PER_INSERT))
+      .values(chunk)
       .onConflict((oc) =>
         oc.columns(['mode', 'entity_id', 'minute', 'type']).doUpdateSet({
           events: sql`usage_meter_rollups.events + excluded.events`,
@@ -96,7 +96,7 @@ function toRow(event: UsageMeterEvent, origin: Origin, nowIso: string): UsageMet
 function rollupsOf(rows: UsageMeterEventTable[]): UsageMeterRollupTable[] {
   const byKey = new Map<string, UsageMeterRollupTable>();
   for (const row of rows) {
-    const minute = row.time.slice(0, 16);
+    const minute = minuteOf(row.time);
     const key = `${minute}\u0000${row.type}`;
     const found = byKey.get(key);
     if (found) {
@@ -104,5 +104,6 @@ function rollupsOf(rows: UsageMeterEventTable[]): UsageMeterRollupTable[] {
       found.value += row.value;
     } else byKey.set(key, { minute, mode: row.mode, entity_id: row.entity_id, type: row.type, events: 1, value: row.value });
   }
-  return [...byKey.values()];
+  // In key order: processes upserting the same rows lock them in the same order, so never deadlock.
+  return [...byKey.keys()].sort().map((key) => byKey.get(key)!);
 }

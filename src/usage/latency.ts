@@ -16,7 +16,10 @@ export function latencyBucket(ms: number): number {
   return LATENCY_BOUNDS_MS.length;
 }
 
-/** The `q` quantile (0..1) of a histogram, as the upper bound of its bucket (ms); null when it is empty. */
+/**
+ * The `q` quantile (0..1) of a histogram, as the upper bound of its bucket (ms); null when it is empty. The
+ * last bucket has no upper bound: a quantile in it reads as 120 000 ms, meaning "at least".
+ */
 export function quantile(counts: readonly number[], q: number): number | null {
   const total = counts.reduce((a, b) => a + b, 0);
   if (total === 0) return null;

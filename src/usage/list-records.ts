@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { UsageEventsPayload, UsageEventsResult } from '../../generated/server/types.js';
+import { ApiError } from '../runtime/errors.js';
 import { parseInstant } from '../store/instant.js';
 import type { Db } from '../store/schema.js';
 import { idTimePrefix } from '../store/secrets.js';
@@ -12,6 +13,9 @@ import { scopeCondition, type UsageScope } from './scope.js';
 
 export async function listRecords(db: Db, scope: UsageScope, payload: UsageEventsPayload): Promise<UsageEventsResult> {
   const limit = payload.limit ?? 100;
+  if (payload.from !== undefined && payload.to !== undefined && !(parseInstant(payload.from) < parseInstant(payload.to))) {
+    throw new ApiError('usage_range_invalid', '`from` must come before `to`.', { param: '/payload/from' });
+  }
   let query = db.selectFrom('usage_records').selectAll().where(scopeCondition(scope));
   if (payload.from !== undefined) query = query.where('id', '>=', idTimePrefix('use', parseInstant(payload.from)));
   if (payload.to !== undefined) query = query.where('id', '<', idTimePrefix('use', parseInstant(payload.to)));

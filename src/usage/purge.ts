@@ -1,15 +1,20 @@
 /**
- * Retention of usage: raw records go after `USAGE_RETENTION_DAYS`, minute rollups (what summaries read)
- * after `USAGE_ROLLUP_RETENTION_DAYS`, so summaries reach back far longer than raw records.
+ * Retention of usage: raw records go after `USAGE_RETENTION_DAYS`, minute rollups (what summaries read,
+ * ingested meters' included) after `USAGE_ROLLUP_RETENTION_DAYS`, so summaries reach back far longer than
+ * raw records.
  */
 import type { Db } from '../store/schema.js';
 import { idTimePrefix } from '../store/secrets.js';
+import { minuteOf } from './minute.js';
 
 /** Deletes raw records answered before `recordsBefore` and rollups of minutes before `rollupsBefore` (ISO times). */
 export async function purgeUsage(db: Db, recordsBefore: string, rollupsBefore: string): Promise<void> {
-  // Ids sort by the time they were made (the time of the answer), so the primary key finds the old ones.
+  // Ids sort by the time they were made (the time of the answer). No index leads with the id, so this scans
+  // the table; it runs every ten minutes, off the request path, where an index would cost every record.
   await db.deleteFrom('usage_records').where('id', '<', idTimePrefix('use', Date.parse(recordsBefore))).execute();
-  const minute = rollupsBefore.slice(0, 16);
+  const minute = minuteOf(rollupsBefore);
   await db.deleteFrom('usage_rollups').where('minute', '<', minute).execute();
   await db.deleteFrom('usage_unit_rollups').where('minute', '<', minute).execute();
+  // Meter rollups go with the others; the meter events themselves stay, since an id is counted once ever.
+  await db.deleteFrom('usage_meter_rollups').where('minute', '<', minute).execute();
 }

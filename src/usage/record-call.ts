@@ -1,9 +1,10 @@
 /**
  * The usage stage, run after every answer (the runtime's after-answer hook): one record per call, per
- * batch request and per stream (when its terminal event is sent), refusals after authentication included.
+ * batch request and per stream (as its terminal event is sent), refusals after authentication included.
  * A call refused before its key is known (401) is not attributable: only `/metrics` counts it. A batch
- * envelope is not a call, its requests are; a replayed batch, whose requests did not run again, is
- * recorded as one replay. Only a call that succeeded is priced; a replay is recorded at zero cost.
+ * envelope is not a call, its requests are; it is recorded only when none of its requests was (a batch
+ * refused as a whole, or replayed, since its requests did not run again). Only a call that succeeded is
+ * priced; a replay is recorded at zero cost.
  */
 import type { AfterAnswer } from '../runtime/call.js';
 import { BATCH_ACTION, type Catalogue } from '../runtime/dispatch-types.js';
@@ -11,27 +12,34 @@ import { newId } from '../store/secrets.js';
 import { callCostNanos, nanosToDecimal } from './cost.js';
 import type { UsageRecorder } from './recorder.js';
 
-const NAME_LENGTH = 64;
+/**
+ * What a call refused before routing is recorded under: the face it asked for when that face exists, and
+ * `(unknown)` for a name the catalogue does not have, so that callers' typos (or junk) cannot grow the
+ * rollups, which are kept for a year; the record's error code says what was not found.
+ */
+const UNKNOWN = '(unknown)';
 
 export function usageStage(recorder: UsageRecorder, catalogue: Catalogue): AfterAnswer {
   const currency = catalogue.platform.currency;
+  const knownFace = (name: string | undefined) => (name !== undefined && catalogue.faces.has(name) ? name : UNKNOWN);
   return (call, reply) => {
     if (!call.key || !call.mode) return;
     const action = call.action;
-    if (action?.id === BATCH_ACTION && !call.replayed) return;
+    if (action?.id === BATCH_ACTION && !call.replayed && (reply.status < 400 || call.batch?.answered)) return;
     const units = call.units ?? {};
     const succeeded = reply.status < 400;
+    // One clock reading: the id sorts by the same instant as `at`, and so does the rollup minute.
+    const now = Date.now();
     const cost = action && succeeded ? callCostNanos(action.cost, units, call.replayed === true) : 0n;
     recorder.record({
-      id: newId('use'),
+      id: newId('use', now),
       request_id: call.requestId,
-      at: new Date().toISOString(),
+      at: new Date(now).toISOString(),
       key_id: call.key.id,
       mode: call.mode,
       entity_id: call.entityId ?? '',
-      // A call refused before routing names what it asked for (bounded: it is the caller's text).
-      face: action?.face ?? (call.envelope?.face ?? '').slice(0, NAME_LENGTH),
-      action: action?.name ?? (call.envelope?.action ?? '').slice(0, NAME_LENGTH),
+      face: action?.face ?? knownFace(call.envelope?.face),
+      action: action?.name ?? UNKNOWN,
       api_version: call.apiVersion ?? null,
       status: reply.status,
       error_code: succeeded ? null : ((reply.body as { error?: { code?: string } }).error?.code ?? null),

@@ -1,16 +1,20 @@
 /**
  * Writes usage records off the hot path (API.md §13): calls are buffered and written every `flushMs` (or
- * sooner when many are waiting), each flush in one transaction with one statement per table: the raw
- * records, and the minute rollups they add to (upserts that add counts, costs, latency buckets and units),
- * so summaries never read raw records. A graceful stop flushes what is buffered; a crash loses at most one
- * flush window. A flush that fails keeps its records for the next one (up to `maxBuffered`).
+ * sooner when a statement's worth is waiting), each flush in one transaction: the raw records, and the minute
+ * rollups they add to (upserts that add counts, costs, latency buckets and units), so summaries never read
+ * raw records. One flush runs at a time. A graceful stop flushes what is buffered; a crash loses at most one
+ * flush window. While the store is unreachable, records wait (up to `maxBuffered`, the oldest dropped beyond,
+ * counted) and flushes back off; a record the store refuses for its content is dropped and counted, never
+ * retried forever in front of the others.
  */
 import { sql, type CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable, UsageRollupTable, UsageUnitRollupTable } from '../store/schema.js';
-import { insertStatements } from '../store/bulk-insert.js';
+import { chunks, insertStatements } from '../store/bulk-insert.js';
 import { batchWriter } from '../store/open.js';
+import { isStoreUnavailable } from '../store/unavailable.js';
 import type { UsageFeed } from './feed.js';
 import { LATENCY_COLUMNS, latencyBucket } from './latency.js';
+import { minuteOf } from './minute.js';
 
 export interface UsageRecorderOptions {
   /** How long a record may wait before it is written (ms): the most a crash can lose. */
@@ -21,12 +25,14 @@ export interface UsageRecorderOptions {
   maxBuffered?: number;
   /** Where written records go next (`usage.live`). */
   feed?: UsageFeed;
+  /** Announces each flush to the other processes of a shared store (`usage.live` across processes). */
+  relay?: { announce(ids: readonly string[]): CompiledQuery[] };
 }
 
-/** Rows per upsert: 24 columns × 500 stays well under the bound parameters of SQLite and PostgreSQL. */
-const ROWS_PER_INSERT = 500;
 const ROLLUP_KEY = ['mode', 'entity_id', 'minute', 'key_id', 'face', 'action', 'status'] as const;
 const UNIT_KEY = ['mode', 'entity_id', 'minute', 'key_id', 'face', 'action', 'status', 'unit'] as const;
+/** The longest wait between attempts while the store is unreachable. */
+const MAX_BACKOFF_MS = 30_000;
 
 export class UsageRecorder {
   readonly #db: Db;
@@ -34,39 +40,59 @@ export class UsageRecorder {
   readonly #flushAt: number;
   readonly #maxBuffered: number;
   readonly #feed: UsageFeed | undefined;
+  readonly #relay: UsageRecorderOptions['relay'];
   /** Each record with its cost in nano-units, which the rollups add up. */
   #buffer: Buffered[] = [];
   #timer: NodeJS.Timeout | undefined;
-  #writing: Promise<void> = Promise.resolve();
-  /** Records dropped because the store refused them for too long. */
+  /** The flush under way, if any. */
+  #writing: Promise<void> | undefined;
+  /** How long to wait before the next attempt: the flush window, doubled after each failed attempt. */
+  #delayMs: number;
+  #closed = false;
+  /** Records dropped: too many waited while the store was unreachable, or the store refused their content. */
   dropped = 0;
 
   constructor(db: Db, options: UsageRecorderOptions) {
     this.#db = db;
     this.#flushMs = options.flushMs;
+    this.#delayMs = options.flushMs;
     // One statement's worth: a flush then holds the store's writer for a few milliseconds, not for a whole second's records.
     this.#flushAt = options.flushAt ?? 500;
     this.#maxBuffered = options.maxBuffered ?? 100_000;
     this.#feed = options.feed;
+    this.#relay = options.relay;
   }
 
   record(row: UsageRecordTable, costNanos: bigint): void {
+    if (this.#closed) return;
     this.#buffer.push({ row, costNanos });
-    if (this.#buffer.length >= this.#flushAt) void this.flush();
-    else this.#timer ??= setTimeout(() => void this.flush(), this.#flushMs).unref();
+    if (this.#buffer.length > this.#maxBuffered) {
+      this.#buffer.shift();
+      this.dropped += 1;
+    }
+    // While the store fails, the back-off decides when to try again, not the number waiting.
+    if (this.#buffer.length >= this.#flushAt && this.#delayMs === this.#flushMs && !this.#writing) void this.flush();
+    else this.#timer ??= setTimeout(() => void this.flush(), this.#delayMs).unref();
   }
 
-  /** Writes what is buffered; flushes run one after another. */
-  flush(): Promise<void> {
+  /** Writes what is buffered, after the flush under way if there is one. */
+  async flush(): Promise<void> {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#writing = this.#writing.then(() => this.#write());
-    return this.#writing;
+    while (this.#writing) await this.#writing;
+    this.#writing = this.#write().finally(() => (this.#writing = undefined));
+    await this.#writing;
   }
 
-  /** Flushes what is left; call it when the server stops. */
-  close(): Promise<void> {
-    return this.flush();
+  /** Flushes what is left and takes no more records; call it when the server stops. */
+  async close(): Promise<void> {
+    await this.flush();
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#buffer.length > 0 || this.dropped > 0) {
+      console.error(`usage: ${this.#buffer.length} records could not be written before the stop; ${this.dropped} were dropped in all.`);
+    }
   }
 
   async #write(): Promise<void> {
@@ -74,38 +100,61 @@ export class UsageRecorder {
     if (rows.length === 0) return;
     this.#buffer = [];
     try {
-      const statements = [
-        ...insertStatements(
-          this.#db,
-          'usage_records',
-          rows.map((r) => r.row),
-        ),
-        ...rollupStatements(this.#db, rollupsOf(rows)),
-        ...unitStatements(this.#db, unitRollupsOf(rows)),
-      ];
-      // On SQLite, one message to the writer thread; elsewhere, one transaction like any other.
-      const batch = batchWriter(this.#db);
-      if (batch) await batch(statements);
-      else
-        await this.#db.transaction().execute(async (trx) => {
-          for (const statement of statements) await trx.executeQuery(statement);
-        });
-      if (this.#feed?.followed) this.#feed.publish(rows.map((r) => r.row));
+      await this.#commit(rows);
+      this.#delayMs = this.#flushMs;
     } catch (error) {
-      // Kept for the next flush, in order, so a store outage loses nothing it can wait out.
-      this.#buffer = [...rows, ...this.#buffer];
-      const over = this.#buffer.length - this.#maxBuffered;
-      if (over > 0) {
-        this.#buffer.splice(0, over);
-        this.dropped += over;
+      if (isStoreUnavailable(error)) {
+        // Kept for the next attempt, in order, so an outage loses nothing it can wait out.
+        const waiting = rows.concat(this.#buffer);
+        this.#buffer = waiting.slice(-this.#maxBuffered);
+        this.dropped += waiting.length - this.#buffer.length;
+        this.#delayMs = Math.min(this.#delayMs * 2, MAX_BACKOFF_MS);
+        console.error(`usage: the store is unreachable (${(error as Error).message}); ${this.#buffer.length} records wait, next attempt in ${this.#delayMs} ms.`);
+      } else {
+        await this.#commitEach(rows, error);
       }
-      console.error(`usage: ${rows.length} records not written yet (${(error as Error).message}); retrying with the next flush.`);
-      this.#timer ??= setTimeout(() => void this.flush(), this.#flushMs).unref();
     }
+    if (this.#buffer.length > 0 && !this.#closed) this.#timer ??= setTimeout(() => void this.flush(), this.#delayMs).unref();
+  }
+
+  /** Writes the records and their rollups in one transaction, then hands them to live followers. */
+  async #commit(rows: Buffered[]): Promise<void> {
+    const statements = [
+      ...insertStatements(this.#db, 'usage_records', rows.map((r) => r.row)),
+      ...rollupStatements(this.#db, rollupsOf(rows)),
+      ...unitStatements(this.#db, unitRollupsOf(rows)),
+      ...(this.#relay?.announce(rows.map((r) => r.row.id)) ?? []),
+    ];
+    // On SQLite, one message to the writer thread; elsewhere, one transaction like any other.
+    const batch = batchWriter(this.#db);
+    if (batch) await batch(statements);
+    else
+      await this.#db.transaction().execute(async (trx) => {
+        for (const statement of statements) await trx.executeQuery(statement);
+      });
+    if (this.#feed?.followed) this.#feed.publish(rows.map((r) => r.row));
+  }
+
+  /** The store refused a flush for its content: each record on its own, so one bad record costs only itself. */
+  async #commitEach(rows: Buffered[], cause: unknown): Promise<void> {
+    let refused = 0;
+    for (const row of rows) {
+      try {
+        await this.#commit([row]);
+      } catch (error) {
+        if (isStoreUnavailable(error)) {
+          const waiting = rows.slice(rows.indexOf(row)).concat(this.#buffer);
+          this.#buffer = waiting.slice(-this.#maxBuffered);
+          this.dropped += waiting.length - this.#buffer.length;
+          break;
+        }
+        refused += 1;
+      }
+    }
+    this.dropped += refused;
+    console.error(`usage: the store refused ${refused} of ${rows.length} records (${(cause as Error).message}); they are dropped.`);
   }
 }
-
-const minuteOf = (at: string) => at.slice(0, 16);
 
 interface Buffered {
   row: UsageRecordTable;
@@ -146,10 +195,7 @@ function rollupsOf(rows: Buffered[]): UsageRollupTable[] {
     const bucket = LATENCY_COLUMNS[latencyBucket(r.latency_ms)]!;
     rollup[bucket] = (rollup[bucket] ?? 0) + 1;
   }
-  return [...byKey.values()].map(({ nanos, ...rollup }) => ({
-    ...rollup,
-    cost_nanos: nanos.toString(),
-  }));
+  return inKeyOrder(byKey).map(({ nanos, ...rollup }) => ({ ...rollup, cost_nanos: nanos.toString() }));
 }
 
 function unitRollupsOf(rows: Buffered[]): UsageUnitRollupTable[] {
@@ -175,17 +221,25 @@ function unitRollupsOf(rows: Buffered[]): UsageUnitRollupTable[] {
         });
     }
   }
-  return [...byKey.values()];
+  return inKeyOrder(byKey);
+}
+
+/**
+ * Rollups in the order of their keys: processes upserting the same rows lock them in the same order, so
+ * two flushes (or a flush and an ingest) never deadlock on PostgreSQL.
+ */
+function inKeyOrder<T>(byKey: Map<string, T>): T[] {
+  return [...byKey.keys()].sort().map((key) => byKey.get(key)!);
 }
 
 function rollupStatements(db: Db, rollups: UsageRollupTable[]): CompiledQuery[] {
   const added = ['calls', 'errors', 'replayed', 'cost_nanos', 'latency_ms_sum', ...LATENCY_COLUMNS] as const;
   const statements: CompiledQuery[] = [];
-  for (let i = 0; i < rollups.length; i += ROWS_PER_INSERT) {
+  for (const chunk of chunks(rollups)) {
     statements.push(
       db
         .insertInto('usage_rollups')
-        .values(rollups.slice(i, i + ROWS_PER_INSERT))
+        .values(chunk)
         .onConflict((oc) =>
           oc
             .columns([...ROLLUP_KEY])
@@ -199,11 +253,11 @@ function rollupStatements(db: Db, rollups: UsageRollupTable[]): CompiledQuery[] 
 
 function unitStatements(db: Db, rollups: UsageUnitRollupTable[]): CompiledQuery[] {
   const statements: CompiledQuery[] = [];
-  for (let i = 0; i < rollups.length; i += ROWS_PER_INSERT) {
+  for (const chunk of chunks(rollups)) {
     statements.push(
       db
         .insertInto('usage_unit_rollups')
-        .values(rollups.slice(i, i + ROWS_PER_INSERT))
+        .values(chunk)
         .onConflict((oc) =>
           oc.columns([...UNIT_KEY]).doUpdateSet({
             amount: sql`usage_unit_rollups.amount + excluded.amount`,

@@ -10,6 +10,7 @@ import { ApiError } from '../runtime/errors.js';
 import { parseInstant } from '../store/instant.js';
 import type { Db } from '../store/schema.js';
 import { nanosToDecimal } from './cost.js';
+import { minuteOf } from './minute.js';
 import { LATENCY_COLUMNS, quantile } from './latency.js';
 import { scopeCondition, type UsageScope } from './scope.js';
 
@@ -29,16 +30,19 @@ const COLUMNS: Record<Exclude<GroupField, TimeBucket>, string> = { face: 'face',
 const BUCKET_LENGTH: Record<TimeBucket, number> = { minute: 16, hour: 13, day: 10 };
 const BUCKET_SUFFIX: Record<TimeBucket, string> = { minute: ':00.000Z', hour: ':00:00.000Z', day: 'T00:00:00.000Z' };
 
+/** The last minute a range may reach: dates past the year 9999 have no ISO form. */
+const LAST_MINUTE_MS = Date.UTC(9999, 11, 31, 23, 59);
+
 /** The range read, to whole minutes: from the minute `from` is in, to the end of the minute `to` is in. */
 export function summaryRange(payload: { from?: string; to?: string }, now = Date.now()): { from: Date; to: Date } {
-  const toMs = payload.to !== undefined ? parseInstant(payload.to) : now;
-  const fromMs = payload.from !== undefined ? parseInstant(payload.from) : toMs - HOUR_MS;
+  const toMs = Math.min(payload.to !== undefined ? parseInstant(payload.to) : now, LAST_MINUTE_MS);
+  const fromMs = Math.max(payload.from !== undefined ? parseInstant(payload.from) : toMs - HOUR_MS, 0);
   if (!(fromMs < toMs)) throw new ApiError('usage_range_invalid', '`from` must come before `to`.', { param: '/payload/from' });
   if (toMs - fromMs > MAX_RANGE_MS) throw new ApiError('usage_range_invalid', 'A range spans at most 400 days.', { param: '/payload/from' });
   return { from: new Date(Math.floor(fromMs / MINUTE_MS) * MINUTE_MS), to: new Date(Math.ceil(toMs / MINUTE_MS) * MINUTE_MS) };
 }
 
-const minuteText = (at: Date) => at.toISOString().slice(0, 16);
+const minuteText = (at: Date) => minuteOf(at.toISOString());
 
 export async function summarize(db: Db, scope: UsageScope, payload: UsageSummaryPayload, currency: string): Promise<UsageSummaryResult> {
   const { from, to } = summaryRange(payload);

@@ -12,6 +12,7 @@ import { faces } from '../../generated/server/dispatch.js';
 import { newSecretKey } from '../../src/store/sealed.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { DISPATCH, printedKey, ROOT, serve, type ServeProcess } from '../helpers/process.js';
+import { postStream } from '../helpers/sse.js';
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let env: Record<string, string>;
@@ -101,13 +102,59 @@ describe('usage across processes on PostgreSQL', () => {
     expect(totals.cost).toBe(expectedCost.toFixed());
   });
 
+  it('follows the calls of every process live, each once, follow after follow', async () => {
+    const c = await serve({ ...env, USAGE_FLUSH_MS: '50' });
+    try {
+      // Twice: the second follow starts the relay again after the first stopped it.
+      for (let round = 0; round < 2; round++) {
+        const seen: any[] = [];
+        let ownRequestId: string | undefined;
+        let opened!: () => void;
+        const started = new Promise<void>((r) => (opened = r));
+        const stream = postStream(
+          a.url,
+          { face: 'usage', action: 'live', payload: { maxSeconds: 5, filter: { face: ['ai'] } }, options: { stream: true } },
+          { authorization: `Bearer ${admin}`, 'x-entity-id': 'acme' },
+          (event) => {
+            if (event.event === 'start') opened();
+            if (event.event === 'record') seen.push(event.data);
+            return ownRequestId !== undefined && seen.at(-1)?.requestId === ownRequestId ? 'abort' : undefined;
+          },
+        );
+        await started;
+        // The relay listens once the first follower subscribes: call the other process until one of its calls arrives.
+        const fromC = new Set<string>();
+        await expect
+          .poll(
+            async () => {
+              const other = await post(c, admin, { face: 'ai', action: 'generate', payload: { model: 'm', prompt: 'from c' } });
+              expect(other.status).toBe(200);
+              fromC.add(other.body.meta.requestId);
+              return seen.some((r) => fromC.has(r.requestId));
+            },
+            { timeout: 5000, interval: 200 },
+          )
+          .toBe(true);
+        const own = await post(a, admin, { face: 'ai', action: 'generate', payload: { model: 'm', prompt: 'from a' } });
+        ownRequestId = own.body.meta.requestId;
+        await stream;
+        expect(seen.map((r) => r.requestId)).toContain(ownRequestId);
+        // Each record once: a process does not hear its own notices, and a relay listens once.
+        expect(new Set(seen.map((r) => r.id)).size).toBe(seen.length);
+      }
+    } finally {
+      await c.stop();
+    }
+  });
+
   it('gives operators the same numbers through the CLI, and a live tail', async () => {
     const connection = ['--url', a.url, '--entity', 'acme'];
     const summary = await cli(['usage', ...connection, 'summary', '--group-by', 'status', '--face', 'ai,auth', '--json']);
     expect(summary.code).toBe(0);
     const parsed = JSON.parse(summary.stdout);
-    expect(parsed.totals.calls).toBe(200);
+    // The live test above made more successful calls; the refusals are the first test's alone.
     expect(parsed.groups.map((g: any) => g.status)).toEqual([200, 400, 403, 404]);
+    expect(parsed.groups.find((g: any) => g.status === 400).calls).toBe(80);
 
     const events = await cli(['usage', ...connection, 'events', '--limit', '3', '--json']);
     expect(events.code).toBe(0);

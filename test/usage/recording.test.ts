@@ -47,9 +47,9 @@ describe.each([
         ['ai', 'generate', 200, null, 0],
         ['ai', 'generate', 200, null, 1],
         ['ai', 'generate', 400, 'payload_invalid', 0],
-        ['nope', 'x', 404, 'face_not_found', 0],
+        ['(unknown)', '(unknown)', 404, 'face_not_found', 0],
         ['ai', 'generate', 200, null, 0],
-        ['ai', 'nope', 404, 'action_not_found', 0],
+        ['ai', '(unknown)', 404, 'action_not_found', 0],
         ['ai', 'generate', 403, 'insufficient_scope', 0],
       ]),
     );
@@ -65,7 +65,7 @@ describe.each([
     }
     // The batch's requests share its request id; the envelope has no record of its own.
     const ofBatch = rows.filter((r) => r.request_id === answers[5]!.body.meta.requestId);
-    expect(ofBatch.map((r) => r.action).sort()).toEqual(['generate', 'nope']);
+    expect(ofBatch.map((r) => r.action).sort()).toEqual(['(unknown)', 'generate']);
 
     const rollups = await server.db
       .selectFrom('usage_rollups')

@@ -3,13 +3,544 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 export const usage_events_2026_09_01 = validate20;
-const schema31 = {"type":"object","additionalProperties":false,"properties":{"from":{"type":"string","format":"date-time","description":"Records answered at or after this time."},"to":{"type":"string","format":"date-time","description":"Records answered before this time."},"filter":{"$ref":"#/$defs/Filter"},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Page size."},"startingAfter":{"type":"string","pattern":"^use_[0-9A-Za-z]+$","description":"The last record of the previous page."}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Faces."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Action names (`generate`); combine with `face` to name one face's action."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}}}};
-const schema32 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Faces."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Action names (`generate`); combine with `face` to name one face's action."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
+const schema31 = {"type":"object","additionalProperties":false,"properties":{"from":{"type":"string","format":"date-time","description":"Records answered at or after this time."},"to":{"type":"string","format":"date-time","description":"Records answered before this time."},"filter":{"$ref":"#/$defs/Filter"},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Page size."},"startingAfter":{"type":"string","pattern":"^use_[0-9A-Za-z]+$","description":"The last record of the previous page."}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}},"Name":{"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."}}};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const func1 = require("ajv/dist/runtime/ucs2length").default;
-const pattern4 = new RegExp("^[A-Za-z0-9._:-]{1,64}$", "u");
-const pattern5 = new RegExp("^key_[0-9A-Za-z]+$", "u");
-const pattern6 = new RegExp("^use_[0-9A-Za-z]+$", "u");
+const schema32 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
+const schema33 = {"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."};
+const pattern4 = new RegExp("^[A-Za-z0-9_.:()-]{1,64}$", "u");
+const pattern6 = new RegExp("^[A-Za-z0-9._:-]{1,64}$", "u");
+const pattern7 = new RegExp("^key_[0-9A-Za-z]+$", "u");
+const func0 = require("ajv/dist/runtime/equal").default;
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate21.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((((key0 === "face") || (key0 === "action")) || (key0 === "entity")) || (key0 === "key")) || (key0 === "status"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.face !== undefined){
+let data0 = data.face;
+if(Array.isArray(data0)){
+if(data0.length > 50){
+const err1 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data0.length < 1){
+const err2 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err3 = {instancePath:instancePath+"/face/" + i0,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/face/" + i0,schemaPath:"#/$defs/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+let i1 = data0.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data0[i1], data0[j0])){
+const err5 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.action !== undefined){
+let data2 = data.action;
+if(Array.isArray(data2)){
+if(data2.length > 50){
+const err7 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data2.length < 1){
+const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+const len1 = data2.length;
+for(let i2=0; i2<len1; i2++){
+let data3 = data2[i2];
+if(typeof data3 === "string"){
+if(!pattern4.test(data3)){
+const err9 = {instancePath:instancePath+"/action/" + i2,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/action/" + i2,schemaPath:"#/$defs/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+let i3 = data2.length;
+let j1;
+if(i3 > 1){
+outer1:
+for(;i3--;){
+for(j1 = i3; j1--;){
+if(func0(data2[i3], data2[j1])){
+const err11 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+break outer1;
+}
+}
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.entity !== undefined){
+let data4 = data.entity;
+const _errs13 = errors;
+let valid9 = false;
+let passing0 = null;
+const _errs14 = errors;
+if(typeof data4 !== "string"){
+const err13 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if("*" !== data4){
+const err14 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/0/const",keyword:"const",params:{allowedValue: "*"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid0 = _errs14 === errors;
+if(_valid0){
+valid9 = true;
+passing0 = 0;
+}
+const _errs16 = errors;
+if(Array.isArray(data4)){
+if(data4.length > 100){
+const err15 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data4.length < 1){
+const err16 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+const len2 = data4.length;
+for(let i4=0; i4<len2; i4++){
+let data5 = data4[i4];
+if(typeof data5 === "string"){
+if(!pattern6.test(data5)){
+const err17 = {instancePath:instancePath+"/entity/" + i4,schemaPath:"#/properties/entity/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/entity/" + i4,schemaPath:"#/properties/entity/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+let i5 = data4.length;
+let j2;
+if(i5 > 1){
+const indices0 = {};
+for(;i5--;){
+let item0 = data4[i5];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j2 = indices0[item0];
+const err19 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+break;
+}
+indices0[item0] = i5;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid0 = _errs16 === errors;
+if(_valid0 && valid9){
+valid9 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid9 = true;
+passing0 = 1;
+}
+}
+if(!valid9){
+const err21 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.key !== undefined){
+let data6 = data.key;
+if(Array.isArray(data6)){
+if(data6.length > 50){
+const err22 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data6.length < 1){
+const err23 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+const len3 = data6.length;
+for(let i6=0; i6<len3; i6++){
+let data7 = data6[i6];
+if(typeof data7 === "string"){
+if(!pattern7.test(data7)){
+const err24 = {instancePath:instancePath+"/key/" + i6,schemaPath:"#/properties/key/items/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/key/" + i6,schemaPath:"#/properties/key/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+let i7 = data6.length;
+let j3;
+if(i7 > 1){
+const indices1 = {};
+for(;i7--;){
+let item1 = data6[i7];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j3 = indices1[item1];
+const err26 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i7+" are identical)"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+break;
+}
+indices1[item1] = i7;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data8 = data.status;
+if(Array.isArray(data8)){
+if(data8.length > 50){
+const err28 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(data8.length < 1){
+const err29 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+const len4 = data8.length;
+for(let i8=0; i8<len4; i8++){
+let data9 = data8[i8];
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err30 = {instancePath:instancePath+"/status/" + i8,schemaPath:"#/properties/status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 599 || isNaN(data9)){
+const err31 = {instancePath:instancePath+"/status/" + i8,schemaPath:"#/properties/status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data9 < 100 || isNaN(data9)){
+const err32 = {instancePath:instancePath+"/status/" + i8,schemaPath:"#/properties/status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+let i9 = data8.length;
+let j4;
+if(i9 > 1){
+const indices2 = {};
+for(;i9--;){
+let item2 = data8[i9];
+if(!(((typeof item2 == "number") && (!(item2 % 1) && !isNaN(item2))) && (isFinite(item2)))){
+continue;
+}
+if(typeof indices2[item2] == "number"){
+j4 = indices2[item2];
+const err33 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/uniqueItems",keyword:"uniqueItems",params:{i: i9, j: j4},message:"must NOT have duplicate items (items ## "+j4+" and "+i9+" are identical)"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+break;
+}
+indices2[item2] = i9;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const pattern8 = new RegExp("^use_[0-9A-Za-z]+$", "u");
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -88,11 +619,14 @@ errors++;
 }
 }
 if(data.filter !== undefined){
-let data2 = data.filter;
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-for(const key1 in data2){
-if(!(((((key1 === "face") || (key1 === "action")) || (key1 === "entity")) || (key1 === "key")) || (key1 === "status"))){
-const err5 = {instancePath:instancePath+"/filter",schemaPath:"#/$defs/Filter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(!(validate21(data.filter, {instancePath:instancePath+"/filter",parentData:data,parentDataProperty:"filter",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+errors = vErrors.length;
+}
+}
+let data3 = data.limit;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err5 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -101,12 +635,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data2.face !== undefined){
-let data3 = data2.face;
-if(Array.isArray(data3)){
-if(data3.length > 50){
-const err6 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 1000 || isNaN(data3)){
+const err6 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -115,8 +646,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data3.length < 1){
-const err7 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data3 < 1 || isNaN(data3)){
+const err7 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -125,12 +656,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-let data4 = data3[i0];
+}
+if(data.startingAfter !== undefined){
+let data4 = data.startingAfter;
 if(typeof data4 === "string"){
-if(func1(data4) > 64){
-const err8 = {instancePath:instancePath+"/filter/face/" + i0,schemaPath:"#/$defs/Filter/properties/face/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+if(!pattern8.test(data4)){
+const err8 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/properties/startingAfter/pattern",keyword:"pattern",params:{pattern: "^use_[0-9A-Za-z]+$"},message:"must match pattern \""+"^use_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -139,8 +670,9 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err9 = {instancePath:instancePath+"/filter/face/" + i0,schemaPath:"#/$defs/Filter/properties/face/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err9 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/properties/startingAfter/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -150,8 +682,9 @@ vErrors.push(err9);
 errors++;
 }
 }
+}
 else {
-const err10 = {instancePath:instancePath+"/filter/face/" + i0,schemaPath:"#/$defs/Filter/properties/face/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -160,19 +693,157 @@ vErrors.push(err10);
 }
 errors++;
 }
+validate20.errors = vErrors;
+return errors === 0;
 }
-let i1 = data3.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data3[i1];
-if(typeof item0 !== "string"){
-continue;
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const usage_ingest_2026_09_01 = validate26;
+const schema38 = {"type":"object","required":["events"],"additionalProperties":false,"properties":{"events":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"#/$defs/MeterEvent"},"description":"The events."}},"$defs":{"MeterEvent":{"type":"object","description":"One metered event of the caller's own (an OpenMeter or Stripe meter event).","required":["id","type","value"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/Text","description":"Your unique id for the event: an id already ingested is counted once, ever."},"type":{"type":"string","pattern":"^[a-z][a-zA-Z0-9_.-]{0,63}$","description":"What is measured (`api_calls`, `seats`, `gb_transferred`)."},"subject":{"$ref":"#/$defs/Text","description":"Who it is about (a customer, a user)."},"time":{"type":"string","format":"date-time","description":"When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now."},"value":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000,"description":"The quantity (at most 10¹⁵ either way)."},"properties":{"type":"object","maxProperties":50,"description":"Anything else worth keeping with it."}}},"Text":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F]+$","description":"Text without control characters."}}};
+const schema39 = {"type":"object","description":"One metered event of the caller's own (an OpenMeter or Stripe meter event).","required":["id","type","value"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/Text","description":"Your unique id for the event: an id already ingested is counted once, ever."},"type":{"type":"string","pattern":"^[a-z][a-zA-Z0-9_.-]{0,63}$","description":"What is measured (`api_calls`, `seats`, `gb_transferred`)."},"subject":{"$ref":"#/$defs/Text","description":"Who it is about (a customer, a user)."},"time":{"type":"string","format":"date-time","description":"When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now."},"value":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000,"description":"The quantity (at most 10¹⁵ either way)."},"properties":{"type":"object","maxProperties":50,"description":"Anything else worth keeping with it."}}};
+const schema40 = {"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F]+$","description":"Text without control characters."};
+const func4 = require("ajv/dist/runtime/ucs2length").default;
+const pattern14 = new RegExp("^[^\\u0000-\\u001F\\u007F]+$", "u");
+const pattern15 = new RegExp("^[a-z][a-zA-Z0-9_.-]{0,63}$", "u");
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err11 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.type === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.value === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "type")) || (key0 === "subject")) || (key0 === "time")) || (key0 === "value")) || (key0 === "properties"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func4(data0) > 255){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(func4(data0) < 1){
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!pattern14.test(data0)){
+const err6 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001F\\u007F]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001F\\u007F]+$"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+let data1 = data.type;
+if(typeof data1 === "string"){
+if(!pattern15.test(data1)){
+const err8 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-zA-Z0-9_.-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-zA-Z0-9_.-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.subject !== undefined){
+let data2 = data.subject;
+if(typeof data2 === "string"){
+if(func4(data2) > 255){
+const err10 = {instancePath:instancePath+"/subject",schemaPath:"#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(func4(data2) < 1){
+const err11 = {instancePath:instancePath+"/subject",schemaPath:"#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -180,14 +851,9 @@ else {
 vErrors.push(err11);
 }
 errors++;
-break;
 }
-indices0[item0] = i1;
-}
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!pattern14.test(data2)){
+const err12 = {instancePath:instancePath+"/subject",schemaPath:"#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001F\\u007F]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001F\\u007F]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -197,11 +863,8 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data2.action !== undefined){
-let data5 = data2.action;
-if(Array.isArray(data5)){
-if(data5.length > 50){
-const err13 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+else {
+const err13 = {instancePath:instancePath+"/subject",schemaPath:"#/$defs/Text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -210,8 +873,12 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data5.length < 1){
-const err14 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+if(data.time !== undefined){
+let data3 = data.time;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err14 = {instancePath:instancePath+"/time",schemaPath:"#/properties/time/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -220,12 +887,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-const len1 = data5.length;
-for(let i2=0; i2<len1; i2++){
-let data6 = data5[i2];
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err15 = {instancePath:instancePath+"/filter/action/" + i2,schemaPath:"#/$defs/Filter/properties/action/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+else {
+const err15 = {instancePath:instancePath+"/time",schemaPath:"#/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -234,8 +898,12 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(func1(data6) < 1){
-const err16 = {instancePath:instancePath+"/filter/action/" + i2,schemaPath:"#/$defs/Filter/properties/action/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.value !== undefined){
+let data4 = data.value;
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 1000000000000000 || isNaN(data4)){
+const err16 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000000000000},message:"must be <= 1000000000000000"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -244,9 +912,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/filter/action/" + i2,schemaPath:"#/$defs/Filter/properties/action/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4 < -1000000000000000 || isNaN(data4)){
+const err17 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/minimum",keyword:"minimum",params:{comparison: ">=", limit: -1000000000000000},message:"must be >= -1000000000000000"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -256,18 +923,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-let i3 = data5.length;
-let j1;
-if(i3 > 1){
-const indices1 = {};
-for(;i3--;){
-let item1 = data5[i3];
-if(typeof item1 !== "string"){
-continue;
-}
-if(typeof indices1[item1] == "number"){
-j1 = indices1[item1];
-const err18 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+else {
+const err18 = {instancePath:instancePath+"/value",schemaPath:"#/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -275,14 +932,13 @@ else {
 vErrors.push(err18);
 }
 errors++;
-break;
-}
-indices1[item1] = i3;
 }
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.properties !== undefined){
+let data5 = data.properties;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(Object.keys(data5).length > 50){
+const err19 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -292,14 +948,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data2.entity !== undefined){
-let data7 = data2.entity;
-const _errs19 = errors;
-let valid9 = false;
-let passing0 = null;
-const _errs20 = errors;
-if(typeof data7 !== "string"){
-const err20 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err20 = {instancePath:instancePath+"/properties",schemaPath:"#/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -308,8 +958,10 @@ vErrors.push(err20);
 }
 errors++;
 }
-if("*" !== data7){
-const err21 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/0/const",keyword:"const",params:{allowedValue: "*"},message:"must be equal to constant"};
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -318,402 +970,16 @@ vErrors.push(err21);
 }
 errors++;
 }
-var _valid0 = _errs20 === errors;
-if(_valid0){
-valid9 = true;
-passing0 = 0;
-}
-const _errs22 = errors;
-if(Array.isArray(data7)){
-if(data7.length > 100){
-const err22 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(data7.length < 1){
-const err23 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-const len2 = data7.length;
-for(let i4=0; i4<len2; i4++){
-let data8 = data7[i4];
-if(typeof data8 === "string"){
-if(!pattern4.test(data8)){
-const err24 = {instancePath:instancePath+"/filter/entity/" + i4,schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/filter/entity/" + i4,schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-let i5 = data7.length;
-let j2;
-if(i5 > 1){
-const indices2 = {};
-for(;i5--;){
-let item2 = data7[i5];
-if(typeof item2 !== "string"){
-continue;
-}
-if(typeof indices2[item2] == "number"){
-j2 = indices2[item2];
-const err26 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-break;
-}
-indices2[item2] = i5;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-var _valid0 = _errs22 === errors;
-if(_valid0 && valid9){
-valid9 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid9 = true;
-passing0 = 1;
-}
-}
-if(!valid9){
-const err28 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-else {
-errors = _errs19;
-if(vErrors !== null){
-if(_errs19){
-vErrors.length = _errs19;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data2.key !== undefined){
-let data9 = data2.key;
-if(Array.isArray(data9)){
-if(data9.length > 50){
-const err29 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if(data9.length < 1){
-const err30 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-const len3 = data9.length;
-for(let i6=0; i6<len3; i6++){
-let data10 = data9[i6];
-if(typeof data10 === "string"){
-if(!pattern5.test(data10)){
-const err31 = {instancePath:instancePath+"/filter/key/" + i6,schemaPath:"#/$defs/Filter/properties/key/items/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/filter/key/" + i6,schemaPath:"#/$defs/Filter/properties/key/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-let i7 = data9.length;
-let j3;
-if(i7 > 1){
-const indices3 = {};
-for(;i7--;){
-let item3 = data9[i7];
-if(typeof item3 !== "string"){
-continue;
-}
-if(typeof indices3[item3] == "number"){
-j3 = indices3[item3];
-const err33 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i7+" are identical)"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-break;
-}
-indices3[item3] = i7;
-}
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data2.status !== undefined){
-let data11 = data2.status;
-if(Array.isArray(data11)){
-if(data11.length > 50){
-const err35 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-if(data11.length < 1){
-const err36 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-const len4 = data11.length;
-for(let i8=0; i8<len4; i8++){
-let data12 = data11[i8];
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err37 = {instancePath:instancePath+"/filter/status/" + i8,schemaPath:"#/$defs/Filter/properties/status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 > 599 || isNaN(data12)){
-const err38 = {instancePath:instancePath+"/filter/status/" + i8,schemaPath:"#/$defs/Filter/properties/status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-if(data12 < 100 || isNaN(data12)){
-const err39 = {instancePath:instancePath+"/filter/status/" + i8,schemaPath:"#/$defs/Filter/properties/status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-}
-let i9 = data11.length;
-let j4;
-if(i9 > 1){
-const indices4 = {};
-for(;i9--;){
-let item4 = data11[i9];
-if(!(((typeof item4 == "number") && (!(item4 % 1) && !isNaN(item4))) && (isFinite(item4)))){
-continue;
-}
-if(typeof indices4[item4] == "number"){
-j4 = indices4[item4];
-const err40 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/uniqueItems",keyword:"uniqueItems",params:{i: i9, j: j4},message:"must NOT have duplicate items (items ## "+j4+" and "+i9+" are identical)"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-break;
-}
-indices4[item4] = i9;
-}
-}
-}
-else {
-const err41 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/filter",schemaPath:"#/$defs/Filter/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-let data13 = data.limit;
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-const err43 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 > 1000 || isNaN(data13)){
-const err44 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-if(data13 < 1 || isNaN(data13)){
-const err45 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-if(data.startingAfter !== undefined){
-let data14 = data.startingAfter;
-if(typeof data14 === "string"){
-if(!pattern6.test(data14)){
-const err46 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/properties/startingAfter/pattern",keyword:"pattern",params:{pattern: "^use_[0-9A-Za-z]+$"},message:"must match pattern \""+"^use_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-else {
-const err47 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/properties/startingAfter/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-}
-else {
-const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-validate20.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const usage_ingest_2026_09_01 = validate24;
-const schema36 = {"type":"object","required":["events"],"additionalProperties":false,"properties":{"events":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"#/$defs/MeterEvent"},"description":"The events."}},"$defs":{"MeterEvent":{"type":"object","description":"One metered event of the caller's own (an OpenMeter or Stripe meter event).","required":["id","type","value"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":255,"description":"Your unique id for the event: an id already ingested is counted once, ever."},"type":{"type":"string","pattern":"^[a-z][a-zA-Z0-9_.-]{0,63}$","description":"What is measured (`api_calls`, `seats`, `gb_transferred`)."},"subject":{"type":"string","minLength":1,"maxLength":255,"description":"Who it is about (a customer, a user)."},"time":{"type":"string","format":"date-time","description":"When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now."},"value":{"type":"number","description":"The quantity."},"properties":{"type":"object","maxProperties":50,"description":"Anything else worth keeping with it."}}}}};
-const schema37 = {"type":"object","description":"One metered event of the caller's own (an OpenMeter or Stripe meter event).","required":["id","type","value"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":255,"description":"Your unique id for the event: an id already ingested is counted once, ever."},"type":{"type":"string","pattern":"^[a-z][a-zA-Z0-9_.-]{0,63}$","description":"What is measured (`api_calls`, `seats`, `gb_transferred`)."},"subject":{"type":"string","minLength":1,"maxLength":255,"description":"Who it is about (a customer, a user)."},"time":{"type":"string","format":"date-time","description":"When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now."},"value":{"type":"number","description":"The quantity."},"properties":{"type":"object","maxProperties":50,"description":"Anything else worth keeping with it."}}};
-const pattern12 = new RegExp("^[a-z][a-zA-Z0-9_.-]{0,63}$", "u");
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -768,10 +1034,14 @@ errors++;
 }
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-let data1 = data0[i0];
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-if(data1.id === undefined){
-const err4 = {instancePath:instancePath+"/events/" + i0,schemaPath:"#/$defs/MeterEvent/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(!(validate27(data0[i0], {instancePath:instancePath+"/events/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -780,8 +1050,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data1.type === undefined){
-const err5 = {instancePath:instancePath+"/events/" + i0,schemaPath:"#/$defs/MeterEvent/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -790,8 +1062,111 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data1.value === undefined){
-const err6 = {instancePath:instancePath+"/events/" + i0,schemaPath:"#/$defs/MeterEvent/required",keyword:"required",params:{missingProperty: "value"},message:"must have required property '"+"value"+"'"};
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const usage_live_2026_09_01 = validate30;
+const schema44 = {"type":"object","additionalProperties":false,"properties":{"filter":{"$ref":"#/$defs/Filter"},"maxSeconds":{"type":"integer","minimum":1,"maximum":3600,"default":60,"description":"How long to follow; the stream ends earlier when the call's time-out (`options.timeout`) comes first."}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}},"Name":{"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."}}};
+const schema45 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
+const schema46 = {"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."};
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate31.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((((key0 === "face") || (key0 === "action")) || (key0 === "entity")) || (key0 === "key")) || (key0 === "status"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.face !== undefined){
+let data0 = data.face;
+if(Array.isArray(data0)){
+if(data0.length > 50){
+const err1 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data0.length < 1){
+const err2 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err3 = {instancePath:instancePath+"/face/" + i0,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/face/" + i0,schemaPath:"#/$defs/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+let i1 = data0.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data0[i1], data0[j0])){
+const err5 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -800,9 +1175,12 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key1 in data1){
-if(!((((((key1 === "id") || (key1 === "type")) || (key1 === "subject")) || (key1 === "time")) || (key1 === "value")) || (key1 === "properties"))){
-const err7 = {instancePath:instancePath+"/events/" + i0,schemaPath:"#/$defs/MeterEvent/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+if(data.action !== undefined){
+let data2 = data.action;
+if(Array.isArray(data2)){
+if(data2.length > 50){
+const err7 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -811,12 +1189,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data1.id !== undefined){
-let data2 = data1.id;
-if(typeof data2 === "string"){
-if(func1(data2) > 255){
-const err8 = {instancePath:instancePath+"/events/" + i0+"/id",schemaPath:"#/$defs/MeterEvent/properties/id/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(data2.length < 1){
+const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -825,8 +1199,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err9 = {instancePath:instancePath+"/events/" + i0+"/id",schemaPath:"#/$defs/MeterEvent/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len1 = data2.length;
+for(let i2=0; i2<len1; i2++){
+let data3 = data2[i2];
+if(typeof data3 === "string"){
+if(!pattern4.test(data3)){
+const err9 = {instancePath:instancePath+"/action/" + i2,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -837,7 +1215,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/events/" + i0+"/id",schemaPath:"#/$defs/MeterEvent/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/action/" + i2,schemaPath:"#/$defs/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -847,11 +1225,14 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data1.type !== undefined){
-let data3 = data1.type;
-if(typeof data3 === "string"){
-if(!pattern12.test(data3)){
-const err11 = {instancePath:instancePath+"/events/" + i0+"/type",schemaPath:"#/$defs/MeterEvent/properties/type/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-zA-Z0-9_.-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-zA-Z0-9_.-]{0,63}$"+"\""};
+let i3 = data2.length;
+let j1;
+if(i3 > 1){
+outer1:
+for(;i3--;){
+for(j1 = i3; j1--;){
+if(func0(data2[i3], data2[j1])){
+const err11 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -859,10 +1240,14 @@ else {
 vErrors.push(err11);
 }
 errors++;
+break outer1;
+}
+}
+}
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/events/" + i0+"/type",schemaPath:"#/$defs/MeterEvent/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -872,11 +1257,14 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data1.subject !== undefined){
-let data4 = data1.subject;
-if(typeof data4 === "string"){
-if(func1(data4) > 255){
-const err13 = {instancePath:instancePath+"/events/" + i0+"/subject",schemaPath:"#/$defs/MeterEvent/properties/subject/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if(data.entity !== undefined){
+let data4 = data.entity;
+const _errs13 = errors;
+let valid9 = false;
+let passing0 = null;
+const _errs14 = errors;
+if(typeof data4 !== "string"){
+const err13 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -885,8 +1273,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(func1(data4) < 1){
-const err14 = {instancePath:instancePath+"/events/" + i0+"/subject",schemaPath:"#/$defs/MeterEvent/properties/subject/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if("*" !== data4){
+const err14 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/0/const",keyword:"const",params:{allowedValue: "*"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -895,9 +1283,15 @@ vErrors.push(err14);
 }
 errors++;
 }
+var _valid0 = _errs14 === errors;
+if(_valid0){
+valid9 = true;
+passing0 = 0;
 }
-else {
-const err15 = {instancePath:instancePath+"/events/" + i0+"/subject",schemaPath:"#/$defs/MeterEvent/properties/subject/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const _errs16 = errors;
+if(Array.isArray(data4)){
+if(data4.length > 100){
+const err15 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -906,12 +1300,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data1.time !== undefined){
-let data5 = data1.time;
-if(typeof data5 === "string"){
-if(!(formats0.validate(data5))){
-const err16 = {instancePath:instancePath+"/events/" + i0+"/time",schemaPath:"#/$defs/MeterEvent/properties/time/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data4.length < 1){
+const err16 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -920,9 +1310,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/events/" + i0+"/time",schemaPath:"#/$defs/MeterEvent/properties/time/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len2 = data4.length;
+for(let i4=0; i4<len2; i4++){
+let data5 = data4[i4];
+if(typeof data5 === "string"){
+if(!pattern6.test(data5)){
+const err17 = {instancePath:instancePath+"/entity/" + i4,schemaPath:"#/properties/entity/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -932,10 +1325,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data1.value !== undefined){
-let data6 = data1.value;
-if(!((typeof data6 == "number") && (isFinite(data6)))){
-const err18 = {instancePath:instancePath+"/events/" + i0+"/value",schemaPath:"#/$defs/MeterEvent/properties/value/type",keyword:"type",params:{type: "number"},message:"must be number"};
+else {
+const err18 = {instancePath:instancePath+"/entity/" + i4,schemaPath:"#/properties/entity/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -945,11 +1336,18 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data1.properties !== undefined){
-let data7 = data1.properties;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(Object.keys(data7).length > 50){
-const err19 = {instancePath:instancePath+"/events/" + i0+"/properties",schemaPath:"#/$defs/MeterEvent/properties/properties/maxProperties",keyword:"maxProperties",params:{limit: 50},message:"must NOT have more than 50 properties"};
+let i5 = data4.length;
+let j2;
+if(i5 > 1){
+const indices0 = {};
+for(;i5--;){
+let item0 = data4[i5];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j2 = indices0[item0];
+const err19 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -957,10 +1355,14 @@ else {
 vErrors.push(err19);
 }
 errors++;
+break;
+}
+indices0[item0] = i5;
+}
 }
 }
 else {
-const err20 = {instancePath:instancePath+"/events/" + i0+"/properties",schemaPath:"#/$defs/MeterEvent/properties/properties/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err20 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -969,10 +1371,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
+var _valid0 = _errs16 === errors;
+if(_valid0 && valid9){
+valid9 = false;
+passing0 = [passing0, 1];
 }
 else {
-const err21 = {instancePath:instancePath+"/events/" + i0,schemaPath:"#/$defs/MeterEvent/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(_valid0){
+valid9 = true;
+passing0 = 1;
+}
+}
+if(!valid9){
+const err21 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -981,10 +1392,23 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
 }
 else {
-const err22 = {instancePath:instancePath+"/events",schemaPath:"#/properties/events/type",keyword:"type",params:{type: "array"},message:"must be array"};
+vErrors = null;
+}
+}
+}
+}
+if(data.key !== undefined){
+let data6 = data.key;
+if(Array.isArray(data6)){
+if(data6.length > 50){
+const err22 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -993,10 +1417,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.length < 1){
+const err23 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1005,19 +1427,184 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate24.errors = vErrors;
+const len3 = data6.length;
+for(let i6=0; i6<len3; i6++){
+let data7 = data6[i6];
+if(typeof data7 === "string"){
+if(!pattern7.test(data7)){
+const err24 = {instancePath:instancePath+"/key/" + i6,schemaPath:"#/properties/key/items/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/key/" + i6,schemaPath:"#/properties/key/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+let i7 = data6.length;
+let j3;
+if(i7 > 1){
+const indices1 = {};
+for(;i7--;){
+let item1 = data6[i7];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j3 = indices1[item1];
+const err26 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i7+" are identical)"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+break;
+}
+indices1[item1] = i7;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data8 = data.status;
+if(Array.isArray(data8)){
+if(data8.length > 50){
+const err28 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+if(data8.length < 1){
+const err29 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+const len4 = data8.length;
+for(let i8=0; i8<len4; i8++){
+let data9 = data8[i8];
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err30 = {instancePath:instancePath+"/status/" + i8,schemaPath:"#/properties/status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 599 || isNaN(data9)){
+const err31 = {instancePath:instancePath+"/status/" + i8,schemaPath:"#/properties/status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(data9 < 100 || isNaN(data9)){
+const err32 = {instancePath:instancePath+"/status/" + i8,schemaPath:"#/properties/status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+let i9 = data8.length;
+let j4;
+if(i9 > 1){
+const indices2 = {};
+for(;i9--;){
+let item2 = data8[i9];
+if(!(((typeof item2 == "number") && (!(item2 % 1) && !isNaN(item2))) && (isFinite(item2)))){
+continue;
+}
+if(typeof indices2[item2] == "number"){
+j4 = indices2[item2];
+const err33 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/uniqueItems",keyword:"uniqueItems",params:{i: i9, j: j4},message:"must NOT have duplicate items (items ## "+j4+" and "+i9+" are identical)"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+break;
+}
+indices2[item2] = i9;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const usage_live_2026_09_01 = validate26;
-const schema40 = {"type":"object","additionalProperties":false,"properties":{"filter":{"$ref":"#/$defs/Filter"},"maxSeconds":{"type":"integer","minimum":1,"maximum":3600,"default":60,"description":"How long to follow; the stream ends earlier when the call's time-out (`options.timeout`) comes first."}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Faces."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Action names (`generate`); combine with `face` to name one face's action."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}}}};
-const schema41 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Faces."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Action names (`generate`); combine with `face` to name one face's action."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1041,11 +1628,14 @@ errors++;
 }
 }
 if(data.filter !== undefined){
-let data0 = data.filter;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-for(const key1 in data0){
-if(!(((((key1 === "face") || (key1 === "action")) || (key1 === "entity")) || (key1 === "key")) || (key1 === "status"))){
-const err1 = {instancePath:instancePath+"/filter",schemaPath:"#/$defs/Filter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(!(validate31(data.filter, {instancePath:instancePath+"/filter",parentData:data,parentDataProperty:"filter",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+}
+let data1 = data.maxSeconds;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err1 = {instancePath:instancePath+"/maxSeconds",schemaPath:"#/properties/maxSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1054,12 +1644,9 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(data0.face !== undefined){
-let data1 = data0.face;
-if(Array.isArray(data1)){
-if(data1.length > 50){
-const err2 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 3600 || isNaN(data1)){
+const err2 = {instancePath:instancePath+"/maxSeconds",schemaPath:"#/properties/maxSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1068,8 +1655,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data1.length < 1){
-const err3 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data1 < 1 || isNaN(data1)){
+const err3 = {instancePath:instancePath+"/maxSeconds",schemaPath:"#/properties/maxSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1078,12 +1665,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(typeof data2 === "string"){
-if(func1(data2) > 64){
-const err4 = {instancePath:instancePath+"/filter/face/" + i0,schemaPath:"#/$defs/Filter/properties/face/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1092,8 +1677,96 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func1(data2) < 1){
-const err5 = {instancePath:instancePath+"/filter/face/" + i0,schemaPath:"#/$defs/Filter/properties/face/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+validate30.errors = vErrors;
+return errors === 0;
+}
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const usage_summary_2026_09_01 = validate34;
+const schema49 = {"type":"object","additionalProperties":false,"properties":{"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive; read by the minute). Defaults to an hour before `to`."},"to":{"type":"string","format":"date-time","description":"End of the range; the minute it falls in is read whole. Defaults to now."},"groupBy":{"type":"array","maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["face","action","entity","key","status","minute","hour","day"]},"description":"Fields to group by."},"filter":{"$ref":"#/$defs/Filter"}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}},"Name":{"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."}}};
+const schema50 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
+const schema51 = {"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."};
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate35.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((((key0 === "face") || (key0 === "action")) || (key0 === "entity")) || (key0 === "key")) || (key0 === "status"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.face !== undefined){
+let data0 = data.face;
+if(Array.isArray(data0)){
+if(data0.length > 50){
+const err1 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data0.length < 1){
+const err2 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err3 = {instancePath:instancePath+"/face/" + i0,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/face/" + i0,schemaPath:"#/$defs/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+let i1 = data0.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data0[i1], data0[j0])){
+const err5 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1101,10 +1774,14 @@ else {
 vErrors.push(err5);
 }
 errors++;
+break outer0;
+}
+}
+}
 }
 }
 else {
-const err6 = {instancePath:instancePath+"/filter/face/" + i0,schemaPath:"#/$defs/Filter/properties/face/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err6 = {instancePath:instancePath+"/face",schemaPath:"#/properties/face/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1114,18 +1791,11 @@ vErrors.push(err6);
 errors++;
 }
 }
-let i1 = data1.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data1[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err7 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(data.action !== undefined){
+let data2 = data.action;
+if(Array.isArray(data2)){
+if(data2.length > 50){
+const err7 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1133,14 +1803,9 @@ else {
 vErrors.push(err7);
 }
 errors++;
-break;
 }
-indices0[item0] = i1;
-}
-}
-}
-else {
-const err8 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data2.length < 1){
+const err8 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1149,12 +1814,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data0.action !== undefined){
-let data3 = data0.action;
-if(Array.isArray(data3)){
-if(data3.length > 50){
-const err9 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+const len1 = data2.length;
+for(let i2=0; i2<len1; i2++){
+let data3 = data2[i2];
+if(typeof data3 === "string"){
+if(!pattern4.test(data3)){
+const err9 = {instancePath:instancePath+"/action/" + i2,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1163,8 +1828,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data3.length < 1){
-const err10 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+else {
+const err10 = {instancePath:instancePath+"/action/" + i2,schemaPath:"#/$defs/Name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1173,12 +1839,15 @@ vErrors.push(err10);
 }
 errors++;
 }
-const len1 = data3.length;
-for(let i2=0; i2<len1; i2++){
-let data4 = data3[i2];
-if(typeof data4 === "string"){
-if(func1(data4) > 64){
-const err11 = {instancePath:instancePath+"/filter/action/" + i2,schemaPath:"#/$defs/Filter/properties/action/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
+}
+let i3 = data2.length;
+let j1;
+if(i3 > 1){
+outer1:
+for(;i3--;){
+for(j1 = i3; j1--;){
+if(func0(data2[i3], data2[j1])){
+const err11 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1186,9 +1855,14 @@ else {
 vErrors.push(err11);
 }
 errors++;
+break outer1;
 }
-if(func1(data4) < 1){
-const err12 = {instancePath:instancePath+"/filter/action/" + i2,schemaPath:"#/$defs/Filter/properties/action/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1198,8 +1872,14 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/filter/action/" + i2,schemaPath:"#/$defs/Filter/properties/action/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.entity !== undefined){
+let data4 = data.entity;
+const _errs13 = errors;
+let valid9 = false;
+let passing0 = null;
+const _errs14 = errors;
+if(typeof data4 !== "string"){
+const err13 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1208,19 +1888,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-let i3 = data3.length;
-let j1;
-if(i3 > 1){
-const indices1 = {};
-for(;i3--;){
-let item1 = data3[i3];
-if(typeof item1 !== "string"){
-continue;
-}
-if(typeof indices1[item1] == "number"){
-j1 = indices1[item1];
-const err14 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+if("*" !== data4){
+const err14 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/0/const",keyword:"const",params:{allowedValue: "*"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1228,14 +1897,16 @@ else {
 vErrors.push(err14);
 }
 errors++;
-break;
 }
-indices1[item1] = i3;
+var _valid0 = _errs14 === errors;
+if(_valid0){
+valid9 = true;
+passing0 = 0;
 }
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const _errs16 = errors;
+if(Array.isArray(data4)){
+if(data4.length > 100){
+const err15 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1244,15 +1915,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data0.entity !== undefined){
-let data5 = data0.entity;
-const _errs15 = errors;
-let valid9 = false;
-let passing0 = null;
-const _errs16 = errors;
-if(typeof data5 !== "string"){
-const err16 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data4.length < 1){
+const err16 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1261,8 +1925,12 @@ vErrors.push(err16);
 }
 errors++;
 }
-if("*" !== data5){
-const err17 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/0/const",keyword:"const",params:{allowedValue: "*"},message:"must be equal to constant"};
+const len2 = data4.length;
+for(let i4=0; i4<len2; i4++){
+let data5 = data4[i4];
+if(typeof data5 === "string"){
+if(!pattern6.test(data5)){
+const err17 = {instancePath:instancePath+"/entity/" + i4,schemaPath:"#/properties/entity/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1271,15 +1939,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs16 === errors;
-if(_valid0){
-valid9 = true;
-passing0 = 0;
 }
-const _errs18 = errors;
-if(Array.isArray(data5)){
-if(data5.length > 100){
-const err18 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
+else {
+const err18 = {instancePath:instancePath+"/entity/" + i4,schemaPath:"#/properties/entity/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1288,8 +1950,19 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data5.length < 1){
-const err19 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+let i5 = data4.length;
+let j2;
+if(i5 > 1){
+const indices0 = {};
+for(;i5--;){
+let item0 = data4[i5];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j2 = indices0[item0];
+const err19 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1297,13 +1970,14 @@ else {
 vErrors.push(err19);
 }
 errors++;
+break;
 }
-const len2 = data5.length;
-for(let i4=0; i4<len2; i4++){
-let data6 = data5[i4];
-if(typeof data6 === "string"){
-if(!pattern4.test(data6)){
-const err20 = {instancePath:instancePath+"/filter/entity/" + i4,schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
+indices0[item0] = i5;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1312,54 +1986,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/filter/entity/" + i4,schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-let i5 = data5.length;
-let j2;
-if(i5 > 1){
-const indices2 = {};
-for(;i5--;){
-let item2 = data5[i5];
-if(typeof item2 !== "string"){
-continue;
-}
-if(typeof indices2[item2] == "number"){
-j2 = indices2[item2];
-const err22 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-break;
-}
-indices2[item2] = i5;
-}
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-var _valid0 = _errs18 === errors;
+var _valid0 = _errs16 === errors;
 if(_valid0 && valid9){
 valid9 = false;
 passing0 = [passing0, 1];
@@ -1371,7 +1998,56 @@ passing0 = 1;
 }
 }
 if(!valid9){
-const err24 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err21 = {instancePath:instancePath+"/entity",schemaPath:"#/properties/entity/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+else {
+errors = _errs13;
+if(vErrors !== null){
+if(_errs13){
+vErrors.length = _errs13;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.key !== undefined){
+let data6 = data.key;
+if(Array.isArray(data6)){
+if(data6.length > 50){
+const err22 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data6.length < 1){
+const err23 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+const len3 = data6.length;
+for(let i6=0; i6<len3; i6++){
+let data7 = data6[i6];
+if(typeof data7 === "string"){
+if(!pattern7.test(data7)){
+const err24 = {instancePath:instancePath+"/key/" + i6,schemaPath:"#/properties/key/items/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1380,23 +2056,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-else {
-errors = _errs15;
-if(vErrors !== null){
-if(_errs15){
-vErrors.length = _errs15;
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data0.key !== undefined){
-let data7 = data0.key;
-if(Array.isArray(data7)){
-if(data7.length > 50){
-const err25 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+const err25 = {instancePath:instancePath+"/key/" + i6,schemaPath:"#/properties/key/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1405,8 +2067,19 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(data7.length < 1){
-const err26 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+let i7 = data6.length;
+let j3;
+if(i7 > 1){
+const indices1 = {};
+for(;i7--;){
+let item1 = data6[i7];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j3 = indices1[item1];
+const err26 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i7+" are identical)"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1414,13 +2087,14 @@ else {
 vErrors.push(err26);
 }
 errors++;
+break;
 }
-const len3 = data7.length;
-for(let i6=0; i6<len3; i6++){
-let data8 = data7[i6];
-if(typeof data8 === "string"){
-if(!pattern5.test(data8)){
-const err27 = {instancePath:instancePath+"/filter/key/" + i6,schemaPath:"#/$defs/Filter/properties/key/items/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
+indices1[item1] = i7;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/key",schemaPath:"#/properties/key/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1430,8 +2104,11 @@ vErrors.push(err27);
 errors++;
 }
 }
-else {
-const err28 = {instancePath:instancePath+"/filter/key/" + i6,schemaPath:"#/$defs/Filter/properties/key/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status !== undefined){
+let data8 = data.status;
+if(Array.isArray(data8)){
+if(data8.length > 50){
+const err28 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1440,19 +2117,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-let i7 = data7.length;
-let j3;
-if(i7 > 1){
-const indices3 = {};
-for(;i7--;){
-let item3 = data7[i7];
-if(typeof item3 !== "string"){
-continue;
-}
-if(typeof indices3[item3] == "number"){
-j3 = indices3[item3];
-const err29 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i7+" are identical)"};
+if(data8.length < 1){
+const err29 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1460,14 +2126,12 @@ else {
 vErrors.push(err29);
 }
 errors++;
-break;
 }
-indices3[item3] = i7;
-}
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len4 = data8.length;
+for(let i8=0; i8<len4; i8++){
+let data9 = data8[i8];
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err30 = {instancePath:instancePath+"/status/" + i8,schemaPath:"#/properties/status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1476,12 +2140,9 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-if(data0.status !== undefined){
-let data9 = data0.status;
-if(Array.isArray(data9)){
-if(data9.length > 50){
-const err31 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 > 599 || isNaN(data9)){
+const err31 = {instancePath:instancePath+"/status/" + i8,schemaPath:"#/properties/status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1490,8 +2151,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(data9.length < 1){
-const err32 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data9 < 100 || isNaN(data9)){
+const err32 = {instancePath:instancePath+"/status/" + i8,schemaPath:"#/properties/status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1500,11 +2161,20 @@ vErrors.push(err32);
 }
 errors++;
 }
-const len4 = data9.length;
-for(let i8=0; i8<len4; i8++){
-let data10 = data9[i8];
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err33 = {instancePath:instancePath+"/filter/status/" + i8,schemaPath:"#/$defs/Filter/properties/status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+let i9 = data8.length;
+let j4;
+if(i9 > 1){
+const indices2 = {};
+for(;i9--;){
+let item2 = data8[i9];
+if(!(((typeof item2 == "number") && (!(item2 % 1) && !isNaN(item2))) && (isFinite(item2)))){
+continue;
+}
+if(typeof indices2[item2] == "number"){
+j4 = indices2[item2];
+const err33 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/uniqueItems",keyword:"uniqueItems",params:{i: i9, j: j4},message:"must NOT have duplicate items (items ## "+j4+" and "+i9+" are identical)"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1512,10 +2182,14 @@ else {
 vErrors.push(err33);
 }
 errors++;
+break;
 }
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 > 599 || isNaN(data10)){
-const err34 = {instancePath:instancePath+"/filter/status/" + i8,schemaPath:"#/$defs/Filter/properties/status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
+indices2[item2] = i9;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1524,8 +2198,10 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(data10 < 100 || isNaN(data10)){
-const err35 = {instancePath:instancePath+"/filter/status/" + i8,schemaPath:"#/$defs/Filter/properties/status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+}
+}
+else {
+const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1534,113 +2210,16 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-}
-let i9 = data9.length;
-let j4;
-if(i9 > 1){
-const indices4 = {};
-for(;i9--;){
-let item4 = data9[i9];
-if(!(((typeof item4 == "number") && (!(item4 % 1) && !isNaN(item4))) && (isFinite(item4)))){
-continue;
-}
-if(typeof indices4[item4] == "number"){
-j4 = indices4[item4];
-const err36 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/uniqueItems",keyword:"uniqueItems",params:{i: i9, j: j4},message:"must NOT have duplicate items (items ## "+j4+" and "+i9+" are identical)"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-break;
-}
-indices4[item4] = i9;
-}
-}
-}
-else {
-const err37 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/filter",schemaPath:"#/$defs/Filter/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-let data11 = data.maxSeconds;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err39 = {instancePath:instancePath+"/maxSeconds",schemaPath:"#/properties/maxSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 > 3600 || isNaN(data11)){
-const err40 = {instancePath:instancePath+"/maxSeconds",schemaPath:"#/properties/maxSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-if(data11 < 1 || isNaN(data11)){
-const err41 = {instancePath:instancePath+"/maxSeconds",schemaPath:"#/properties/maxSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-}
-else {
-const err42 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-validate26.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const usage_summary_2026_09_01 = validate28;
-const schema43 = {"type":"object","additionalProperties":false,"properties":{"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive; read by the minute). Defaults to an hour before `to`."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive). Defaults to now."},"groupBy":{"type":"array","maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["face","action","entity","key","status","minute","hour","day"]},"description":"Fields to group by."},"filter":{"$ref":"#/$defs/Filter"}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Faces."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Action names (`generate`); combine with `face` to name one face's action."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}}}};
-const schema44 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Faces."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","minLength":1,"maxLength":64},"description":"Action names (`generate`); combine with `face` to name one face's action."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1737,7 +2316,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((((((data3 === "face") || (data3 === "action")) || (data3 === "entity")) || (data3 === "key")) || (data3 === "status")) || (data3 === "minute")) || (data3 === "hour")) || (data3 === "day"))){
-const err7 = {instancePath:instancePath+"/groupBy/" + i0,schemaPath:"#/properties/groupBy/items/enum",keyword:"enum",params:{allowedValues: schema43.properties.groupBy.items.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/groupBy/" + i0,schemaPath:"#/properties/groupBy/items/enum",keyword:"enum",params:{allowedValues: schema49.properties.groupBy.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1784,11 +2363,14 @@ errors++;
 }
 }
 if(data.filter !== undefined){
-let data4 = data.filter;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-for(const key1 in data4){
-if(!(((((key1 === "face") || (key1 === "action")) || (key1 === "entity")) || (key1 === "key")) || (key1 === "status"))){
-const err10 = {instancePath:instancePath+"/filter",schemaPath:"#/$defs/Filter/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(!(validate35(data.filter, {instancePath:instancePath+"/filter",parentData:data,parentDataProperty:"filter",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1797,548 +2379,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data4.face !== undefined){
-let data5 = data4.face;
-if(Array.isArray(data5)){
-if(data5.length > 50){
-const err11 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data5.length < 1){
-const err12 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-const len1 = data5.length;
-for(let i2=0; i2<len1; i2++){
-let data6 = data5[i2];
-if(typeof data6 === "string"){
-if(func1(data6) > 64){
-const err13 = {instancePath:instancePath+"/filter/face/" + i2,schemaPath:"#/$defs/Filter/properties/face/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-if(func1(data6) < 1){
-const err14 = {instancePath:instancePath+"/filter/face/" + i2,schemaPath:"#/$defs/Filter/properties/face/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/filter/face/" + i2,schemaPath:"#/$defs/Filter/properties/face/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-let i3 = data5.length;
-let j1;
-if(i3 > 1){
-const indices1 = {};
-for(;i3--;){
-let item1 = data5[i3];
-if(typeof item1 !== "string"){
-continue;
-}
-if(typeof indices1[item1] == "number"){
-j1 = indices1[item1];
-const err16 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-break;
-}
-indices1[item1] = i3;
-}
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/filter/face",schemaPath:"#/$defs/Filter/properties/face/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data4.action !== undefined){
-let data7 = data4.action;
-if(Array.isArray(data7)){
-if(data7.length > 50){
-const err18 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(data7.length < 1){
-const err19 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-const len2 = data7.length;
-for(let i4=0; i4<len2; i4++){
-let data8 = data7[i4];
-if(typeof data8 === "string"){
-if(func1(data8) > 64){
-const err20 = {instancePath:instancePath+"/filter/action/" + i4,schemaPath:"#/$defs/Filter/properties/action/items/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(func1(data8) < 1){
-const err21 = {instancePath:instancePath+"/filter/action/" + i4,schemaPath:"#/$defs/Filter/properties/action/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/filter/action/" + i4,schemaPath:"#/$defs/Filter/properties/action/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-let i5 = data7.length;
-let j2;
-if(i5 > 1){
-const indices2 = {};
-for(;i5--;){
-let item2 = data7[i5];
-if(typeof item2 !== "string"){
-continue;
-}
-if(typeof indices2[item2] == "number"){
-j2 = indices2[item2];
-const err23 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-break;
-}
-indices2[item2] = i5;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/filter/action",schemaPath:"#/$defs/Filter/properties/action/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data4.entity !== undefined){
-let data9 = data4.entity;
-const _errs23 = errors;
-let valid12 = false;
-let passing0 = null;
-const _errs24 = errors;
-if(typeof data9 !== "string"){
-const err25 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-if("*" !== data9){
-const err26 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/0/const",keyword:"const",params:{allowedValue: "*"},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-var _valid0 = _errs24 === errors;
-if(_valid0){
-valid12 = true;
-passing0 = 0;
-}
-const _errs26 = errors;
-if(Array.isArray(data9)){
-if(data9.length > 100){
-const err27 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-if(data9.length < 1){
-const err28 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-const len3 = data9.length;
-for(let i6=0; i6<len3; i6++){
-let data10 = data9[i6];
-if(typeof data10 === "string"){
-if(!pattern4.test(data10)){
-const err29 = {instancePath:instancePath+"/filter/entity/" + i6,schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/filter/entity/" + i6,schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-let i7 = data9.length;
-let j3;
-if(i7 > 1){
-const indices3 = {};
-for(;i7--;){
-let item3 = data9[i7];
-if(typeof item3 !== "string"){
-continue;
-}
-if(typeof indices3[item3] == "number"){
-j3 = indices3[item3];
-const err31 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/uniqueItems",keyword:"uniqueItems",params:{i: i7, j: j3},message:"must NOT have duplicate items (items ## "+j3+" and "+i7+" are identical)"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-break;
-}
-indices3[item3] = i7;
-}
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-var _valid0 = _errs26 === errors;
-if(_valid0 && valid12){
-valid12 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid12 = true;
-passing0 = 1;
-}
-}
-if(!valid12){
-const err33 = {instancePath:instancePath+"/filter/entity",schemaPath:"#/$defs/Filter/properties/entity/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-else {
-errors = _errs23;
-if(vErrors !== null){
-if(_errs23){
-vErrors.length = _errs23;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data4.key !== undefined){
-let data11 = data4.key;
-if(Array.isArray(data11)){
-if(data11.length > 50){
-const err34 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-if(data11.length < 1){
-const err35 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-const len4 = data11.length;
-for(let i8=0; i8<len4; i8++){
-let data12 = data11[i8];
-if(typeof data12 === "string"){
-if(!pattern5.test(data12)){
-const err36 = {instancePath:instancePath+"/filter/key/" + i8,schemaPath:"#/$defs/Filter/properties/key/items/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-else {
-const err37 = {instancePath:instancePath+"/filter/key/" + i8,schemaPath:"#/$defs/Filter/properties/key/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-let i9 = data11.length;
-let j4;
-if(i9 > 1){
-const indices4 = {};
-for(;i9--;){
-let item4 = data11[i9];
-if(typeof item4 !== "string"){
-continue;
-}
-if(typeof indices4[item4] == "number"){
-j4 = indices4[item4];
-const err38 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/uniqueItems",keyword:"uniqueItems",params:{i: i9, j: j4},message:"must NOT have duplicate items (items ## "+j4+" and "+i9+" are identical)"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-break;
-}
-indices4[item4] = i9;
-}
-}
-}
-else {
-const err39 = {instancePath:instancePath+"/filter/key",schemaPath:"#/$defs/Filter/properties/key/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data4.status !== undefined){
-let data13 = data4.status;
-if(Array.isArray(data13)){
-if(data13.length > 50){
-const err40 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/maxItems",keyword:"maxItems",params:{limit: 50},message:"must NOT have more than 50 items"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-if(data13.length < 1){
-const err41 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-const len5 = data13.length;
-for(let i10=0; i10<len5; i10++){
-let data14 = data13[i10];
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err42 = {instancePath:instancePath+"/filter/status/" + i10,schemaPath:"#/$defs/Filter/properties/status/items/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 599 || isNaN(data14)){
-const err43 = {instancePath:instancePath+"/filter/status/" + i10,schemaPath:"#/$defs/Filter/properties/status/items/maximum",keyword:"maximum",params:{comparison: "<=", limit: 599},message:"must be <= 599"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-if(data14 < 100 || isNaN(data14)){
-const err44 = {instancePath:instancePath+"/filter/status/" + i10,schemaPath:"#/$defs/Filter/properties/status/items/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-}
-let i11 = data13.length;
-let j5;
-if(i11 > 1){
-const indices5 = {};
-for(;i11--;){
-let item5 = data13[i11];
-if(!(((typeof item5 == "number") && (!(item5 % 1) && !isNaN(item5))) && (isFinite(item5)))){
-continue;
-}
-if(typeof indices5[item5] == "number"){
-j5 = indices5[item5];
-const err45 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/uniqueItems",keyword:"uniqueItems",params:{i: i11, j: j5},message:"must NOT have duplicate items (items ## "+j5+" and "+i11+" are identical)"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-break;
-}
-indices5[item5] = i11;
-}
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/filter/status",schemaPath:"#/$defs/Filter/properties/status/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-}
-else {
-const err47 = {instancePath:instancePath+"/filter",schemaPath:"#/$defs/Filter/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-}
-else {
-const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-validate28.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

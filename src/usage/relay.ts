@@ -1,0 +1,104 @@
+/**
+ * `usage.live` across processes sharing PostgreSQL: each flush announces the ids it wrote with `pg_notify`
+ * inside its own transaction, so the notice is delivered when, and only if, the records commit. A process
+ * listens only while its feed has followers, on a connection of its own (not one of the calls' pool); it
+ * reads the records other processes announced and hands them to its feed, beside those it wrote itself. A
+ * lost connection is opened again, with back-off, for as long as someone follows.
+ */
+import { CompiledQuery } from 'kysely';
+import pg from 'pg';
+import type { Db } from '../store/schema.js';
+import { newId } from '../store/secrets.js';
+import type { UsageFeed } from './feed.js';
+
+const CHANNEL = 'dispatch_usage';
+/** Ids per notice: 200 ids of 30 characters stay well under PostgreSQL's 8000-byte payload limit. */
+const IDS_PER_NOTICE = 200;
+const MAX_RETRY_MS = 10_000;
+
+interface Notice {
+  /** The process that wrote the records. */
+  origin: string;
+  ids: string[];
+}
+
+export class UsageRelay {
+  /** This process, as its notices name it. */
+  readonly origin = newId('proc');
+  readonly #db: Db;
+  readonly #connection: pg.ClientConfig;
+  readonly #feed: UsageFeed;
+  /** The listening connection, while there are followers. */
+  #client: pg.Client | undefined;
+  #retry: NodeJS.Timeout | undefined;
+  #retryMs = 250;
+
+  constructor(db: Db, pool: pg.Pool, feed: UsageFeed) {
+    this.#db = db;
+    this.#connection = pool.options;
+    this.#feed = feed;
+    feed.onFollowed = (followed) => (followed ? void this.#listen() : this.#stop());
+  }
+
+  /** The statements that announce a flush's records, to run in its transaction. */
+  announce(ids: readonly string[]): CompiledQuery[] {
+    const statements: CompiledQuery[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_NOTICE) {
+      const notice: Notice = { origin: this.origin, ids: ids.slice(i, i + IDS_PER_NOTICE) };
+      statements.push(CompiledQuery.raw('select pg_notify($1, $2)', [CHANNEL, JSON.stringify(notice)]));
+    }
+    return statements;
+  }
+
+  close(): void {
+    this.#feed.onFollowed = undefined;
+    this.#stop();
+  }
+
+  async #listen(): Promise<void> {
+    if (this.#client || !this.#feed.followed) return;
+    clearTimeout(this.#retry);
+    const client = new pg.Client(this.#connection);
+    this.#client = client;
+    client.on('notification', (message) => void this.#received(message.payload));
+    client.on('error', (error) => this.#lost(client, error));
+    client.on('end', () => this.#lost(client));
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      this.#retryMs = 250;
+    } catch (error) {
+      this.#lost(client, error as Error);
+    }
+  }
+
+  /** The connection failed or ended: listen again later if someone still follows. */
+  #lost(client: pg.Client, error?: Error): void {
+    if (this.#client !== client) return;
+    this.#client = undefined;
+    client.end().catch(() => undefined);
+    if (!this.#feed.followed) return;
+    console.error(`usage: the live relay lost its connection${error ? ` (${error.message})` : ''}; listening again in ${this.#retryMs} ms.`);
+    this.#retry = setTimeout(() => void this.#listen(), this.#retryMs).unref();
+    this.#retryMs = Math.min(this.#retryMs * 2, MAX_RETRY_MS);
+  }
+
+  #stop(): void {
+    clearTimeout(this.#retry);
+    const client = this.#client;
+    this.#client = undefined;
+    client?.end().catch(() => undefined);
+  }
+
+  async #received(payload: string | undefined): Promise<void> {
+    if (!payload || !this.#feed.followed) return;
+    try {
+      const notice = JSON.parse(payload) as Partial<Notice>;
+      if (notice.origin === this.origin || !Array.isArray(notice.ids) || notice.ids.length === 0) return;
+      const rows = await this.#db.selectFrom('usage_records').selectAll().where('id', 'in', notice.ids.map(String)).execute();
+      if (rows.length) this.#feed.publish(rows);
+    } catch (error) {
+      console.error('usage: an announced flush could not be read:', (error as Error).message);
+    }
+  }
+}
