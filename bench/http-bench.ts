@@ -9,8 +9,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase as createBenchDatabase } from '../test/helpers/postgres.js';
-import { CONNECTIONS, cpuSeconds, load, startChild, type LoadOptions, type LoadResult, type Started } from './http.js';
+import { CONNECTIONS, startChild, type Started } from './http.js';
 import { BENCH_KEYS } from './keys.js';
+import { mediansOf, runRounds, warnings, type Row } from './rounds.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -22,20 +23,6 @@ const batchBody = JSON.stringify({ face: 'batch', action: 'run', payload: { mode
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 // Well formed, so it passes the pattern check and costs a lookup (then a cached miss), as a stolen-looking key would.
 const unknownKey = `sk_test_${Array.from({ length: 40 }, () => BASE62[randomInt(62)]).join('')}`;
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
-interface Row {
-  name: string;
-  server: Started;
-  options: Omit<LoadOptions, 'seconds'>;
-  /** The status every response should have; by default any 2xx. */
-  expect?: number;
-}
-
-interface Round extends LoadResult {
-  cpuMicrosPerRequest: number;
-}
 
 export async function httpBench(): Promise<void> {
   const database = await createBenchDatabase();
@@ -71,28 +58,8 @@ export async function httpBench(): Promise<void> {
       ...realRows('shared', shared),
     ];
 
-    // Warm every server up (JIT, caches, connection pools) before measuring.
-    for (const row of rows) await load({ ...row.options, seconds: WARMUP_SECONDS });
-    // The rows take turns, round after round, so that drift in the machine hits all alike.
-    const rounds = new Map<Row, Round[]>(rows.map((row) => [row, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const row of rows) {
-        // /proc/<pid>/stat sums all the child's threads, so work moved off the main thread is counted too.
-        const before = cpuSeconds(row.server.child.pid!);
-        const result = await load({ ...row.options, seconds: SECONDS });
-        const cpu = cpuSeconds(row.server.child.pid!) - before;
-        rounds.get(row)!.push({ ...result, cpuMicrosPerRequest: (cpu * 1e6) / Math.max(result.requests, 1) });
-      }
-    }
-
-    const medians = (row: Row) => {
-      const results = rounds.get(row)!;
-      return {
-        requestsPerSecond: median(results.map((r) => r.requestsPerSecond)),
-        p99: median(results.map((r) => r.p99)),
-        cpuMicrosPerRequest: median(results.map((r) => r.cpuMicrosPerRequest)),
-      };
-    };
+    const rounds = await runRounds(rows, { rounds: ROUNDS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS });
+    const medians = (row: Row) => mediansOf(rounds.get(row)!);
     const base = medians(rows[0]!);
     console.log(`\nPOST /do, ${CONNECTIONS} connections, ${BENCH_KEYS} keys; median of ${ROUNDS} alternating rounds of ${SECONDS} s`);
     console.log('embedded = SQLite + rate limits in process; shared = PostgreSQL + rate limits on Redis; ai.generate runs the test model.');
@@ -142,21 +109,5 @@ export async function httpBench(): Promise<void> {
     // The servers must be gone before their database is dropped under them.
     await Promise.all(servers.map((server) => server.stop()));
     await database.drop();
-  }
-}
-
-/** Responses other than the row expects, and connection errors, mean the row measured something else. */
-function warnings(rows: Row[], rounds: Map<Row, Round[]>): void {
-  for (const row of rows) {
-    const results = rounds.get(row)!;
-    const codes: Record<string, number> = {};
-    for (const r of results) for (const [code, count] of Object.entries(r.statusCodes)) codes[code] = (codes[code] ?? 0) + count;
-    const wanted = (code: number) => (row.expect ? code === row.expect : code >= 200 && code < 300);
-    const unexpected = Object.entries(codes).filter(([code]) => !wanted(Number(code)));
-    const errors = results.reduce((n, r) => n + r.errors, 0);
-    if (unexpected.length > 0 || errors > 0) {
-      const statuses = unexpected.map(([code, count]) => `${count} × ${code}`).join(', ');
-      console.log(`Warning: ${row.name}: expected ${row.expect ?? '2xx'}, got ${[statuses, errors ? `${errors} connection errors` : ''].filter(Boolean).join(', ')}.`);
-    }
   }
 }

@@ -3,7 +3,7 @@
  * CPU time so that a row can say what a request costs the server, not only how many it answered.
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import autocannon from 'autocannon';
 
 export const CONNECTIONS = 32;
@@ -69,6 +69,22 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
+/**
+ * CPU seconds used so far by every process named `name` (e.g. `postgres`: the server and its backends), for
+ * the work a row causes outside the server process. A process that ends meanwhile takes its share with it.
+ */
+export function cpuSecondsOfAll(name: string): number {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === name) total += cpuSeconds(Number(pid));
+    } catch {
+      // Gone since the listing.
+    }
+  }
+  return total;
+}
+
 export interface LoadResult {
   requestsPerSecond: number;
   p99: number;
@@ -90,6 +106,8 @@ export interface LoadOptions {
   seconds: number;
   /** Sends a new idempotency key with every request, so that each one is claimed and stored. */
   idempotent?: boolean;
+  /** Makes each request's body from a text unique to it (ids that must never repeat), instead of `bodies`. */
+  freshBody?: (unique: string) => string;
 }
 
 let run = 0;
@@ -106,18 +124,20 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     url: options.url,
     connections: CONNECTIONS,
     duration: options.seconds,
-    // Precomputed requests cost the load generator least; a fresh idempotency key per call needs a function.
-    requests: options.idempotent
-      ? [
-          {
-            method: 'POST',
-            setupRequest: (request) => {
-              const next = fixed[++turn % fixed.length]!;
-              return { ...request, ...next, headers: { ...next.headers, 'x-idempotency-key': prefix + turn } };
+    // Precomputed requests cost the load generator least; a fresh idempotency key or body per call needs a function.
+    requests:
+      options.idempotent || options.freshBody
+        ? [
+            {
+              method: 'POST',
+              setupRequest: (request) => {
+                const next = fixed[++turn % fixed.length]!;
+                const headers = options.idempotent ? { ...next.headers, 'x-idempotency-key': prefix + turn } : next.headers;
+                return { ...request, ...next, headers, ...(options.freshBody ? { body: options.freshBody(prefix + turn) } : {}) };
+              },
             },
-          },
-        ]
-      : fixed,
+          ]
+        : fixed,
   });
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]));
   return {

@@ -3,7 +3,8 @@
  * that the load generator does not share its event loop. `BENCH_MODE=shared` runs it on PostgreSQL and
  * Redis (as several processes would) instead of SQLite and in-process limits. It issues many keys, each
  * for its own entity, so that the load spreads over rate-limit buckets as many clients' traffic would, and
- * tells the parent their secrets and ids (the ids are what the keys.get row reads).
+ * tells the parent their secrets and ids (the ids are what the keys.get row reads). `BENCH_USAGE=off` turns
+ * the usage stage off, to measure what it costs.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,7 +35,8 @@ const limiter = createLimiter({
   redisPrefix: `bench-${process.pid}:`,
   rateLimitWhenUnavailable: 'refuse',
 });
-const app = await buildServer(shippedCatalogue(), { db, providers: { ai: { test: testTextModel } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench' });
+const usage = { enabled: process.env.BENCH_USAGE !== 'off' };
+const app = await buildServer(shippedCatalogue(), { db, providers: { ai: { test: testTextModel } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench', usage });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.send?.({ port: (app.server.address() as AddressInfo).port, keys, keyIds, batchKeys });
 process.on('SIGTERM', () => process.exit(0));

@@ -1,17 +1,20 @@
 /**
- * `npm run bench [-- http|outbox|generator ...]`: the named sections, or all of them in that order.
+ * `npm run bench [-- http|outbox|usage|generator ...]`: the named sections, or all of them in that order.
  * - http: the real server against the bare node:http floor and bare Fastify in the same run (req/s, p99,
  *   server CPU per request and their ratio to the floor), writing bench/results/http.json;
  * - outbox: what writing an event adds to a call, and webhook deliveries per second against raw POSTs;
+ * - usage: the pipeline row with the usage stage on and off, `usage.ingest` events/s, and `usage.summary`
+ *   over a month of a million records, on SQLite and PostgreSQL, writing bench/results/usage.json;
  * - generator: full-run and check times on the shipped faces and on a catalogue of the advertised size.
  * Targets (DESIGN.md): throughput ≥ 80% of the floor, p99 ≤ 2× the floor's; generator full run ≤ 3 s and
- * check ≤ 0.5 s for 276 actions.
+ * check ≤ 0.5 s for 276 actions; the usage stage costs ≤ 5% of throughput, a summary takes ≤ 50 ms.
  */
 
 // Imported on demand, so that a section runs without loading (or being broken by) another's modules.
 const sections: Record<string, () => Promise<void>> = {
   http: async () => (await import('./http-bench.js')).httpBench(),
   outbox: async () => (await import('./outbox.js')).outbox(),
+  usage: async () => (await import('./usage.js')).usage(),
   generator: async () => (await import('./generator.js')).generator(),
 };
 

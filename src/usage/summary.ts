@@ -55,25 +55,23 @@ export async function summarize(db: Db, scope: UsageScope, payload: UsageSummary
   if (bucket) selected.push(['time', sql`substr(minute, 1, ${sql.lit(BUCKET_LENGTH[bucket])})`]);
   const range = sql<boolean>`minute >= ${minuteText(from)} and minute < ${minuteText(to)}`;
   const where = sql<boolean>`${scopeCondition(scope)} and ${range}`;
-  const groupSql = selected.map(([name, expression]) => sql`${expression} as ${sql.ref(name)}`);
+  const named = selected.map(([name, expression]) => expression.as(name));
   const groupList = selected.map(([, expression]) => expression);
-  const groupClause = groupList.length > 0 ? sql`group by ${sql.join(groupList)} order by ${sql.join(groupList)}` : sql``;
-  const head = groupSql.length > 0 ? sql`${sql.join(groupSql)},` : sql``;
-  const sums = sql.join(
-    ['calls', 'errors', 'replayed', ...LATENCY_COLUMNS].map((c) => sql`sum(${sql.ref(c)}) as ${sql.ref(c)}`),
-  );
-
-  const rows = (
-    await sql<Record<string, unknown>>`select ${head} ${sums}, cast(sum(cost_nanos) as text) as nanos
-      from usage_rollups where ${where} ${groupClause} limit ${MAX_GROUPS + 1}`.execute(db)
-  ).rows.filter((row) => row.calls !== null);
+  // Built as selects (not raw SQL) so that they are reads: on SQLite they run on the read connection and
+  // never hold up the writer thread.
+  const sums = ['calls', 'errors', 'replayed', ...LATENCY_COLUMNS].map((c) => sql`sum(${sql.ref(c)})`.as(c));
+  let query = db.selectFrom('usage_rollups').select([...named, ...sums, sql<string>`cast(sum(cost_nanos) as text)`.as('nanos')]).where(where);
+  if (groupList.length > 0) query = query.groupBy(groupList).orderBy(groupList);
+  const rows = ((await query.limit(MAX_GROUPS + 1).execute()) as Record<string, unknown>[]).filter((row) => row.calls !== null);
   if (rows.length > MAX_GROUPS) {
     throw new ApiError('usage_query_too_large', `The summary would have more than ${MAX_GROUPS} groups.`, { param: '/payload/groupBy' });
   }
-  const units = (
-    await sql<Record<string, unknown>>`select ${head} unit, sum(amount) as amount
-      from usage_unit_rollups where ${where} group by ${sql.join([...groupList, sql`unit`])}`.execute(db)
-  ).rows;
+  const units = (await db
+    .selectFrom('usage_unit_rollups')
+    .select([...named, 'unit', sql`sum(amount)`.as('amount')])
+    .where(where)
+    .groupBy([...groupList, sql`unit`])
+    .execute()) as Record<string, unknown>[];
 
   const keyOf = (row: Record<string, unknown>) => selected.map(([name]) => String(row[name])).join('\u0000');
   const unitsByGroup = new Map<string, Record<string, number>>();
@@ -118,11 +116,14 @@ async function meters(db: Db, scope: UsageScope, fields: readonly string[], buck
   if (fields.includes('entity')) selected.push(['entity', sql`entity_id`]);
   if (bucket) selected.push(['time', sql`substr(minute, 1, ${sql.lit(BUCKET_LENGTH[bucket])})`]);
   const list = selected.map(([, e]) => e);
-  const rows = (
-    await sql<Record<string, unknown>>`select ${sql.join(selected.map(([n, e]) => sql`${e} as ${sql.ref(n)}`))}, sum(events) as events, sum(value) as value
-      from usage_meter_rollups where ${scopeCondition(scope, { calls: false })} and ${range}
-      group by ${sql.join(list)} order by ${sql.join(list)} limit ${MAX_GROUPS}`.execute(db)
-  ).rows;
+  const rows = (await db
+    .selectFrom('usage_meter_rollups')
+    .select([...selected.map(([n, e]) => e.as(n)), sql`sum(events)`.as('events'), sql`sum(value)`.as('value')])
+    .where(sql<boolean>`${scopeCondition(scope, { calls: false })} and ${range}`)
+    .groupBy(list)
+    .orderBy(list)
+    .limit(MAX_GROUPS)
+    .execute()) as Record<string, unknown>[];
   return rows.map((row) => ({
     type: row.type as string,
     ...(row.entity !== undefined ? { entity: row.entity as string } : {}),
