@@ -10,6 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { sandboxProcessor } from '../src/providers/payments/sandbox.js';
 import { testTextModel } from '../src/providers/test-model.js';
 import { BENCH_KEYS } from './keys.js';
 import { createLimiter } from '../src/runtime/rate-limit/create.js';
@@ -36,7 +37,7 @@ const limiter = createLimiter({
   rateLimitWhenUnavailable: 'refuse',
 });
 const usage = { enabled: process.env.BENCH_USAGE !== 'off' };
-const app = await buildServer(shippedCatalogue(), { db, providers: { ai: { test: testTextModel } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench', usage });
+const app = await buildServer(shippedCatalogue(), { db, providers: { ai: { test: testTextModel }, payments: { test: sandboxProcessor } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench', usage });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.send?.({ port: (app.server.address() as AddressInfo).port, keys, keyIds, batchKeys });
 process.on('SIGTERM', () => process.exit(0));

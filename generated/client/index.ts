@@ -25,6 +25,32 @@ import type {
   KeysRevokeResult,
   KeysRotatePayload,
   KeysRotateResult,
+  PaymentsBalancePayload,
+  PaymentsBalanceResult,
+  PaymentsCancelIntentPayload,
+  PaymentsCancelIntentResult,
+  PaymentsCaptureIntentPayload,
+  PaymentsCaptureIntentResult,
+  PaymentsConfirmIntentPayload,
+  PaymentsConfirmIntentResult,
+  PaymentsCreateCustomerPayload,
+  PaymentsCreateCustomerResult,
+  PaymentsCreateIntentPayload,
+  PaymentsCreateIntentResult,
+  PaymentsCreateRefundPayload,
+  PaymentsCreateRefundResult,
+  PaymentsGetCustomerPayload,
+  PaymentsGetCustomerResult,
+  PaymentsGetIntentPayload,
+  PaymentsGetIntentResult,
+  PaymentsListCustomersPayload,
+  PaymentsListCustomersResult,
+  PaymentsListIntentsPayload,
+  PaymentsListIntentsResult,
+  PaymentsListRefundsPayload,
+  PaymentsListRefundsResult,
+  PaymentsUpdateCustomerPayload,
+  PaymentsUpdateCustomerResult,
   UsageEventsPayload,
   UsageEventsResult,
   UsageIngestPayload,
@@ -173,6 +199,131 @@ export class DispatchClient extends BaseClient {
      */
     rotate: (payload: KeysRotatePayload, options?: CallOptions): Promise<KeysRotateResult> =>
       this.call<KeysRotateResult>('keys', 'rotate', payload, options),
+  };
+  /** Customers, payment intents with Stripe's states, refunds and the balance, over a double-entry ledger. */
+  readonly payments = {
+    /**
+     * What was charged and is available, and what is held, per currency.
+     *
+     * Requires the `payments:read` scope.
+     *
+     * `available`: captured and not refunded. `pending`: authorized and held, not captured yet. Both derived from the ledger.
+     */
+    balance: (payload: PaymentsBalancePayload = {}, options?: CallOptions): Promise<PaymentsBalanceResult> =>
+      this.call<PaymentsBalanceResult>('payments', 'balance', payload, options),
+    /**
+     * Cancel a payment intent that is not charged yet, releasing any hold.
+     *
+     * Requires the `payments:charge` scope.
+     */
+    cancelIntent: (payload: PaymentsCancelIntentPayload, options?: CallOptions): Promise<PaymentsCancelIntentResult> =>
+      this.call<PaymentsCancelIntentResult>('payments', 'cancelIntent', payload, options),
+    /**
+     * Capture all or part of a held payment; the rest is released.
+     *
+     * Requires the `payments:charge` scope.
+     */
+    captureIntent: (
+      payload: PaymentsCaptureIntentPayload,
+      options?: CallOptions,
+    ): Promise<PaymentsCaptureIntentResult> =>
+      this.call<PaymentsCaptureIntentResult>('payments', 'captureIntent', payload, options),
+    /**
+     * Confirm a payment intent with its payment method (or a new one).
+     *
+     * Requires the `payments:charge` scope.
+     *
+     * A decline answers 402 with the decline code, and the intent waits for another payment method.
+     */
+    confirmIntent: (
+      payload: PaymentsConfirmIntentPayload,
+      options?: CallOptions,
+    ): Promise<PaymentsConfirmIntentResult> =>
+      this.call<PaymentsConfirmIntentResult>('payments', 'confirmIntent', payload, options),
+    /**
+     * Create a customer.
+     *
+     * Requires the `payments:customers` scope.
+     */
+    createCustomer: (
+      payload: PaymentsCreateCustomerPayload = {},
+      options?: CallOptions,
+    ): Promise<PaymentsCreateCustomerResult> =>
+      this.call<PaymentsCreateCustomerResult>('payments', 'createCustomer', payload, options),
+    /**
+     * Create a payment intent, and confirm it at once when asked.
+     *
+     * Requires the `payments:charge` scope.
+     *
+     * Without a payment method the intent waits in `requires_payment_method`; with one, in
+     * `requires_confirmation`, unless `confirm: true` confirms it in the same call (then it answers as
+     * `confirmIntent` does, a decline included).
+     */
+    createIntent: (payload: PaymentsCreateIntentPayload, options?: CallOptions): Promise<PaymentsCreateIntentResult> =>
+      this.call<PaymentsCreateIntentResult>('payments', 'createIntent', payload, options),
+    /**
+     * Refund all or part of a charged payment.
+     *
+     * Requires the `payments:refund` scope.
+     *
+     * Without `amount`, refunds what is left. Never more than was captured and not yet refunded.
+     */
+    createRefund: (payload: PaymentsCreateRefundPayload, options?: CallOptions): Promise<PaymentsCreateRefundResult> =>
+      this.call<PaymentsCreateRefundResult>('payments', 'createRefund', payload, options),
+    /**
+     * Read a customer.
+     *
+     * Requires the `payments:customers` scope.
+     */
+    getCustomer: (payload: PaymentsGetCustomerPayload, options?: CallOptions): Promise<PaymentsGetCustomerResult> =>
+      this.call<PaymentsGetCustomerResult>('payments', 'getCustomer', payload, options),
+    /**
+     * Read a payment intent.
+     *
+     * Requires the `payments:read` scope.
+     */
+    getIntent: (payload: PaymentsGetIntentPayload, options?: CallOptions): Promise<PaymentsGetIntentResult> =>
+      this.call<PaymentsGetIntentResult>('payments', 'getIntent', payload, options),
+    /**
+     * List customers, newest first.
+     *
+     * Requires the `payments:customers` scope.
+     */
+    listCustomers: (
+      payload: PaymentsListCustomersPayload = {},
+      options?: CallOptions,
+    ): Promise<PaymentsListCustomersResult> =>
+      this.call<PaymentsListCustomersResult>('payments', 'listCustomers', payload, options),
+    /**
+     * List payment intents, newest first.
+     *
+     * Requires the `payments:read` scope.
+     */
+    listIntents: (
+      payload: PaymentsListIntentsPayload = {},
+      options?: CallOptions,
+    ): Promise<PaymentsListIntentsResult> =>
+      this.call<PaymentsListIntentsResult>('payments', 'listIntents', payload, options),
+    /**
+     * List refunds, newest first.
+     *
+     * Requires the `payments:read` scope.
+     */
+    listRefunds: (
+      payload: PaymentsListRefundsPayload = {},
+      options?: CallOptions,
+    ): Promise<PaymentsListRefundsResult> =>
+      this.call<PaymentsListRefundsResult>('payments', 'listRefunds', payload, options),
+    /**
+     * Change a customer's e-mail address, name or metadata.
+     *
+     * Requires the `payments:customers` scope.
+     */
+    updateCustomer: (
+      payload: PaymentsUpdateCustomerPayload,
+      options?: CallOptions,
+    ): Promise<PaymentsUpdateCustomerResult> =>
+      this.call<PaymentsUpdateCustomerResult>('payments', 'updateCustomer', payload, options),
   };
   /** What every call used and cost, live and over time, and the caller's own metered events. */
   readonly usage = {

@@ -82,6 +82,13 @@ export type ErrorCode =
   | 'key_expired'
   | 'key_revoked'
   | 'scope_not_grantable'
+  | 'card_declined'
+  | 'expired_card'
+  | 'insufficient_funds'
+  | 'intent_state_invalid'
+  | 'payment_method_invalid'
+  | 'processing_error'
+  | 'refund_too_large'
   | 'stream_required'
   | 'usage_query_too_large'
   | 'usage_range_invalid'
@@ -581,6 +588,64 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       status: 403,
       type: 'permission_error',
       message: 'A key can only grant scopes, entities and tiers that it holds itself.',
+      retryable: false,
+    },
+  ],
+  [
+    'card_declined',
+    { code: 'card_declined', status: 402, type: 'payment_error', message: 'The card was declined.', retryable: false },
+  ],
+  [
+    'expired_card',
+    { code: 'expired_card', status: 402, type: 'payment_error', message: 'The card has expired.', retryable: false },
+  ],
+  [
+    'insufficient_funds',
+    {
+      code: 'insufficient_funds',
+      status: 402,
+      type: 'payment_error',
+      message: 'The card has insufficient funds.',
+      retryable: false,
+    },
+  ],
+  [
+    'intent_state_invalid',
+    {
+      code: 'intent_state_invalid',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The payment intent is not in a state that allows this.',
+      retryable: false,
+    },
+  ],
+  [
+    'payment_method_invalid',
+    {
+      code: 'payment_method_invalid',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The payment method cannot be used in this mode.',
+      retryable: false,
+    },
+  ],
+  [
+    'processing_error',
+    {
+      code: 'processing_error',
+      status: 402,
+      type: 'payment_error',
+      message: 'The card could not be processed; trying again may succeed.',
+      retryable: true,
+    },
+  ],
+  [
+    'refund_too_large',
+    {
+      code: 'refund_too_large',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The refund is larger than what is left to refund of the payment.',
       retryable: false,
     },
   ],

@@ -359,6 +359,326 @@ export interface KeysHandlers {
   rotate(payload: KeysRotatePayload, ctx: HandlerContext<'keys.key.rotated'>): Promise<KeysRotateResult>;
 }
 
+/** Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999. */
+export type PaymentsAmount = number;
+/** ISO 4217 code, lower case (`usd`, `eur`, `jpy`). */
+export type PaymentsCurrency = string;
+
+export interface PaymentsCustomer {
+  id: PaymentsCustomerId;
+  /** The customer's e-mail address. */
+  email?: string;
+  /** The customer's name. */
+  name?: string;
+  metadata?: PaymentsMetadata;
+  /** When the customer was created. */
+  createdAt: string;
+}
+
+/** Customer id. */
+export type PaymentsCustomerId = string;
+
+/** A payment intent. */
+export interface PaymentsIntent {
+  id: PaymentsIntentId;
+  amount: PaymentsAmount;
+  currency: PaymentsCurrency;
+  /** Where the intent is (Stripe's states). */
+  status: 'requires_payment_method' | 'requires_confirmation' | 'requires_capture' | 'succeeded' | 'canceled';
+  /** `manual`: a confirmation holds the amount until it is captured. */
+  captureMethod: 'automatic' | 'manual';
+  customer?: PaymentsCustomerId;
+  /** A label for people. */
+  description?: string;
+  /** The card charged or tried last. */
+  card?: { /** Card brand. */ brand: string; /** Last four digits. */ last4: string };
+  /** What is held and may still be captured. */
+  amountCapturable: number;
+  /** What was captured. */
+  amountReceived: number;
+  /** What was refunded of it. */
+  amountRefunded: number;
+  lastPaymentError?: PaymentsPaymentError;
+  /** Why it was canceled. */
+  cancellationReason?: string;
+  metadata?: PaymentsMetadata;
+  /** When it was created. */
+  createdAt: string;
+}
+
+/** Payment intent id. */
+export type PaymentsIntentId = string;
+/** Your own key-value pairs, kept with the object. */
+export type PaymentsMetadata = { [key: string]: string };
+
+export interface PaymentsMoney {
+  /** Integer minor units. */
+  amount: number;
+  currency: PaymentsCurrency;
+}
+
+/** Why the last confirmation was declined. */
+export interface PaymentsPaymentError {
+  /** The decline code. */
+  code: string;
+  /** What the processor said. */
+  message: string;
+}
+
+/** A card (test mode: the sandbox's card numbers choose the outcome), or a payment method the processor holds (`pm_…`). */
+export type PaymentsPaymentMethod =
+  | {
+      card: {
+        /** The card number, digits only. */ number: string;
+        /** Expiry month. */ expMonth: number;
+        /** Expiry year. */ expYear: number;
+        /** The security code. */ cvc?: string;
+      };
+    }
+  | { /** A payment method id (`pm_card_visa` in test mode). */ id: string };
+
+/** A refund of (part of) a captured payment. */
+export interface PaymentsRefund {
+  /** Refund id. */
+  id: string;
+  intent: PaymentsIntentId;
+  amount: PaymentsAmount;
+  currency: PaymentsCurrency;
+  /** Refunds succeed when they are made. */
+  status: 'succeeded';
+  /** Why it was made. */
+  reason?: 'duplicate' | 'fraudulent' | 'requested_by_customer';
+  /** When it was made. */
+  createdAt: string;
+}
+
+/** Payload of `payments.balance`. Served since 2026-09-01. */
+export interface PaymentsBalancePayload {}
+
+/** Result of `payments.balance`. */
+export interface PaymentsBalanceResult {
+  /** Per currency. */
+  available: PaymentsMoney[];
+  /** Per currency. */
+  pending: PaymentsMoney[];
+}
+
+/** Payload of `payments.cancelIntent`. Served since 2026-09-01. */
+export interface PaymentsCancelIntentPayload {
+  id: PaymentsIntentId;
+  /** Why. */
+  cancellationReason?: 'duplicate' | 'fraudulent' | 'requested_by_customer' | 'abandoned';
+}
+
+/** Result of `payments.cancelIntent`. */
+export type PaymentsCancelIntentResult = PaymentsIntent;
+
+/** Payload of `payments.captureIntent`. Served since 2026-09-01. */
+export interface PaymentsCaptureIntentPayload {
+  id: PaymentsIntentId;
+  amountToCapture?: PaymentsAmount;
+}
+
+/** Result of `payments.captureIntent`. */
+export type PaymentsCaptureIntentResult = PaymentsIntent;
+
+/** Payload of `payments.confirmIntent`. Served since 2026-09-01. */
+export interface PaymentsConfirmIntentPayload {
+  id: PaymentsIntentId;
+  paymentMethod?: PaymentsPaymentMethod;
+}
+
+/** Result of `payments.confirmIntent`. */
+export type PaymentsConfirmIntentResult = PaymentsIntent;
+
+/** Payload of `payments.createCustomer`. Served since 2026-09-01. */
+export interface PaymentsCreateCustomerPayload {
+  /** The customer's e-mail address. */
+  email?: string;
+  /** The customer's name. */
+  name?: string;
+  metadata?: PaymentsMetadata;
+}
+
+/** Result of `payments.createCustomer`. */
+export type PaymentsCreateCustomerResult = PaymentsCustomer;
+
+/** Payload of `payments.createIntent`. Served since 2026-09-01. */
+export interface PaymentsCreateIntentPayload {
+  amount: PaymentsAmount;
+  currency: PaymentsCurrency;
+  customer?: PaymentsCustomerId;
+  paymentMethod?: PaymentsPaymentMethod;
+  /**
+   * `manual` holds the amount until `captureIntent`.
+   * @default "automatic"
+   */
+  captureMethod: 'automatic' | 'manual';
+  /**
+   * Confirm the intent in the same call.
+   * @default false
+   */
+  confirm: boolean;
+  /** A label for people. */
+  description?: string;
+  metadata?: PaymentsMetadata;
+}
+
+/** Result of `payments.createIntent`. */
+export type PaymentsCreateIntentResult = PaymentsIntent;
+
+/** Payload of `payments.createRefund`. Served since 2026-09-01. */
+export interface PaymentsCreateRefundPayload {
+  intent: PaymentsIntentId;
+  amount?: PaymentsAmount;
+  /** Why. */
+  reason?: 'duplicate' | 'fraudulent' | 'requested_by_customer';
+}
+
+/** Result of `payments.createRefund`. */
+export type PaymentsCreateRefundResult = PaymentsRefund;
+
+/** Payload of `payments.getCustomer`. Served since 2026-09-01. */
+export interface PaymentsGetCustomerPayload {
+  id: PaymentsCustomerId;
+}
+
+/** Result of `payments.getCustomer`. */
+export type PaymentsGetCustomerResult = PaymentsCustomer;
+
+/** Payload of `payments.getIntent`. Served since 2026-09-01. */
+export interface PaymentsGetIntentPayload {
+  id: PaymentsIntentId;
+}
+
+/** Result of `payments.getIntent`. */
+export type PaymentsGetIntentResult = PaymentsIntent;
+
+/** Payload of `payments.listCustomers`. Served since 2026-09-01. */
+export interface PaymentsListCustomersPayload {
+  /**
+   * Page size.
+   * @default 20
+   */
+  limit: number;
+  startingAfter?: PaymentsCustomerId;
+}
+
+/** Result of `payments.listCustomers`. */
+export interface PaymentsListCustomersResult {
+  /** The page of customers. */
+  items: PaymentsCustomer[];
+  /** True when another page follows; pass the last id as `startingAfter`. */
+  hasMore: boolean;
+}
+
+/** Payload of `payments.listIntents`. Served since 2026-09-01. */
+export interface PaymentsListIntentsPayload {
+  customer?: PaymentsCustomerId;
+  /**
+   * Page size.
+   * @default 20
+   */
+  limit: number;
+  startingAfter?: PaymentsIntentId;
+}
+
+/** Result of `payments.listIntents`. */
+export interface PaymentsListIntentsResult {
+  /** The page of intents. */
+  items: PaymentsIntent[];
+  /** True when another page follows; pass the last id as `startingAfter`. */
+  hasMore: boolean;
+}
+
+/** Payload of `payments.listRefunds`. Served since 2026-09-01. */
+export interface PaymentsListRefundsPayload {
+  intent?: PaymentsIntentId;
+  /**
+   * Page size.
+   * @default 20
+   */
+  limit: number;
+  /** The last refund of the previous page. */
+  startingAfter?: string;
+}
+
+/** Result of `payments.listRefunds`. */
+export interface PaymentsListRefundsResult {
+  /** The page of refunds. */
+  items: PaymentsRefund[];
+  /** True when another page follows; pass the last id as `startingAfter`. */
+  hasMore: boolean;
+}
+
+/** Payload of `payments.updateCustomer`. Served since 2026-09-01. */
+export interface PaymentsUpdateCustomerPayload {
+  id: PaymentsCustomerId;
+  /** The new address. */
+  email?: string;
+  /** The new name. */
+  name?: string;
+  metadata?: PaymentsMetadata;
+}
+
+/** Result of `payments.updateCustomer`. */
+export type PaymentsUpdateCustomerResult = PaymentsCustomer;
+/** Data of the `payments.intent.canceled` event: A payment intent was canceled; any hold was released. */
+export type PaymentsIntentCanceledData = PaymentsIntent;
+/** Data of the `payments.intent.capturable` event: A payment was authorized and is held until it is captured or canceled. */
+export type PaymentsIntentCapturableData = PaymentsIntent;
+/** Data of the `payments.intent.failed` event: A confirmation was declined; the intent waits for another payment method. */
+export type PaymentsIntentFailedData = PaymentsIntent;
+/** Data of the `payments.intent.succeeded` event: A payment intent was charged (captured in full or in part). */
+export type PaymentsIntentSucceededData = PaymentsIntent;
+/** Data of the `payments.refund.succeeded` event: A refund was made. */
+export type PaymentsRefundSucceededData = PaymentsRefund;
+
+/** Handlers of the `payments` face, implemented in `src/faces/payments.ts`. */
+export interface PaymentsHandlers {
+  /** What was charged and is available, and what is held, per currency. */
+  balance(payload: PaymentsBalancePayload, ctx: HandlerContext): Promise<PaymentsBalanceResult>;
+  /** Cancel a payment intent that is not charged yet, releasing any hold. */
+  cancelIntent(
+    payload: PaymentsCancelIntentPayload,
+    ctx: HandlerContext<'payments.intent.canceled'>,
+  ): Promise<PaymentsCancelIntentResult>;
+  /** Capture all or part of a held payment; the rest is released. */
+  captureIntent(
+    payload: PaymentsCaptureIntentPayload,
+    ctx: HandlerContext<'payments.intent.succeeded'>,
+  ): Promise<PaymentsCaptureIntentResult>;
+  /** Confirm a payment intent with its payment method (or a new one). */
+  confirmIntent(
+    payload: PaymentsConfirmIntentPayload,
+    ctx: HandlerContext<'payments.intent.capturable' | 'payments.intent.failed' | 'payments.intent.succeeded'>,
+  ): Promise<PaymentsConfirmIntentResult>;
+  /** Create a customer. */
+  createCustomer(payload: PaymentsCreateCustomerPayload, ctx: HandlerContext): Promise<PaymentsCreateCustomerResult>;
+  /** Create a payment intent, and confirm it at once when asked. */
+  createIntent(
+    payload: PaymentsCreateIntentPayload,
+    ctx: HandlerContext<'payments.intent.capturable' | 'payments.intent.failed' | 'payments.intent.succeeded'>,
+  ): Promise<PaymentsCreateIntentResult>;
+  /** Refund all or part of a charged payment. */
+  createRefund(
+    payload: PaymentsCreateRefundPayload,
+    ctx: HandlerContext<'payments.refund.succeeded'>,
+  ): Promise<PaymentsCreateRefundResult>;
+  /** Read a customer. */
+  getCustomer(payload: PaymentsGetCustomerPayload, ctx: HandlerContext): Promise<PaymentsGetCustomerResult>;
+  /** Read a payment intent. */
+  getIntent(payload: PaymentsGetIntentPayload, ctx: HandlerContext): Promise<PaymentsGetIntentResult>;
+  /** List customers, newest first. */
+  listCustomers(payload: PaymentsListCustomersPayload, ctx: HandlerContext): Promise<PaymentsListCustomersResult>;
+  /** List payment intents, newest first. */
+  listIntents(payload: PaymentsListIntentsPayload, ctx: HandlerContext): Promise<PaymentsListIntentsResult>;
+  /** List refunds, newest first. */
+  listRefunds(payload: PaymentsListRefundsPayload, ctx: HandlerContext): Promise<PaymentsListRefundsResult>;
+  /** Change a customer's e-mail address, name or metadata. */
+  updateCustomer(payload: PaymentsUpdateCustomerPayload, ctx: HandlerContext): Promise<PaymentsUpdateCustomerResult>;
+}
+
 /** An exact decimal number, written as a string so that no float ever rounds it (`"0.000586"`). */
 export type UsageDecimal = string;
 
@@ -811,6 +1131,11 @@ export interface EventTypes {
   'keys.key.created': KeysKeyCreatedData;
   'keys.key.revoked': KeysKeyRevokedData;
   'keys.key.rotated': KeysKeyRotatedData;
+  'payments.intent.canceled': PaymentsIntentCanceledData;
+  'payments.intent.capturable': PaymentsIntentCapturableData;
+  'payments.intent.failed': PaymentsIntentFailedData;
+  'payments.intent.succeeded': PaymentsIntentSucceededData;
+  'payments.refund.succeeded': PaymentsRefundSucceededData;
   'webhooks.endpoint.ping': WebhooksEndpointPingData;
 }
 
@@ -819,6 +1144,7 @@ export interface Handlers {
   ai: AiHandlers;
   auth: AuthHandlers;
   keys: KeysHandlers;
+  payments: PaymentsHandlers;
   usage: UsageHandlers;
   webhooks: WebhooksHandlers;
 }

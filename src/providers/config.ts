@@ -4,21 +4,45 @@
  */
 import type { Providers } from './index.js';
 import { openAiCompatibleModel } from './openai-compatible.js';
+import { sandboxProcessor } from './payments/sandbox.js';
+import type { PaymentProcessor } from './payments/processor.js';
+import { stripeSettingsFromEnv, type StripeSettings } from './payments/stripe-settings.js';
 import { testTextModel } from './test-model.js';
 
 /**
- * Reads `AI_BASE_URL`, `AI_API_KEY` and `AI_MODEL_MAP`. Without `AI_BASE_URL` there is no live model, and
- * live calls answer 503 provider_unavailable.
- * @throws Error naming the variable when `AI_BASE_URL` or `AI_MODEL_MAP` is invalid.
+ * Reads `AI_BASE_URL`, `AI_API_KEY` and `AI_MODEL_MAP` (without `AI_BASE_URL` there is no live model, and
+ * live calls answer 503 provider_unavailable), and `STRIPE_API_KEY` with `STRIPE_API_BASE` for live payments.
+ * @throws Error naming the variable when `AI_BASE_URL`, `AI_MODEL_MAP` or `STRIPE_API_BASE` is invalid.
  */
 export function createProviders(env: NodeJS.ProcessEnv = process.env): Providers {
+  const stripe = stripeSettingsFromEnv(env);
+  return {
+    ai: textModels(env),
+    // Without STRIPE_API_KEY there is no live processor, and live payments answer 503 provider_unavailable.
+    payments: { test: sandboxProcessor, ...(stripe ? { live: lazyStripe(stripe) } : {}) },
+  };
+}
+
+/** The Stripe processor, its SDK loaded on the first live payment rather than at start (about 80 ms). */
+function lazyStripe(settings: StripeSettings): PaymentProcessor {
+  let loaded: Promise<PaymentProcessor> | undefined;
+  const stripe = () => (loaded ??= import('./payments/stripe.js').then((m) => m.stripeProcessor(settings)));
+  return {
+    confirm: async (input) => (await stripe()).confirm(input),
+    capture: async (input) => (await stripe()).capture(input),
+    cancel: async (input) => (await stripe()).cancel(input),
+    refund: async (input) => (await stripe()).refund(input),
+  };
+}
+
+function textModels(env: NodeJS.ProcessEnv): Providers['ai'] {
   // Checked even without a live provider, so a typo does not surface only once AI_BASE_URL is set.
   const modelMap = parseModelMap(env.AI_MODEL_MAP);
   const baseUrl = env.AI_BASE_URL?.trim();
-  if (!baseUrl) return { ai: { test: testTextModel } };
+  if (!baseUrl) return { test: testTextModel };
   checkBaseUrl(baseUrl);
   const apiKey = env.AI_API_KEY?.trim();
-  return { ai: { test: testTextModel, live: openAiCompatibleModel({ baseUrl, modelMap, ...(apiKey ? { apiKey } : {}) }) } };
+  return { test: testTextModel, live: openAiCompatibleModel({ baseUrl, modelMap, ...(apiKey ? { apiKey } : {}) }) };
 }
 
 function checkBaseUrl(value: string): void {

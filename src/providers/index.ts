@@ -2,8 +2,10 @@
  * The backends handlers call. Test mode always gets a sandbox backend (no network, no cost); live mode gets
  * the configured one, or none when it is not configured (handlers then answer 503 provider_unavailable).
  */
+import type { PaymentProcessor } from './payments/processor.js';
 import type { TextModel } from './text-model.js';
 
 export interface Providers {
   ai: { test: TextModel; live?: TextModel };
+  payments: { test: PaymentProcessor; live?: PaymentProcessor };
 }

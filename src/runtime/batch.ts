@@ -175,6 +175,16 @@ async function executeItem(item: CallState, runtime: Runtime, deadline: Deadline
     await commitCall(item, runtime, tx, events);
     return successReply(item, runtime, data);
   } catch (thrown) {
+    // A refusal that keeps its effects (a declined payment recorded on its intent) commits them first.
+    if (thrown instanceof ApiError && thrown.keepEffects) {
+      try {
+        await commitCall(item, runtime, tx, events);
+      } catch (commitFailure) {
+        tx.abandon();
+        throw commitFailure;
+      }
+      throw thrown;
+    }
     tx.abandon();
     throw thrown;
   }

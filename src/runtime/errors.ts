@@ -36,6 +36,11 @@ export interface ApiErrorOptions {
   /** Overrides the code's status; only `batch_aborted` uses it, to answer with the failing request's. */
   status?: number;
   cause?: unknown;
+  /**
+   * The call's store effects and events commit although it answers this error, as Stripe records a declined
+   * payment on its intent. An atomic batch still rolls everything back.
+   */
+  keepEffects?: boolean;
 }
 
 export class ApiError extends Error {
@@ -45,6 +50,7 @@ export class ApiError extends Error {
   readonly param?: string;
   readonly details?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
+  readonly keepEffects: boolean;
 
   constructor(code: ErrorCode, message?: string, options: ApiErrorOptions = {}) {
     const definition = definitions.get(code);
@@ -61,6 +67,7 @@ export class ApiError extends Error {
     this.param = options.param;
     this.details = options.details;
     this.headers = options.headers;
+    this.keepEffects = options.keepEffects === true;
   }
 }
 

@@ -236,6 +236,99 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0007_ledger': {
+    // The double-entry ledger (src/store/ledger.ts): accounts with their running balance, append-only
+    // transfers (idempotent on their id) and their postings.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('ledger_accounts')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('no_overdraft', 'integer', (c) => c.notNull())
+        .addColumn('balance', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('ledger_accounts_pkey', ['mode', 'entity_id', 'id'])
+        .execute();
+      await db.schema
+        .createTable('ledger_transfers')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('ledger_transfers_pkey', ['mode', 'entity_id', 'id'])
+        .execute();
+      await db.schema
+        .createTable('ledger_postings')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('transfer_id', 'text', (c) => c.notNull())
+        .addColumn('account', 'text', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('ledger_postings_pkey', ['mode', 'entity_id', 'transfer_id', 'account'])
+        .execute();
+    },
+  },
+  '0008_payments': {
+    // Customers, payment intents and refunds of the payments face; the money itself moves in the ledger.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('payment_customers')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('email', 'text')
+        .addColumn('name', 'text')
+        .addColumn('metadata', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('payment_customers_pkey', ['mode', 'entity_id', 'id'])
+        .execute();
+      await db.schema
+        .createTable('payment_intents')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('capture_method', 'text', (c) => c.notNull())
+        .addColumn('customer_id', 'text')
+        .addColumn('description', 'text')
+        .addColumn('metadata', 'text')
+        .addColumn('payment_method', 'text')
+        .addColumn('card_brand', 'text')
+        .addColumn('card_last4', 'text')
+        .addColumn('processor_id', 'text')
+        .addColumn('amount_capturable', 'bigint', (c) => c.notNull())
+        .addColumn('amount_received', 'bigint', (c) => c.notNull())
+        .addColumn('amount_refunded', 'bigint', (c) => c.notNull())
+        .addColumn('last_error_code', 'text')
+        .addColumn('last_error_message', 'text')
+        .addColumn('cancellation_reason', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('payment_intents_pkey', ['mode', 'entity_id', 'id'])
+        .execute();
+      await db.schema
+        .createTable('payment_refunds')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('intent_id', 'text', (c) => c.notNull())
+        .addColumn('amount', 'bigint', (c) => c.notNull())
+        .addColumn('currency', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text')
+        .addColumn('processor_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('payment_refunds_pkey', ['mode', 'entity_id', 'id'])
+        .execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -91,7 +91,7 @@ export class UsageRecorder {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#buffer.length > 0 || this.dropped > 0) {
-      console.error(`usage: ${this.#buffer.length} records could not be written before the stop; ${this.dropped} were dropped in all.`);
+      console.error(`usage: records not written before the stop: ${this.#buffer.length}; dropped since the start: ${this.dropped}.`);
     }
   }
 
@@ -152,7 +152,7 @@ export class UsageRecorder {
       }
     }
     this.dropped += refused;
-    console.error(`usage: the store refused ${refused} of ${rows.length} records (${(cause as Error).message}); they are dropped.`);
+    console.error(`usage: records the store refused and that are dropped: ${refused} of ${rows.length} (${(cause as Error).message}).`);
   }
 }
 

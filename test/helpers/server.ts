@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Providers } from '../../src/providers/index.js';
 import type { Catalogue } from '../../src/runtime/dispatch-types.js';
 import type { HttpLimits } from '../../src/runtime/http-limits.js';
+import { sandboxProcessor } from '../../src/providers/payments/sandbox.js';
 import { testTextModel } from '../../src/providers/test-model.js';
 import type { RateLimiter } from '../../src/runtime/rate-limit/limiter.js';
 import type { WebhookConfig } from '../../src/webhooks/config.js';
@@ -41,6 +42,8 @@ export interface TestServerOptions {
   /** What the server serves; the shipped catalogue (generated/) by default. */
   catalogue?: Catalogue;
   providers?: Partial<Providers['ai']>;
+  /** The live payment processor (a Stripe client pointed at a local server), or another sandbox. */
+  payments?: Partial<Providers['payments']>;
   keyCacheTtlMs?: number;
   limiter?: RateLimiter;
   /** Runs on a fresh PostgreSQL database instead of SQLite. */
@@ -71,7 +74,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   const limiter = options.limiter ?? new MemoryRateLimiter();
   const app = await buildServer(options.catalogue ?? shippedCatalogue(), {
     db,
-    providers: { ai: { test: testTextModel, ...options.providers } },
+    providers: { ai: { test: testTextModel, ...options.providers }, payments: { test: sandboxProcessor, ...options.payments } },
     limiter,
     keyCacheTtlMs: options.keyCacheTtlMs ?? 2000,
     serverVersion: '0.0.0-test',

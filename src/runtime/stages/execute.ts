@@ -11,7 +11,7 @@ import type { EmittedEvent } from '../../store/events.js';
 import { CallTransaction } from '../../store/transaction.js';
 import { assertRouted, type Reply, type RoutedCall } from '../call.js';
 import { callTimeout, ClientGoneError, Deadline } from '../deadline.js';
-import { successReply } from '../envelope.js';
+import { errorReply, successReply } from '../envelope.js';
 import { ApiError } from '../errors.js';
 import { commitCall, storeFailure } from '../execution.js';
 import { invoke } from '../invoke.js';
@@ -29,7 +29,17 @@ export async function executeCall(call: RoutedCall, runtime: Runtime): Promise<R
     const reply = successReply(call, runtime, data);
     await commitCall(call, runtime, tx, events, reply);
     return reply;
-  } catch (thrown) {
+  } catch (failure) {
+    let thrown = failure;
+    if (thrown instanceof ApiError && thrown.keepEffects) {
+      try {
+        const reply = errorReply(call, runtime, thrown);
+        await commitCall(call, runtime, tx, events, reply);
+        return reply;
+      } catch (commitFailure) {
+        thrown = commitFailure;
+      }
+    }
     tx.abandon();
     // Nobody reads the answer of a client that went away; it is stored all the same (API.md §9), so that a
     // retry under the same key cannot run, and cost, a second time.

@@ -1,0 +1,80 @@
+/**
+ * Live-mode payments end to end: a live key's calls go through the Stripe processor to a local server
+ * speaking Stripe's wire format. A charge, a decline (402 with its decline code), a manual capture and a
+ * refund each reach Stripe once, with the platform call's idempotency key forwarded (scoped to the
+ * caller's key and entity, per operation); a replayed call reaches Stripe no more.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stripeProcessor } from '../../src/providers/payments/stripe.js';
+import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe.js';
+import { startServer, type TestServer } from '../helpers/server.js';
+
+const STRIPE_KEY = 'sk_test_platform_secret_key';
+
+describe('live payments through Stripe', () => {
+  let stripe: FakeStripe;
+  let server: TestServer;
+  let live: string;
+  beforeAll(async () => {
+    stripe = await startFakeStripe(STRIPE_KEY);
+    server = await startServer({ payments: { live: stripeProcessor({ apiKey: STRIPE_KEY, host: stripe.host, port: stripe.port, protocol: 'http' }) } });
+    live = (await server.key({ mode: 'live' })).secret;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await stripe?.close();
+  });
+
+  const pay = (action: string, payload: unknown, headers: Record<string, string> = {}, entity = 'acme') =>
+    server.post({ face: 'payments', action, payload }, { headers: { authorization: `Bearer ${live}`, 'x-entity-id': entity, ...headers } });
+
+  it('charges, declines, captures and refunds through Stripe, each once', async () => {
+    const charged = await pay('createIntent', { amount: 2500, currency: 'usd', paymentMethod: { id: 'pm_card_visa' }, confirm: true }, { 'x-idempotency-key': 'order-7' });
+    expect(charged.body.data).toMatchObject({ status: 'succeeded', amountReceived: 2500, card: { brand: 'visa', last4: '4242' } });
+    const confirms = stripe.requests.filter((r) => r.path === '/v1/payment_intents');
+    expect(confirms).toHaveLength(1);
+    expect(confirms[0]!.form).toMatchObject({ amount: '2500', currency: 'usd', payment_method: 'pm_card_visa', confirm: 'true', capture_method: 'automatic' });
+    expect(confirms[0]!.idempotencyKey).toMatch(/^[\w-]{16}:order-7:confirm$/);
+
+    // The replay answers from the platform's store: Stripe sees nothing more.
+    const replay = await pay('createIntent', { amount: 2500, currency: 'usd', paymentMethod: { id: 'pm_card_visa' }, confirm: true }, { 'x-idempotency-key': 'order-7' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(stripe.requests.filter((r) => r.path === '/v1/payment_intents')).toHaveLength(1);
+
+    // The same key from another entity is another call, and Stripe gets another key for it.
+    await pay('createIntent', { amount: 2500, currency: 'usd', paymentMethod: { id: 'pm_card_visa' }, confirm: true }, { 'x-idempotency-key': 'order-7' }, 'beta');
+    const keys = stripe.requests.filter((r) => r.path === '/v1/payment_intents').map((r) => r.idempotencyKey);
+    expect(new Set(keys).size).toBe(2);
+
+    const declined = await pay('createIntent', { amount: 900, currency: 'usd', paymentMethod: { id: 'pm_card_chargeDeclinedInsufficientFunds' }, confirm: true });
+    expect([declined.status, declined.body.error.code, declined.body.error.details.declineCode]).toEqual([402, 'insufficient_funds', 'insufficient_funds']);
+
+    const held = await pay('createIntent', { amount: 4000, currency: 'eur', paymentMethod: { id: 'pm_card_mastercard' }, captureMethod: 'manual', confirm: true });
+    expect(held.body.data.status).toBe('requires_capture');
+    const captured = await pay('captureIntent', { id: held.body.data.id, amountToCapture: 3500 });
+    expect(captured.body.data).toMatchObject({ status: 'succeeded', amountReceived: 3500 });
+    const capture = stripe.requests.find((r) => r.path.endsWith('/capture'))!;
+    expect(capture.form).toMatchObject({ amount_to_capture: '3500' });
+
+    const refund = await pay('createRefund', { intent: charged.body.data.id, amount: 1000 }, { 'x-idempotency-key': 'refund-1' });
+    expect(refund.body.data).toMatchObject({ amount: 1000, status: 'succeeded' });
+    const refunds = stripe.requests.filter((r) => r.path === '/v1/refunds');
+    expect(refunds).toHaveLength(1);
+    expect(refunds[0]!.form).toMatchObject({ amount: '1000' });
+    expect(refunds[0]!.idempotencyKey).toMatch(/:refund-1:refund$/);
+    expect([...stripe.refunds.values()].map((r) => r.amount)).toEqual([1000]);
+  });
+
+  it('answers a failing processor 502 or 503 and keeps nothing of the call', async () => {
+    stripe.override = (request) => (request.path === '/v1/payment_intents' ? { status: 500, body: { error: { type: 'api_error', message: 'Something went wrong' } } } : undefined);
+    try {
+      const failed = await pay('createIntent', { amount: 100, currency: 'usd', paymentMethod: { id: 'pm_card_visa' }, confirm: true });
+      expect(failed.body.error.type).toBe('provider_error');
+      expect(JSON.stringify(failed.body)).not.toContain(STRIPE_KEY);
+      const listed = await pay('listIntents', { limit: 100 });
+      expect(listed.body.data.items.some((i: any) => i.amount === 100)).toBe(false);
+    } finally {
+      stripe.override = () => undefined;
+    }
+  });
+});
