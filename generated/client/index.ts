@@ -376,7 +376,7 @@ export class DispatchClient extends BaseClient {
      *
      * Requires the `usage:read` scope.
      *
-     * Reads the minute rollups, so it answers as fast over a year as over an hour. `groupBy` lists the fields
+     * Reads the rollups (whole days, whole hours, then minutes at the ends), never the raw records. `groupBy` lists the fields
      * to group by (at most one of `minute`, `hour`, `day`); without it there is one group. `totals` adds up
      * every group; `meters` adds up ingested events by `type`.
      */

@@ -329,6 +329,53 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0009_usage_coarse_rollups': {
+    // Hour and day rollups beside the minute ones, so that a summary over weeks reads days, not minutes;
+    // filled from the minute rollups kept so far.
+    async up(db: Kysely<unknown>) {
+      let rollups = db.schema
+        .createTable('usage_rollups_coarse')
+        .addColumn('grain', 'text', (c) => c.notNull())
+        .addColumn('period', 'text', (c) => c.notNull())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('face', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('calls', 'integer', (c) => c.notNull())
+        .addColumn('errors', 'integer', (c) => c.notNull())
+        .addColumn('replayed', 'integer', (c) => c.notNull())
+        .addColumn('cost_nanos', 'bigint', (c) => c.notNull())
+        .addColumn('latency_ms_sum', sql`double precision`, (c) => c.notNull());
+      for (let i = 0; i < 16; i++) rollups = rollups.addColumn(`l${String(i).padStart(2, '0')}`, 'integer', (c) => c.notNull().defaultTo(0));
+      await rollups.addPrimaryKeyConstraint('usage_rollups_coarse_pkey', ['mode', 'entity_id', 'grain', 'period', 'key_id', 'face', 'action', 'status']).execute();
+      // Summaries of every entity of a mode, and the retention purge, read by period.
+      await db.schema.createIndex('usage_rollups_coarse_period').on('usage_rollups_coarse').columns(['mode', 'grain', 'period']).execute();
+      await db.schema
+        .createTable('usage_unit_rollups_coarse')
+        .addColumn('grain', 'text', (c) => c.notNull())
+        .addColumn('period', 'text', (c) => c.notNull())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('key_id', 'text', (c) => c.notNull())
+        .addColumn('face', 'text', (c) => c.notNull())
+        .addColumn('action', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('unit', 'text', (c) => c.notNull())
+        .addColumn('amount', sql`double precision`, (c) => c.notNull())
+        .addPrimaryKeyConstraint('usage_unit_rollups_coarse_pkey', ['mode', 'entity_id', 'grain', 'period', 'key_id', 'face', 'action', 'status', 'unit'])
+        .execute();
+      for (const [grain, length] of [['hour', 13], ['day', 10]] as const) {
+        await sql`insert into usage_rollups_coarse (grain, period, mode, entity_id, key_id, face, action, status, ${sql.raw('calls, errors, replayed, cost_nanos, latency_ms_sum, l00, l01, l02, l03, l04, l05, l06, l07, l08, l09, l10, l11, l12, l13, l14, l15')})
+          select ${grain}, substr(minute, 1, ${sql.lit(length)}), mode, entity_id, key_id, face, action, status, ${sql.raw('sum(calls), sum(errors), sum(replayed), sum(cost_nanos), sum(latency_ms_sum), sum(l00), sum(l01), sum(l02), sum(l03), sum(l04), sum(l05), sum(l06), sum(l07), sum(l08), sum(l09), sum(l10), sum(l11), sum(l12), sum(l13), sum(l14), sum(l15)')}
+          from usage_rollups group by substr(minute, 1, ${sql.lit(length)}), mode, entity_id, key_id, face, action, status`.execute(db);
+        await sql`insert into usage_unit_rollups_coarse (grain, period, mode, entity_id, key_id, face, action, status, unit, amount)
+          select ${grain}, substr(minute, 1, ${sql.lit(length)}), mode, entity_id, key_id, face, action, status, unit, sum(amount)
+          from usage_unit_rollups group by substr(minute, 1, ${sql.lit(length)}), mode, entity_id, key_id, face, action, status, unit`.execute(db);
+      }
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

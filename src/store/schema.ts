@@ -188,6 +188,12 @@ export type UsageRollupTable = {
   latency_ms_sum: number;
 } & { [bucket in `l${string}`]: number };
 
+/** Usage added up per hour or day (`grain`), `period` being `YYYY-MM-DDTHH` or `YYYY-MM-DD`. */
+export type UsageCoarseRollupTable = Omit<UsageRollupTable, 'minute'> & { grain: 'hour' | 'day'; period: string };
+
+/** Units added up per hour or day. */
+export type UsageUnitCoarseRollupTable = Omit<UsageUnitRollupTable, 'minute'> & { grain: 'hour' | 'day'; period: string };
+
 /** Units added up per minute, key, action and unit name. */
 export interface UsageUnitRollupTable {
   minute: string;
@@ -329,6 +335,8 @@ export interface Database {
   usage_records: UsageRecordTable;
   usage_rollups: UsageRollupTable;
   usage_unit_rollups: UsageUnitRollupTable;
+  usage_rollups_coarse: UsageCoarseRollupTable;
+  usage_unit_rollups_coarse: UsageUnitCoarseRollupTable;
   usage_meter_events: UsageMeterEventTable;
   usage_meter_rollups: UsageMeterRollupTable;
   ledger_accounts: LedgerAccountTable;

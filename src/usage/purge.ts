@@ -6,6 +6,7 @@
 import type { Db } from '../store/schema.js';
 import { idTimePrefix } from '../store/secrets.js';
 import { minuteOf } from './minute.js';
+import { PERIOD_LENGTH } from './rollups.js';
 
 /** Deletes raw records answered before `recordsBefore` and rollups of minutes before `rollupsBefore` (ISO times). */
 export async function purgeUsage(db: Db, recordsBefore: string, rollupsBefore: string): Promise<void> {
@@ -15,6 +16,11 @@ export async function purgeUsage(db: Db, recordsBefore: string, rollupsBefore: s
   const minute = minuteOf(rollupsBefore);
   await db.deleteFrom('usage_rollups').where('minute', '<', minute).execute();
   await db.deleteFrom('usage_unit_rollups').where('minute', '<', minute).execute();
+  for (const grain of ['hour', 'day'] as const) {
+    const period = rollupsBefore.slice(0, PERIOD_LENGTH[grain]);
+    await db.deleteFrom('usage_rollups_coarse').where('grain', '=', grain).where('period', '<', period).execute();
+    await db.deleteFrom('usage_unit_rollups_coarse').where('grain', '=', grain).where('period', '<', period).execute();
+  }
   // Meter rollups go with the others; the meter events themselves stay, since an id is counted once ever.
   await db.deleteFrom('usage_meter_rollups').where('minute', '<', minute).execute();
 }

@@ -1,20 +1,18 @@
 /**
  * Writes usage records off the hot path (API.md §13): calls are buffered and written every `flushMs` (or
- * sooner when a statement's worth is waiting), each flush in one transaction: the raw records, and the minute
- * rollups they add to (upserts that add counts, costs, latency buckets and units), so summaries never read
- * raw records. One flush runs at a time. A graceful stop flushes what is buffered; a crash loses at most one
+ * sooner when a statement's worth is waiting), each flush in one transaction: the raw records, and the
+ * minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records. One flush runs at a time. A graceful stop flushes what is buffered; a crash loses at most one
  * flush window. While the store is unreachable, records wait (up to `maxBuffered`, the oldest dropped beyond,
  * counted) and flushes back off; a record the store refuses for its content is dropped and counted, never
  * retried forever in front of the others.
  */
-import { sql, type CompiledQuery } from 'kysely';
-import type { Db, UsageRecordTable, UsageRollupTable, UsageUnitRollupTable } from '../store/schema.js';
-import { chunks, insertStatements } from '../store/bulk-insert.js';
+import type { CompiledQuery } from 'kysely';
+import type { Db, UsageRecordTable } from '../store/schema.js';
+import { insertStatements } from '../store/bulk-insert.js';
 import { batchWriter } from '../store/open.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import type { UsageFeed } from './feed.js';
-import { LATENCY_COLUMNS, latencyBucket } from './latency.js';
-import { minuteOf } from './minute.js';
+import { rollupStatements, type RecordWithCost } from './rollups.js';
 
 export interface UsageRecorderOptions {
   /** How long a record may wait before it is written (ms): the most a crash can lose. */
@@ -29,8 +27,6 @@ export interface UsageRecorderOptions {
   relay?: { announce(ids: readonly string[]): CompiledQuery[] };
 }
 
-const ROLLUP_KEY = ['mode', 'entity_id', 'minute', 'key_id', 'face', 'action', 'status'] as const;
-const UNIT_KEY = ['mode', 'entity_id', 'minute', 'key_id', 'face', 'action', 'status', 'unit'] as const;
 /** The longest wait between attempts while the store is unreachable. */
 const MAX_BACKOFF_MS = 30_000;
 
@@ -42,7 +38,7 @@ export class UsageRecorder {
   readonly #feed: UsageFeed | undefined;
   readonly #relay: UsageRecorderOptions['relay'];
   /** Each record with its cost in nano-units, which the rollups add up. */
-  #buffer: Buffered[] = [];
+  #buffer: RecordWithCost[] = [];
   #timer: NodeJS.Timeout | undefined;
   /** The flush under way, if any. */
   #writing: Promise<void> | undefined;
@@ -118,11 +114,10 @@ export class UsageRecorder {
   }
 
   /** Writes the records and their rollups in one transaction, then hands them to live followers. */
-  async #commit(rows: Buffered[]): Promise<void> {
+  async #commit(rows: RecordWithCost[]): Promise<void> {
     const statements = [
       ...insertStatements(this.#db, 'usage_records', rows.map((r) => r.row)),
-      ...rollupStatements(this.#db, rollupsOf(rows)),
-      ...unitStatements(this.#db, unitRollupsOf(rows)),
+      ...rollupStatements(this.#db, rows),
       ...(this.#relay?.announce(rows.map((r) => r.row.id)) ?? []),
     ];
     // On SQLite, one message to the writer thread; elsewhere, one transaction like any other.
@@ -136,7 +131,7 @@ export class UsageRecorder {
   }
 
   /** The store refused a flush for its content: each record on its own, so one bad record costs only itself. */
-  async #commitEach(rows: Buffered[], cause: unknown): Promise<void> {
+  async #commitEach(rows: RecordWithCost[], cause: unknown): Promise<void> {
     let refused = 0;
     for (const row of rows) {
       try {
@@ -154,117 +149,4 @@ export class UsageRecorder {
     this.dropped += refused;
     console.error(`usage: records the store refused and that are dropped: ${refused} of ${rows.length} (${(cause as Error).message}).`);
   }
-}
-
-interface Buffered {
-  row: UsageRecordTable;
-  costNanos: bigint;
-}
-
-/** The rows' additions to the minute rollups, one per key (a statement may not touch a row twice). */
-function rollupsOf(rows: Buffered[]): UsageRollupTable[] {
-  const byKey = new Map<string, UsageRollupTable & { nanos: bigint }>();
-  for (const { row: r, costNanos } of rows) {
-    const minute = minuteOf(r.at);
-    const key = [r.mode, r.entity_id, minute, r.key_id, r.face, r.action, r.status].join('\u0000');
-    let rollup = byKey.get(key);
-    if (!rollup) {
-      rollup = {
-        minute,
-        mode: r.mode,
-        entity_id: r.entity_id,
-        key_id: r.key_id,
-        face: r.face,
-        action: r.action,
-        status: r.status,
-        calls: 0,
-        errors: 0,
-        replayed: 0,
-        cost_nanos: '0',
-        latency_ms_sum: 0,
-        nanos: 0n,
-        ...Object.fromEntries(LATENCY_COLUMNS.map((c) => [c, 0])),
-      } as UsageRollupTable & { nanos: bigint };
-      byKey.set(key, rollup);
-    }
-    rollup.calls += 1;
-    if (r.status >= 400) rollup.errors += 1;
-    rollup.replayed += r.replayed;
-    rollup.nanos += costNanos;
-    rollup.latency_ms_sum += r.latency_ms;
-    const bucket = LATENCY_COLUMNS[latencyBucket(r.latency_ms)]!;
-    rollup[bucket] = (rollup[bucket] ?? 0) + 1;
-  }
-  return inKeyOrder(byKey).map(({ nanos, ...rollup }) => ({ ...rollup, cost_nanos: nanos.toString() }));
-}
-
-function unitRollupsOf(rows: Buffered[]): UsageUnitRollupTable[] {
-  const byKey = new Map<string, UsageUnitRollupTable>();
-  for (const { row: r } of rows) {
-    if (r.units === '{}') continue;
-    for (const [unit, amount] of Object.entries(JSON.parse(r.units) as Record<string, number>)) {
-      const minute = minuteOf(r.at);
-      const key = [r.mode, r.entity_id, minute, r.key_id, r.face, r.action, r.status, unit].join('\u0000');
-      const rollup = byKey.get(key);
-      if (rollup) rollup.amount += amount;
-      else
-        byKey.set(key, {
-          minute,
-          mode: r.mode,
-          entity_id: r.entity_id,
-          key_id: r.key_id,
-          face: r.face,
-          action: r.action,
-          status: r.status,
-          unit,
-          amount,
-        });
-    }
-  }
-  return inKeyOrder(byKey);
-}
-
-/**
- * Rollups in the order of their keys: processes upserting the same rows lock them in the same order, so
- * two flushes (or a flush and an ingest) never deadlock on PostgreSQL.
- */
-function inKeyOrder<T>(byKey: Map<string, T>): T[] {
-  return [...byKey.keys()].sort().map((key) => byKey.get(key)!);
-}
-
-function rollupStatements(db: Db, rollups: UsageRollupTable[]): CompiledQuery[] {
-  const added = ['calls', 'errors', 'replayed', 'cost_nanos', 'latency_ms_sum', ...LATENCY_COLUMNS] as const;
-  const statements: CompiledQuery[] = [];
-  for (const chunk of chunks(rollups)) {
-    statements.push(
-      db
-        .insertInto('usage_rollups')
-        .values(chunk)
-        .onConflict((oc) =>
-          oc
-            .columns([...ROLLUP_KEY])
-            .doUpdateSet(Object.fromEntries(added.map((c) => [c, sql`usage_rollups.${sql.ref(c)} + excluded.${sql.ref(c)}`])) as never),
-        )
-        .compile(),
-    );
-  }
-  return statements;
-}
-
-function unitStatements(db: Db, rollups: UsageUnitRollupTable[]): CompiledQuery[] {
-  const statements: CompiledQuery[] = [];
-  for (const chunk of chunks(rollups)) {
-    statements.push(
-      db
-        .insertInto('usage_unit_rollups')
-        .values(chunk)
-        .onConflict((oc) =>
-          oc.columns([...UNIT_KEY]).doUpdateSet({
-            amount: sql`usage_unit_rollups.amount + excluded.amount`,
-          }),
-        )
-        .compile(),
-    );
-  }
-  return statements;
 }

@@ -1,7 +1,8 @@
 /**
  * `usage.summary`: calls, errors, replays, units, cost and latency percentiles over a time range, grouped
- * and filtered, read from the minute rollups only (never the raw records), so its cost follows the number
- * of minutes and groups, not of calls. Costs are added up in nano-units and written as exact decimals;
+ * and filtered, read from the rollups only (never the raw records): whole days from day rollups, whole hours
+ * from hour rollups, the minutes at the ends from minute rollups (segments.ts), so its cost follows the
+ * number of periods and groups, not of calls. Costs are added up in nano-units and written as exact decimals;
  * latency percentiles come from the summed histogram buckets. Ingested meters are added up by type.
  */
 import { sql, type RawBuilder } from 'kysely';
@@ -13,9 +14,11 @@ import { nanosToDecimal } from './cost.js';
 import { minuteOf } from './minute.js';
 import { LATENCY_COLUMNS, quantile } from './latency.js';
 import { scopeCondition, type UsageScope } from './scope.js';
+import { segments, type Segment } from './segments.js';
 
 type GroupField = NonNullable<UsageSummaryPayload['groupBy']>[number];
 type TimeBucket = 'minute' | 'hour' | 'day';
+type GroupFieldName = Exclude<GroupField, TimeBucket>;
 
 /** The most groups one summary answers: beyond, a coarser question is needed. */
 export const MAX_GROUPS = 10_000;
@@ -51,63 +54,99 @@ export async function summarize(db: Db, scope: UsageScope, payload: UsageSummary
   if (buckets.length > 1) throw new ApiError('payload_invalid', 'Group by at most one of minute, hour and day.', { param: '/payload/groupBy' });
   const bucket = buckets[0];
   const fields = groupBy.filter((g): g is Exclude<GroupField, TimeBucket> => !(g in BUCKET_LENGTH));
+
+  // Each segment's groups, added up by group: a day's rows and the minutes beside it land in one group.
+  const groups = new Map<string, { named: Record<string, unknown>; tally: Tally }>();
+  for (const segment of segments(from.getTime(), to.getTime(), bucket ?? 'day')) {
+    for (const row of await readSegment(db, scope, segment, fields, bucket)) {
+      const named: Record<string, unknown> = {};
+      for (const field of fields) named[field] = field === 'status' ? Number(row[field]) : row[field];
+      if (bucket) named.time = `${row.time as string}${BUCKET_SUFFIX[bucket]}`;
+      const key = JSON.stringify(Object.values(named));
+      const found = groups.get(key);
+      if (found) addTally(found.tally, row.tally);
+      else groups.set(key, { named, tally: row.tally });
+      if (groups.size > MAX_GROUPS) {
+        throw new ApiError('usage_query_too_large', `The summary would have more than ${MAX_GROUPS} groups.`, { param: '/payload/groupBy' });
+      }
+    }
+  }
+  const total = emptyTally();
+  const ordered = [...groups.values()].sort((a, b) => compareNamed(a.named, b.named, [...fields, ...(bucket ? ['time'] : [])]));
+  for (const { tally } of ordered) addTally(total, tally);
+  return {
+    from: from.toISOString(),
+    to: to.toISOString(),
+    currency,
+    groups: ordered.map(({ named, tally }) => ({ ...named, ...totalsOf(tally) }) as UsageGroup),
+    totals: totalsOf(total),
+    meters: await meters(db, scope, fields, bucket, sql<boolean>`minute >= ${minuteText(from)} and minute < ${minuteText(to)}`),
+  };
+}
+
+/** Groups in the order of their fields: numbers as numbers, text as text (times sort as text). */
+function compareNamed(a: Record<string, unknown>, b: Record<string, unknown>, fields: readonly string[]): number {
+  for (const field of fields) {
+    const [x, y] = [a[field], b[field]];
+    if (x === y) continue;
+    if (typeof x === 'number' && typeof y === 'number') return x - y;
+    return String(x) < String(y) ? -1 : 1;
+  }
+  return 0;
+}
+
+/** The rollups of one segment (calls and units), grouped; each row with its tally. */
+async function readSegment(
+  db: Db,
+  scope: UsageScope,
+  segment: Segment,
+  fields: readonly GroupFieldName[],
+  bucket: TimeBucket | undefined,
+): Promise<(Record<string, unknown> & { tally: Tally })[]> {
+  const minute = segment.grain === 'minute';
+  const period = minute ? sql.ref('minute') : sql.ref('period');
   const selected: [name: string, expression: RawBuilder<unknown>][] = fields.map((f) => [f, sql`${sql.ref(COLUMNS[f])}`]);
-  if (bucket) selected.push(['time', sql`substr(minute, 1, ${sql.lit(BUCKET_LENGTH[bucket])})`]);
-  const range = sql<boolean>`minute >= ${minuteText(from)} and minute < ${minuteText(to)}`;
-  const where = sql<boolean>`${scopeCondition(scope)} and ${range}`;
+  if (bucket) selected.push(['time', sql`substr(${period}, 1, ${sql.lit(BUCKET_LENGTH[bucket])})`]);
+  const grain = minute ? sql<boolean>`1 = 1` : sql<boolean>`grain = ${segment.grain}`;
+  const where = sql<boolean>`${scopeCondition(scope)} and ${grain} and ${period} >= ${segment.from} and ${period} < ${segment.to}`;
   const named = selected.map(([name, expression]) => expression.as(name));
   const groupList = selected.map(([, expression]) => expression);
   // Built as selects (not raw SQL) so that they are reads: on SQLite they run on the read connection and
   // never hold up the writer thread.
   const sums = ['calls', 'errors', 'replayed', ...LATENCY_COLUMNS].map((c) => sql`sum(${sql.ref(c)})`.as(c));
-  let query = db.selectFrom('usage_rollups').select([...named, ...sums, sql<string>`cast(sum(cost_nanos) as text)`.as('nanos')]).where(where);
-  if (groupList.length > 0) query = query.groupBy(groupList).orderBy(groupList);
+  let query = db
+    .selectFrom(minute ? 'usage_rollups' : 'usage_rollups_coarse')
+    .select([...named, ...sums, sql<string>`cast(sum(cost_nanos) as text)`.as('nanos')])
+    .where(where);
+  if (groupList.length > 0) query = query.groupBy(groupList);
   const rows = ((await query.limit(MAX_GROUPS + 1).execute()) as Record<string, unknown>[]).filter((row) => row.calls !== null);
   if (rows.length > MAX_GROUPS) {
     throw new ApiError('usage_query_too_large', `The summary would have more than ${MAX_GROUPS} groups.`, { param: '/payload/groupBy' });
   }
   const units = (await db
-    .selectFrom('usage_unit_rollups')
+    .selectFrom(minute ? 'usage_unit_rollups' : 'usage_unit_rollups_coarse')
     .select([...named, 'unit', sql`sum(amount)`.as('amount')])
     .where(where)
     .groupBy([...groupList, sql`unit`])
     .execute()) as Record<string, unknown>[];
-
   const keyOf = (row: Record<string, unknown>) => selected.map(([name]) => String(row[name])).join('\u0000');
   const unitsByGroup = new Map<string, Record<string, number>>();
   for (const row of units) {
-    const key = keyOf(row);
-    const found = unitsByGroup.get(key) ?? {};
+    const found = unitsByGroup.get(keyOf(row)) ?? {};
     found[row.unit as string] = Number(row.amount);
-    unitsByGroup.set(key, found);
+    unitsByGroup.set(keyOf(row), found);
   }
-
-  const groups: UsageGroup[] = [];
-  const total = emptyTally();
-  for (const row of rows) {
-    const tally: Tally = {
+  return rows.map((row) => ({
+    ...row,
+    tally: {
       calls: Number(row.calls),
       errors: Number(row.errors),
       replayed: Number(row.replayed),
       nanos: BigInt(row.nanos as string),
       latency: LATENCY_COLUMNS.map((c) => Number(row[c])),
       units: unitsByGroup.get(keyOf(row)) ?? {},
-    };
-    addTally(total, tally);
-    const named: Record<string, unknown> = {};
-    for (const field of fields) named[field] = field === 'status' ? Number(row[field]) : row[field];
-    if (bucket) named.time = `${row.time as string}${BUCKET_SUFFIX[bucket]}`;
-    groups.push({ ...named, ...totalsOf(tally) });
-  }
-
-  return {
-    from: from.toISOString(),
-    to: to.toISOString(),
-    currency,
-    groups,
-    totals: totalsOf(total),
-    meters: await meters(db, scope, fields, bucket, range),
-  };
+    } satisfies Tally,
+  }));
 }
 
 /** Ingested events by type, and by entity and time bucket when the summary is grouped by them. */
@@ -121,7 +160,7 @@ async function meters(db: Db, scope: UsageScope, fields: readonly string[], buck
     .select([...selected.map(([n, e]) => e.as(n)), sql`sum(events)`.as('events'), sql`sum(value)`.as('value')])
     .where(sql<boolean>`${scopeCondition(scope, { calls: false })} and ${range}`)
     .groupBy(list)
-    .orderBy(list)
+    .orderBy(sql.join(list))
     .limit(MAX_GROUPS)
     .execute()) as Record<string, unknown>[];
   return rows.map((row) => ({
