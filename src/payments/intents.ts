@@ -10,7 +10,7 @@ import type { PaymentsCreateIntentPayload, PaymentsIntent, PaymentsPaymentMethod
 import type { HandlerContext } from '../runtime/context.js';
 import { ApiError } from '../runtime/errors.js';
 import type { Authorization, PaymentMethodInput } from '../providers/payments/processor.js';
-import { openAccounts, postTransfer } from '../store/ledger.js';
+import { openAccounts, postTransfer, type Transfer } from '../store/ledger.js';
 import { getCustomer, getIntent, insertIntent, moveIntent } from '../store/payments.js';
 import type { IntentStatus, PaymentIntentTable } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
@@ -24,6 +24,11 @@ type Ctx<E extends IntentEvents = IntentEvents> = HandlerContext<E>;
 
 const partition = (ctx: Ctx<never>) => ({ mode: ctx.mode, entityId: ctx.entityId });
 
+/** Posts one of an intent's transfers; each is posted once per intent, so a duplicate is a fault here. */
+async function move(ctx: Ctx<never>, transfer: Transfer): Promise<void> {
+  if ((await postTransfer(ctx.db, partition(ctx), transfer)) !== 'posted') throw new Error(`Transfer ${transfer.id} was posted before.`);
+}
+
 export async function loadIntent(ctx: Ctx<never>, id: string, param = '/payload/id'): Promise<PaymentIntentTable> {
   const row = await getIntent(ctx.db, partition(ctx), id);
   if (!row) throw new ApiError('resource_not_found', `No payment intent ${id}.`, { param });
@@ -34,12 +39,30 @@ function stateError(row: PaymentIntentTable, action: string): ApiError {
   return new ApiError('intent_state_invalid', `Payment intent ${row.id} is ${row.status}; it cannot be ${action}.`, { details: { status: row.status } });
 }
 
-/** Claims the intent for a move (locking it until the call commits), or refuses when it is not in `from`. */
+/**
+ * Claims the intent for a move (locking it until the call commits), or refuses when it is not in `from`.
+ * The claim is from the very state `row` was read in: had another call moved it meanwhile (a confirmation
+ * that put it on hold while a cancel waited for the lock), the move would act on what it no longer is.
+ */
 async function claim(ctx: Ctx<never>, row: PaymentIntentTable, from: readonly IntentStatus[], action: string): Promise<void> {
-  if (!from.includes(row.status) || !(await moveIntent(ctx.db, partition(ctx), row.id, from, { status: 'processing' }))) {
+  if (!from.includes(row.status) || !(await moveIntent(ctx.db, partition(ctx), row.id, [row.status], { status: 'processing' }))) {
     const now = (await getIntent(ctx.db, partition(ctx), row.id)) ?? row;
     throw stateError(now, action);
   }
+}
+
+/** Live payments take a processor's payment method id: card numbers never reach, or stay in, this API. */
+function checkMethod(ctx: Ctx<never>, method: PaymentMethodInput, param: string): void {
+  if (ctx.mode === 'live' && 'card' in method) {
+    throw new ApiError('payment_method_invalid', 'Live payments take a payment method id (pm_…); card numbers go to the processor, never to this API.', { param });
+  }
+}
+
+/** A payment method as it may be kept until the confirmation: never a card's security code. */
+function storable(method: PaymentMethodInput): PaymentMethodInput {
+  if (!('card' in method)) return method;
+  const { cvc: _cvc, ...card } = method.card;
+  return { card };
 }
 
 export async function createIntent(ctx: Ctx<'payments.intent.succeeded' | 'payments.intent.failed' | 'payments.intent.capturable'>, payload: PaymentsCreateIntentPayload): Promise<PaymentsIntent> {
@@ -50,6 +73,7 @@ export async function createIntent(ctx: Ctx<'payments.intent.succeeded' | 'payme
   if (payload.confirm && !payload.paymentMethod) {
     throw new ApiError('payment_method_invalid', 'confirm: true needs a paymentMethod.', { param: '/payload/paymentMethod' });
   }
+  if (payload.paymentMethod) checkMethod(ctx, payload.paymentMethod, '/payload/paymentMethod');
   const now = new Date().toISOString();
   const row: PaymentIntentTable = {
     mode: ctx.mode,
@@ -62,7 +86,7 @@ export async function createIntent(ctx: Ctx<'payments.intent.succeeded' | 'payme
     customer_id: payload.customer ?? null,
     description: payload.description ?? null,
     metadata: payload.metadata ? JSON.stringify(payload.metadata) : null,
-    payment_method: payload.paymentMethod ? JSON.stringify(payload.paymentMethod) : null,
+    payment_method: payload.paymentMethod ? JSON.stringify(storable(payload.paymentMethod)) : null,
     card_brand: null,
     card_last4: null,
     processor_id: null,
@@ -96,9 +120,7 @@ async function confirm(
 ): Promise<PaymentsIntent> {
   const method = (given ?? (row.payment_method !== null ? JSON.parse(row.payment_method) : undefined)) as PaymentMethodInput | undefined;
   if (!method) throw new ApiError('payment_method_invalid', `Payment intent ${row.id} has no payment method: give one.`, { param });
-  if (ctx.mode === 'live' && 'card' in method) {
-    throw new ApiError('payment_method_invalid', 'Live payments take a payment method id (pm_…); card numbers go to the processor, never to this API.', { param });
-  }
+  checkMethod(ctx, method, param);
   const processor = processorOf(ctx);
   await claim(ctx, row, ['requires_payment_method', 'requires_confirmation'], 'confirmed');
   const amount = Number(row.amount);
@@ -109,7 +131,7 @@ async function confirm(
       currency: row.currency,
       captureMethod: row.capture_method,
       paymentMethod: method,
-      ...processorKey(ctx),
+      ...processorKey(ctx, row.id),
       signal: ctx.signal,
     }),
   );
@@ -129,13 +151,13 @@ async function confirm(
   }
   const cleared = { payment_method: null, last_error_code: null, last_error_message: null, processor_id: auth.processorId, ...card };
   if (auth.outcome === 'requires_capture') {
-    await postTransfer(ctx.db, p, { id: `authorize:${row.id}`, currency: row.currency, kind: 'authorize', postings: [{ account: world(row.currency), amount: -amount }, { account: authorized(row.id), amount }] });
+    await move(ctx, { id: `authorize:${row.id}`, currency: row.currency, kind: 'authorize', postings: [{ account: world(row.currency), amount: -amount }, { account: authorized(row.id), amount }] });
     await moveIntent(ctx.db, p, row.id, ['processing'], { status: 'requires_capture', amount_capturable: amount, ...cleared });
     const intent = toIntent((await getIntent(ctx.db, p, row.id))!);
     ctx.emit('payments.intent.capturable', intent);
     return intent;
   }
-  await postTransfer(ctx.db, p, { id: `capture:${row.id}`, currency: row.currency, kind: 'capture', postings: [{ account: world(row.currency), amount: -amount }, { account: captured(row.id), amount }] });
+  await move(ctx, { id: `capture:${row.id}`, currency: row.currency, kind: 'capture', postings: [{ account: world(row.currency), amount: -amount }, { account: captured(row.id), amount }] });
   await moveIntent(ctx.db, p, row.id, ['processing'], { status: 'succeeded', amount_received: amount, ...cleared });
   const intent = toIntent((await getIntent(ctx.db, p, row.id))!);
   ctx.emit('payments.intent.succeeded', intent);
@@ -154,13 +176,13 @@ export async function captureIntent(ctx: Ctx<'payments.intent.succeeded'>, id: s
   const processor = processorOf(ctx);
   await claim(ctx, row, ['requires_capture'], 'captured');
   await processorCall(() =>
-    processor.capture({ intentId: row.id, processorId: row.processor_id!, amount, ...processorKey(ctx), signal: ctx.signal }),
+    processor.capture({ intentId: row.id, processorId: row.processor_id!, amount, ...processorKey(ctx, row.id), signal: ctx.signal }),
   );
   const p = partition(ctx);
   // The hold ends: what is captured is charged, the rest goes back.
   const postings = [{ account: authorized(row.id), amount: -held }, { account: captured(row.id), amount }];
   if (held > amount) postings.push({ account: world(row.currency), amount: held - amount });
-  await postTransfer(ctx.db, p, { id: `capture:${row.id}`, currency: row.currency, kind: 'capture', postings });
+  await move(ctx, { id: `capture:${row.id}`, currency: row.currency, kind: 'capture', postings });
   await moveIntent(ctx.db, p, row.id, ['processing'], { status: 'succeeded', amount_capturable: 0, amount_received: amount });
   const intent = toIntent((await getIntent(ctx.db, p, row.id))!);
   ctx.emit('payments.intent.succeeded', intent);
@@ -174,10 +196,10 @@ export async function cancelIntent(ctx: Ctx<'payments.intent.canceled'>, id: str
   if (row.status === 'requires_capture') {
     const processor = processorOf(ctx);
     await processorCall(() =>
-      processor.cancel({ intentId: row.id, processorId: row.processor_id!, ...processorKey(ctx), signal: ctx.signal }),
+      processor.cancel({ intentId: row.id, processorId: row.processor_id!, ...processorKey(ctx, row.id), signal: ctx.signal }),
     );
     const held = Number(row.amount_capturable);
-    await postTransfer(ctx.db, p, { id: `release:${row.id}`, currency: row.currency, kind: 'release', postings: [{ account: authorized(row.id), amount: -held }, { account: world(row.currency), amount: held }] });
+    await move(ctx, { id: `release:${row.id}`, currency: row.currency, kind: 'release', postings: [{ account: authorized(row.id), amount: -held }, { account: world(row.currency), amount: held }] });
   }
   await moveIntent(ctx.db, p, row.id, ['processing'], { status: 'canceled', amount_capturable: 0, cancellation_reason: reason ?? null });
   const intent = toIntent((await getIntent(ctx.db, p, row.id))!);

@@ -21,17 +21,19 @@ export async function processorCall<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    throw new ApiError('provider_failed', 'The payment processor failed; retry with the same idempotency key.', { cause: error });
+    throw new ApiError('provider_failed', 'The payment processor failed; the intent is left as it was here. Read it (getIntent) before trying again.', { cause: error });
   }
 }
 
 /**
  * The call's idempotency key as the processor gets it. The platform scopes a key to (API key, mode, entity);
  * a processor such as Stripe scopes it to its whole account, which several entities may share. So the key
- * is prefixed with a digest of that scope: the same for every retry of the call, different across entities.
+ * is prefixed with a digest of that scope, and with the intent or refund it is for: the same for every retry
+ * of the call, different across entities and across the requests of a batch.
  */
-export function processorKey(ctx: HandlerContext<never>): { idempotencyKey?: string } {
+export function processorKey(ctx: HandlerContext<never>, objectId: string): { idempotencyKey?: string } {
   if (ctx.idempotencyKey === undefined) return {};
   const scope = createHash('sha256').update(`${ctx.key.id}\u0000${ctx.mode}\u0000${ctx.entityId}`).digest('base64url').slice(0, 16);
-  return { idempotencyKey: `${scope}:${ctx.idempotencyKey}` };
+  // The object too: the requests of a batch share the batch's key, and each is its own processor call.
+  return { idempotencyKey: `${scope}:${objectId}:${ctx.idempotencyKey}` };
 }

@@ -26,7 +26,15 @@ export function createProviders(env: NodeJS.ProcessEnv = process.env): Providers
 /** The Stripe processor, its SDK loaded on the first live payment rather than at start (about 80 ms). */
 function lazyStripe(settings: StripeSettings): PaymentProcessor {
   let loaded: Promise<PaymentProcessor> | undefined;
-  const stripe = () => (loaded ??= import('./payments/stripe.js').then((m) => m.stripeProcessor(settings)));
+  const stripe = () =>
+    (loaded ??= import('./payments/stripe.js').then(
+      (m) => m.stripeProcessor(settings),
+      (error: unknown) => {
+        // A failed load is tried again by the next payment rather than kept until a restart.
+        loaded = undefined;
+        throw error;
+      },
+    ));
   return {
     confirm: async (input) => (await stripe()).confirm(input),
     capture: async (input) => (await stripe()).capture(input),

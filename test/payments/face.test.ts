@@ -111,6 +111,14 @@ describe.each([
     for (const sum of (await postingSums(server.db, { mode: 'test', entityId: 'acme' })).values()) expect(sum).toBe(0);
   });
 
+  it('never keeps a card\'s security code', async () => {
+    const created = await pay('createIntent', { amount: 300, currency: 'usd', paymentMethod: { card: { ...VISA.card, cvc: '123' } } });
+    expect(created.body.data.status).toBe('requires_confirmation');
+    const row = await server.db.selectFrom('payment_intents').select('payment_method').where('id', '=', created.body.data.id).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.payment_method!)).toEqual({ card: VISA.card });
+    expect((await pay('confirmIntent', { id: created.body.data.id })).body.data.status).toBe('succeeded');
+  });
+
   it('refuses bad money with the field that is wrong', async () => {
     const cases: [unknown, string][] = [
       [{ amount: 10.5, currency: 'usd' }, '/payload/amount'],
@@ -148,6 +156,9 @@ describe.each([
     const headers = { authorization: `Bearer ${live}` };
     const withCard = await pay('createIntent', { amount: 100, currency: 'usd', paymentMethod: VISA, confirm: true }, headers);
     expect([withCard.status, withCard.body.error.code]).toEqual([400, 'payment_method_invalid']);
+    // Not even kept for a later confirmation.
+    const kept = await pay('createIntent', { amount: 100, currency: 'usd', paymentMethod: VISA }, headers);
+    expect([kept.status, kept.body.error.code, kept.body.error.param]).toEqual([400, 'payment_method_invalid', '/payload/paymentMethod']);
     const byId = await pay('createIntent', { amount: 100, currency: 'usd', paymentMethod: { id: 'pm_card_visa' }, confirm: true }, headers);
     expect([byId.status, byId.body.error.code]).toEqual([503, 'provider_unavailable']);
     // Nothing of the failed call is kept.

@@ -34,7 +34,7 @@ describe('live payments through Stripe', () => {
     const confirms = stripe.requests.filter((r) => r.path === '/v1/payment_intents');
     expect(confirms).toHaveLength(1);
     expect(confirms[0]!.form).toMatchObject({ amount: '2500', currency: 'usd', payment_method: 'pm_card_visa', confirm: 'true', capture_method: 'automatic' });
-    expect(confirms[0]!.idempotencyKey).toMatch(/^[\w-]{16}:order-7:confirm$/);
+    expect(confirms[0]!.idempotencyKey).toMatch(new RegExp(`^[\\w-]{16}:${charged.body.data.id}:order-7:confirm$`));
 
     // The replay answers from the platform's store: Stripe sees nothing more.
     const replay = await pay('createIntent', { amount: 2500, currency: 'usd', paymentMethod: { id: 'pm_card_visa' }, confirm: true }, { 'x-idempotency-key': 'order-7' });
@@ -63,6 +63,22 @@ describe('live payments through Stripe', () => {
     expect(refunds[0]!.form).toMatchObject({ amount: '1000' });
     expect(refunds[0]!.idempotencyKey).toMatch(/:refund-1:refund$/);
     expect([...stripe.refunds.values()].map((r) => r.amount)).toEqual([1000]);
+  });
+
+  it('gives each request of a batch its own processor key', async () => {
+    const before = stripe.requests.length;
+    const charge = { face: 'payments', action: 'createIntent', payload: { amount: 700, currency: 'usd', paymentMethod: { id: 'pm_card_visa' }, confirm: true } };
+    const batch = await server.post(
+      { face: 'batch', action: 'run', payload: { mode: 'bestEffort', requests: [charge, charge] } },
+      { headers: { authorization: `Bearer ${live}`, 'x-idempotency-key': 'batch-1' } },
+    );
+    expect(batch.body.data.results.map((r: any) => [r.status, r.data?.status])).toEqual([
+      [200, 'succeeded'],
+      [200, 'succeeded'],
+    ]);
+    const keys = stripe.requests.slice(before).map((r) => r.idempotencyKey);
+    expect(keys).toHaveLength(2);
+    expect(new Set(keys).size).toBe(2);
   });
 
   it('answers a failing processor 502 or 503 and keeps nothing of the call', async () => {
