@@ -16,7 +16,7 @@ import type { IntentStatus, PaymentIntentTable } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import { authorized, captured, intentAccounts, world } from './accounts.js';
 import { checkCurrency } from './money.js';
-import { processorCall, processorKey, processorOf } from './processing.js';
+import { intentKey, processorCall, processorOf } from './processing.js';
 import { toIntent } from './wire.js';
 
 type IntentEvents = 'payments.intent.succeeded' | 'payments.intent.failed' | 'payments.intent.capturable' | 'payments.intent.canceled';
@@ -96,6 +96,7 @@ export async function createIntent(ctx: Ctx<'payments.intent.succeeded' | 'payme
     last_error_code: null,
     last_error_message: null,
     cancellation_reason: null,
+    attempts: 0,
     created_at: now,
     updated_at: now,
   };
@@ -131,7 +132,7 @@ async function confirm(
       currency: row.currency,
       captureMethod: row.capture_method,
       paymentMethod: method,
-      ...processorKey(ctx, row.id),
+      ...intentKey(ctx, row.id, Number(row.attempts)),
       signal: ctx.signal,
     }),
   );
@@ -140,6 +141,7 @@ async function confirm(
   if (auth.outcome === 'declined') {
     await moveIntent(ctx.db, p, row.id, ['processing'], {
       status: 'requires_payment_method',
+      attempts: Number(row.attempts) + 1,
       payment_method: null,
       last_error_code: auth.declineCode,
       last_error_message: auth.message,
@@ -149,7 +151,7 @@ async function confirm(
     ctx.emit('payments.intent.failed', intent);
     throw new ApiError(auth.declineCode, auth.message, { param, details: { declineCode: auth.declineCode, intent: intent.id }, keepEffects: true });
   }
-  const cleared = { payment_method: null, last_error_code: null, last_error_message: null, processor_id: auth.processorId, ...card };
+  const cleared = { payment_method: null, last_error_code: null, last_error_message: null, processor_id: auth.processorId, attempts: Number(row.attempts) + 1, ...card };
   if (auth.outcome === 'requires_capture') {
     await move(ctx, { id: `authorize:${row.id}`, currency: row.currency, kind: 'authorize', postings: [{ account: world(row.currency), amount: -amount }, { account: authorized(row.id), amount }] });
     await moveIntent(ctx.db, p, row.id, ['processing'], { status: 'requires_capture', amount_capturable: amount, ...cleared });
@@ -176,7 +178,7 @@ export async function captureIntent(ctx: Ctx<'payments.intent.succeeded'>, id: s
   const processor = processorOf(ctx);
   await claim(ctx, row, ['requires_capture'], 'captured');
   await processorCall(() =>
-    processor.capture({ intentId: row.id, processorId: row.processor_id!, amount, ...processorKey(ctx, row.id), signal: ctx.signal }),
+    processor.capture({ intentId: row.id, processorId: row.processor_id!, amount, ...intentKey(ctx, row.id, 'capture'), signal: ctx.signal }),
   );
   const p = partition(ctx);
   // The hold ends: what is captured is charged, the rest goes back.
@@ -196,7 +198,7 @@ export async function cancelIntent(ctx: Ctx<'payments.intent.canceled'>, id: str
   if (row.status === 'requires_capture') {
     const processor = processorOf(ctx);
     await processorCall(() =>
-      processor.cancel({ intentId: row.id, processorId: row.processor_id!, ...processorKey(ctx, row.id), signal: ctx.signal }),
+      processor.cancel({ intentId: row.id, processorId: row.processor_id!, ...intentKey(ctx, row.id, 'cancel'), signal: ctx.signal }),
     );
     const held = Number(row.amount_capturable);
     await move(ctx, { id: `release:${row.id}`, currency: row.currency, kind: 'release', postings: [{ account: authorized(row.id), amount: -held }, { account: world(row.currency), amount: held }] });

@@ -25,15 +25,25 @@ export async function processorCall<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** A digest of the partition: a processor such as Stripe scopes keys to its whole account, which entities share. */
+const partitionDigest = (ctx: HandlerContext<never>) => createHash('sha256').update(`${ctx.mode}\u0000${ctx.entityId}`).digest('base64url').slice(0, 16);
+
 /**
- * The call's idempotency key as the processor gets it. The platform scopes a key to (API key, mode, entity);
- * a processor such as Stripe scopes it to its whole account, which several entities may share. So the key
- * is prefixed with a digest of that scope, and with the intent or refund it is for: the same for every retry
- * of the call, different across entities and across the requests of a batch.
+ * The processor's idempotency key of a move of an intent: the intent and its attempt, not the caller's key.
+ * A confirmation cut short by its time-out (rolled back here, maybe charged there) and tried again, under any
+ * key or none, asks the processor the same question again and gets its first answer, never a second charge.
+ * `attempt` counts the confirmations the intent answered (a decline moves it on, so another card is another
+ * question).
  */
-export function processorKey(ctx: HandlerContext<never>, objectId: string): { idempotencyKey?: string } {
+export function intentKey(ctx: HandlerContext<never>, intentId: string, attempt: number | string): { idempotencyKey: string } {
+  return { idempotencyKey: `${partitionDigest(ctx)}:${intentId}:${attempt}` };
+}
+
+/**
+ * The processor's idempotency key of a refund: the caller's key (a refund has no identity of its own before
+ * it is made), with the refund's id so that the requests of a batch, which share the batch's key, stay apart.
+ */
+export function refundKey(ctx: HandlerContext<never>, refundId: string): { idempotencyKey?: string } {
   if (ctx.idempotencyKey === undefined) return {};
-  const scope = createHash('sha256').update(`${ctx.key.id}\u0000${ctx.mode}\u0000${ctx.entityId}`).digest('base64url').slice(0, 16);
-  // The object too: the requests of a batch share the batch's key, and each is its own processor call.
-  return { idempotencyKey: `${scope}:${objectId}:${ctx.idempotencyKey}` };
+  return { idempotencyKey: `${partitionDigest(ctx)}:${refundId}:${ctx.idempotencyKey}` };
 }

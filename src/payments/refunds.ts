@@ -14,7 +14,7 @@ import type { PaymentRefundTable } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import { captured, intentAccounts, refunding, world } from './accounts.js';
 import { loadIntent } from './intents.js';
-import { processorCall, processorKey, processorOf } from './processing.js';
+import { processorCall, processorOf, refundKey } from './processing.js';
 import { toRefund } from './wire.js';
 
 export async function createRefund(ctx: HandlerContext<'payments.refund.succeeded'>, payload: PaymentsCreateRefundPayload): Promise<PaymentsRefund> {
@@ -45,7 +45,7 @@ export async function createRefund(ctx: HandlerContext<'payments.refund.succeede
   }
   const processor = processorOf(ctx);
   const { processorId } = await processorCall(() =>
-    processor.refund({ intentId: intent.id, processorId: intent.processor_id!, amount, refundId: id, ...processorKey(ctx, id), signal: ctx.signal }),
+    processor.refund({ intentId: intent.id, processorId: intent.processor_id!, amount, refundId: id, ...refundKey(ctx, id), signal: ctx.signal }),
   );
   await postTransfer(ctx.db, p, { id: `refund:${id}:paid`, currency: intent.currency, kind: 'refund', postings: [{ account: refunding(intent.id), amount: -amount }, { account: world(intent.currency), amount }] });
   await addRefunded(ctx.db, p, intent.id, amount);

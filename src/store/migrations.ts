@@ -376,6 +376,12 @@ const migrations: Record<string, Migration> = {
       }
     },
   },
+  '0010_intent_attempts': {
+    // The processor's idempotency key of a confirmation names the intent and its attempt (src/payments/processing.ts).
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('payment_intents').addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

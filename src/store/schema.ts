@@ -306,6 +306,8 @@ export interface PaymentIntentTable {
   last_error_code: string | null;
   last_error_message: string | null;
   cancellation_reason: string | null;
+  /** Confirmations the intent answered: the processor's idempotency key of the next one names it. */
+  attempts: number;
   created_at: string;
   updated_at: string;
 }

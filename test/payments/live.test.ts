@@ -34,7 +34,7 @@ describe('live payments through Stripe', () => {
     const confirms = stripe.requests.filter((r) => r.path === '/v1/payment_intents');
     expect(confirms).toHaveLength(1);
     expect(confirms[0]!.form).toMatchObject({ amount: '2500', currency: 'usd', payment_method: 'pm_card_visa', confirm: 'true', capture_method: 'automatic' });
-    expect(confirms[0]!.idempotencyKey).toMatch(new RegExp(`^[\\w-]{16}:${charged.body.data.id}:order-7:confirm$`));
+    expect(confirms[0]!.idempotencyKey).toMatch(new RegExp(`^[\\w-]{16}:${charged.body.data.id}:0:confirm$`));
 
     // The replay answers from the platform's store: Stripe sees nothing more.
     const replay = await pay('createIntent', { amount: 2500, currency: 'usd', paymentMethod: { id: 'pm_card_visa' }, confirm: true }, { 'x-idempotency-key': 'order-7' });
@@ -48,6 +48,11 @@ describe('live payments through Stripe', () => {
 
     const declined = await pay('createIntent', { amount: 900, currency: 'usd', paymentMethod: { id: 'pm_card_chargeDeclinedInsufficientFunds' }, confirm: true });
     expect([declined.status, declined.body.error.code, declined.body.error.details.declineCode]).toEqual([402, 'insufficient_funds', 'insufficient_funds']);
+    // Another card after a decline is another question for Stripe: the attempt in its key moves on.
+    const paid = await pay('confirmIntent', { id: declined.body.error.details.intent, paymentMethod: { id: 'pm_card_visa' } });
+    expect(paid.body.data.status).toBe('succeeded');
+    const tries = stripe.requests.filter((r) => r.form.metadata && (r.form.metadata as Record<string, unknown>).intent === declined.body.error.details.intent).map((r) => r.idempotencyKey);
+    expect(tries.map((k) => k?.split(':').slice(-2).join(':'))).toEqual(['0:confirm', '1:confirm']);
 
     const held = await pay('createIntent', { amount: 4000, currency: 'eur', paymentMethod: { id: 'pm_card_mastercard' }, captureMethod: 'manual', confirm: true });
     expect(held.body.data.status).toBe('requires_capture');
@@ -63,6 +68,26 @@ describe('live payments through Stripe', () => {
     expect(refunds[0]!.form).toMatchObject({ amount: '1000' });
     expect(refunds[0]!.idempotencyKey).toMatch(/:refund-1:refund$/);
     expect([...stripe.refunds.values()].map((r) => r.amount)).toEqual([1000]);
+  });
+
+  it('asks Stripe the same question again when a confirmation timed out here, under any key', async () => {
+    const created = await pay('createIntent', { amount: 1100, currency: 'usd', paymentMethod: { id: 'pm_card_visa' } });
+    const id = created.body.data.id;
+    stripe.override = (request) => (request.path === '/v1/payment_intents' ? 'hang' : undefined);
+    const before = stripe.requests.length;
+    try {
+      const cut = await server.post({ face: 'payments', action: 'confirmIntent', payload: { id }, options: { timeout: 300 } }, { headers: { authorization: `Bearer ${live}`, 'x-idempotency-key': 'first-try' } });
+      expect([cut.status, cut.body.error.code]).toEqual([504, 'timeout']);
+    } finally {
+      stripe.override = () => undefined;
+    }
+    expect((await pay('getIntent', { id })).body.data.status).toBe('requires_confirmation');
+    const again = await pay('confirmIntent', { id }, { 'x-idempotency-key': 'second-try' });
+    expect(again.body.data.status).toBe('succeeded');
+    const keys = stripe.requests.slice(before).filter((r) => r.path === '/v1/payment_intents').map((r) => r.idempotencyKey);
+    // Had the first been charged at Stripe, the second would have been answered with that charge.
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
   });
 
   it('gives each request of a batch its own processor key', async () => {

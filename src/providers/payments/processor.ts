@@ -2,8 +2,8 @@
  * What the `payments` face asks of a payment processor (API.md §14): authorize or charge an amount on a
  * payment method, capture, cancel and refund. Test mode uses the deterministic sandbox (its card numbers
  * choose the outcome); live mode uses Stripe when `STRIPE_API_KEY` is set. Amounts are integer minor units
- * of a lower-case ISO 4217 currency. The platform's idempotency key of the call is forwarded, so a retried
- * call is never charged twice by the processor either.
+ * of a lower-case ISO 4217 currency. Each call carries the idempotency key the face chose for it
+ * (src/payments/processing.ts), so a call tried again is never charged twice by the processor either.
  */
 
 /** A card as the sandbox takes it (test mode only: live mode never sees raw card numbers). */
@@ -34,7 +34,7 @@ export type Authorization =
 interface Call {
   /** The platform's intent id (`pi_…`). */
   intentId: string;
-  /** The idempotency key of the platform call, forwarded to the processor. */
+  /** The processor's idempotency key of this call: the same for every retry of the same question. */
   idempotencyKey?: string;
   signal?: AbortSignal;
 }
