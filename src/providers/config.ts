@@ -2,6 +2,7 @@
  * Builds the backends from the environment. Bad settings fail at start-up, naming the variable, rather than
  * on the first live call.
  */
+import { httpUrl } from './http-url.js';
 import type { Providers } from './index.js';
 import { openAiCompatibleModel } from './openai-compatible.js';
 import { sandboxProcessor } from './payments/sandbox.js';
@@ -48,22 +49,9 @@ function textModels(env: NodeJS.ProcessEnv): Providers['ai'] {
   const modelMap = parseModelMap(env.AI_MODEL_MAP);
   const baseUrl = env.AI_BASE_URL?.trim();
   if (!baseUrl) return { test: testTextModel };
-  checkBaseUrl(baseUrl);
+  httpUrl('AI_BASE_URL', baseUrl, 'https://api.openai.com/v1');
   const apiKey = env.AI_API_KEY?.trim();
   return { test: testTextModel, live: openAiCompatibleModel({ baseUrl, modelMap, ...(apiKey ? { apiKey } : {}) }) };
-}
-
-function checkBaseUrl(value: string): void {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    // The value is not echoed: a malformed URL may still carry credentials.
-    throw new Error('AI_BASE_URL is not a valid URL. Example: https://api.openai.com/v1');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`AI_BASE_URL must be an http or https URL, not ${url.protocol}`);
-  }
 }
 
 /**

@@ -5,7 +5,10 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { newSecretKey } from '../../src/store/sealed.js';
+import { createTestDatabase } from './postgres.js';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 /** The compiled `dispatch` program, by path, so it also runs from a working directory outside the repository. */
@@ -68,4 +71,19 @@ export function printedKey(output: string): string {
   const key = /^\s+(sk_test_[0-9A-Za-z]{40})$/m.exec(output)?.[1];
   if (!key) throw new Error(`no key printed in: ${output}`);
   return key;
+}
+
+/**
+ * What several `dispatch serve` processes share as one server: a fresh PostgreSQL database, one secret key
+ * (every process seals and opens secrets with it) and one Redis, under a prefix of this run.
+ */
+export async function sharedStore(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  const database = await createTestDatabase();
+  const env = {
+    DATABASE_URL: database.url,
+    DISPATCH_SECRET_KEY: newSecretKey(),
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
+  };
+  return { env, drop: database.drop };
 }

@@ -4,14 +4,11 @@
  * the rest are refused `refund_too_large`, and the ledger, the intent and the refunds agree afterwards.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newSecretKey } from '../../src/store/sealed.js';
-import { createTestDatabase } from '../helpers/postgres.js';
 import { startFakeStripe } from '../helpers/fake-stripe.js';
-import { DISPATCH, printedKey, ROOT, serve, type ServeProcess } from '../helpers/process.js';
+import { DISPATCH, printedKey, ROOT, serve, sharedStore, type ServeProcess } from '../helpers/process.js';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let drop: (() => Promise<void>) | undefined;
 let env: Record<string, string>;
 let a: ServeProcess;
 let b: ServeProcess;
@@ -27,13 +24,7 @@ async function pay(server: ServeProcess, action: string, payload: unknown) {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  env = {
-    DATABASE_URL: database.url,
-    DISPATCH_SECRET_KEY: newSecretKey(),
-    REDIS_URL: 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
-  };
+  ({ env, drop } = await sharedStore());
   a = await serve(env);
   admin = printedKey(a.output());
   b = await serve(env);
@@ -41,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const p of [a, b]) if (p && p.child.exitCode === null && p.child.signalCode === null) await p.stop();
-  await database?.drop();
+  await drop?.();
 });
 
 describe('refunds racing across processes', () => {

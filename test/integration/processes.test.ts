@@ -5,12 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../helpers/postgres.js';
-import { printedKey, serve, type ServeProcess } from '../helpers/process.js';
-import { newSecretKey } from '../../src/store/sealed.js';
+import { printedKey, serve, sharedStore, type ServeProcess } from '../helpers/process.js';
 
 const KEY_CACHE_TTL_MS = 500;
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let drop: (() => Promise<void>) | undefined;
 let a: ServeProcess;
 let b: ServeProcess;
 let admin: string;
@@ -33,15 +31,9 @@ async function newKey(payload: Record<string, unknown>): Promise<{ id: string; k
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  const env = {
-    DATABASE_URL: database.url,
-    // Every process sharing the store seals and opens secrets with the same key.
-    DISPATCH_SECRET_KEY: newSecretKey(),
-    REDIS_URL: 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
-    KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS),
-  };
+  const shared = await sharedStore();
+  drop = shared.drop;
+  const env = { ...shared.env, KEY_CACHE_TTL_MS: String(KEY_CACHE_TTL_MS) };
   // The first process migrates the empty database and prints the first key; the second finds both done.
   a = await serve(env);
   admin = printedKey(a.output());
@@ -50,7 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
-  await database?.drop();
+  await drop?.();
 });
 
 describe('two processes, one server', () => {

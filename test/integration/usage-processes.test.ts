@@ -5,16 +5,13 @@
  * CLI reads the same numbers: `dispatch usage summary|events --json`, and `tail` prints calls as they happen.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faces } from '../../generated/server/dispatch.js';
-import { newSecretKey } from '../../src/store/sealed.js';
-import { createTestDatabase } from '../helpers/postgres.js';
-import { DISPATCH, printedKey, ROOT, serve, type ServeProcess } from '../helpers/process.js';
+import { DISPATCH, printedKey, ROOT, serve, sharedStore, type ServeProcess } from '../helpers/process.js';
 import { postStream } from '../helpers/sse.js';
 
-let database: Awaited<ReturnType<typeof createTestDatabase>>;
+let drop: (() => Promise<void>) | undefined;
 let env: Record<string, string>;
 let a: ServeProcess;
 let b: ServeProcess;
@@ -42,13 +39,7 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 const price = (face: string, action: string) => faces.get(face)!.actions.get(action)!.cost;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  env = {
-    DATABASE_URL: database.url,
-    DISPATCH_SECRET_KEY: newSecretKey(),
-    REDIS_URL: 'redis://127.0.0.1:6379',
-    REDIS_PREFIX: `test-${randomBytes(4).toString('hex')}:`,
-  };
+  ({ env, drop } = await sharedStore());
   a = await serve(env);
   admin = printedKey(a.output());
   // A flush window far longer than the test: only the stop writes what b recorded.
@@ -57,7 +48,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const p of [a, b]) if (p && p.child.exitCode === null && p.child.signalCode === null) await p.stop();
-  await database?.drop();
+  await drop?.();
 });
 
 describe('usage across processes on PostgreSQL', () => {

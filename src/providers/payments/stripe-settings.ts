@@ -4,6 +4,8 @@
  * Stripe SDK: a server without live payments never pays for it at start.
  */
 
+import { httpUrl } from '../http-url.js';
+
 export interface StripeSettings {
   /** A secret (`sk_…`) or restricted (`rk_…`) key. */
   apiKey: string;
@@ -38,15 +40,7 @@ export function stripeSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Str
 }
 
 function parseApiBase(value: string): Pick<StripeSettings, 'host' | 'port' | 'protocol'> {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error('STRIPE_API_BASE is not a valid URL. Example: http://127.0.0.1:12111');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new Error(`STRIPE_API_BASE must be an http or https URL, not ${url.protocol}`);
-  }
+  const url = httpUrl('STRIPE_API_BASE', value, 'http://127.0.0.1:12111');
   // The SDK takes a host, port and protocol only; a path or credentials would be silently dropped.
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.username || url.password) {
     throw new Error('STRIPE_API_BASE must be a bare origin such as http://127.0.0.1:12111 (no path, query or credentials).');
