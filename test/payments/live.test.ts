@@ -106,6 +106,23 @@ describe('live payments through Stripe', () => {
     expect(new Set(keys).size).toBe(2);
   });
 
+  it('answers what Stripe refuses in the caller\'s request 400 at the field', async () => {
+    const refusals: [Record<string, string>, string, string][] = [
+      [{ code: 'amount_too_small', param: 'amount', message: 'Amount must be at least $0.50 usd' }, 'payload_invalid', '/payload/amount'],
+      [{ code: 'resource_missing', param: 'payment_method', message: "No such PaymentMethod: 'pm_gone'" }, 'payment_method_invalid', '/payload/paymentMethod'],
+    ];
+    for (const [refusal, code, param] of refusals) {
+      stripe.override = (request) => (request.path === '/v1/payment_intents' ? { status: 400, body: { error: { type: 'invalid_request_error', ...refusal } } } : undefined);
+      try {
+        const refused = await pay('createIntent', { amount: 20, currency: 'usd', paymentMethod: { id: 'pm_gone' }, confirm: true });
+        expect([refused.status, refused.body.error.code, refused.body.error.param]).toEqual([400, code, param]);
+        expect(refused.body.error.message).toContain(refusal.message);
+      } finally {
+        stripe.override = () => undefined;
+      }
+    }
+  });
+
   it('answers a failing processor 502 or 503 and keeps nothing of the call', async () => {
     stripe.override = (request) => (request.path === '/v1/payment_intents' ? { status: 500, body: { error: { type: 'api_error', message: 'Something went wrong' } } } : undefined);
     try {

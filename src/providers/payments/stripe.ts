@@ -185,6 +185,23 @@ function cardOf(method: string | Stripe.PaymentMethod | null | undefined): CardS
 }
 
 /** A failed SDK call as the API's provider error; anything that is not Stripe's (the caller's abort) passes untouched. */
+/** Stripe's request parameters that stand for a field of the caller's payload. */
+const PAYLOAD_FIELDS: Record<string, string> = { amount: '/payload/amount', amount_to_capture: '/payload/amountToCapture', currency: '/payload/currency', payment_method: '/payload/paymentMethod' };
+
+/**
+ * A request Stripe refused for what the caller sent (an amount below its minimum, a currency it does not
+ * take, an unknown payment method) is the caller's to fix: a 400 at the field, not the platform's 502.
+ */
+function callerMistake(error: InstanceType<typeof Stripe.errors.StripeError>, apiKey: string): ApiError | undefined {
+  if (!(error instanceof Stripe.errors.StripeInvalidRequestError) || error.param === undefined) return undefined;
+  const param = PAYLOAD_FIELDS[error.param];
+  if (!param) return undefined;
+  const message = redact(error.message ?? `Stripe refused ${error.param}.`, apiKey);
+  const details = { errors: [{ param, message, keyword: 'processor' }], ...(error.code ? { stripeCode: error.code } : {}) };
+  if (param === '/payload/paymentMethod') return new ApiError('payment_method_invalid', message, { param, details, cause: error });
+  return new ApiError('payload_invalid', `${param}: ${message}`, { param, details, cause: error });
+}
+
 function providerError(error: unknown, apiKey: string, timeoutMs: number): unknown {
   if (!(error instanceof Stripe.errors.StripeError)) return error;
   const base = {
@@ -204,6 +221,8 @@ function providerError(error: unknown, apiKey: string, timeoutMs: number): unkno
   if (error instanceof Stripe.errors.StripeRateLimitError || (error.statusCode !== undefined && error.statusCode >= 502)) {
     return new ApiError('provider_unavailable', `Stripe is busy (HTTP ${error.statusCode}); try again later.`, { details: base, cause: error });
   }
+  const refused = callerMistake(error, apiKey);
+  if (refused) return refused;
   if (error instanceof Stripe.errors.StripeAuthenticationError || error instanceof Stripe.errors.StripePermissionError) {
     // Stripe quotes (part of) the key in these messages, so theirs is not passed on.
     return new ApiError('provider_failed', `Stripe refused the configured API key (HTTP ${error.statusCode}); check STRIPE_API_KEY.`, {
