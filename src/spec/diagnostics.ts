@@ -51,6 +51,10 @@ export const DIAGNOSTICS = {
   'no-stable-version': { severity: 'error', message: 'platform.yaml declares no stable version.' },
   'duplicate-version': { severity: 'error', message: 'Version {version} is declared more than once.' },
   'duplicate-error-code': { severity: 'error', message: 'Error code "{code}" is already defined {where}.' },
+  'type-name-clash': {
+    severity: 'error',
+    message: 'Schema "{schema}" would be generated as {type}, which is already {other}: rename the schema.',
+  },
   'unknown-unit': {
     severity: 'error',
     message: 'Unit "{unit}" is not declared under "units" in platform.yaml (declared: {declared}).',

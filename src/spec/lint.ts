@@ -11,6 +11,7 @@ import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
 import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
 import type { RawFace } from './resolve.js';
 import { invalidPrice } from './rules/invalid-price.js';
+import { typeNameClash } from './rules/type-name-clash.js';
 import { unknownUnit } from './rules/unknown-unit.js';
 import type { JsonPath, SourceFile } from './source.js';
 
@@ -63,7 +64,7 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     out.push(...unknownRefs(schema, ['schemas', name], source, raw));
   }
   for (const event of face.events) out.push(...lintEvent(face, event, source, raw));
-  out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source));
+  out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source), ...typeNameClash(face, source));
 
   for (const action of face.actions) {
     const at = (...path: JsonPath) => ['actions', action.name, ...path];

@@ -115,6 +115,7 @@ describe('face diagnostics', () => {
     ['stream event data with an unknown reference', FACE.replace('    scope: demo:read', '    scope: demo:read\n    stream: true\n    streamEvents: { tick: { summary: T., data: { $ref: "#/schemas/Gone" } } }'), [
       'spec/demo.yaml:13:56 unknown-ref',
     ]],
+    ['a schema named as a generated type', FACE.replace('actions:', 'schemas:\n  EchoResult: { type: object }\nactions:'), ['spec/demo.yaml:9:3 type-name-clash']],
     ['unknown tier', FACE.replace('since: 2026-01-01\n', 'since: 2026-01-01\nrate: { gold: { limit: 1, window: 1s } }\n'), ['spec/demo.yaml:4:9 unknown-tier']],
     ['error code of the platform', FACE.replace('actions:', 'errors:\n  - { code: timeout, status: 400, type: invalid_request_error, message: M, retryable: false }\nactions:'), [
       'spec/demo.yaml:9:13 duplicate-error-code',
@@ -123,6 +124,12 @@ describe('face diagnostics', () => {
 
   it.each(cases)('%s', (_name, face, expected) => {
     expect(diagnose({ 'demo.yaml': face })).toEqual(expected);
+  });
+
+  it('names the generated type a schema collides with', () => {
+    const files = new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE.replace('actions:', 'schemas:\n  EchoResult: { type: object }\nactions:')]]);
+    const [found] = buildCatalog('spec', { files }).diagnostics;
+    expect(found?.message).toBe('Schema "EchoResult" would be generated as DemoEchoResult, which is already the result of demo.echo: rename the schema.');
   });
 
   it('reports a face in a file of another name, and a face declared twice', () => {
