@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import type { UsageIngestOutcome, UsageIngestPayload, UsageIngestResult, UsageMeterEvent } from '../../generated/server/types.js';
 import { chunks } from '../store/bulk-insert.js';
 import { isoInstant, parseInstant } from '../store/instant.js';
-import { minuteOf } from './minute.js';
+import { periodOf } from './rollups.js';
 import type { Db, Mode, UsageMeterEventTable, UsageMeterRollupTable } from '../store/schema.js';
 
 const DAY_MS = 86_400_000;
@@ -96,7 +96,7 @@ function toRow(event: UsageMeterEvent, origin: Origin, nowIso: string): UsageMet
 function rollupsOf(rows: UsageMeterEventTable[]): UsageMeterRollupTable[] {
   const byKey = new Map<string, UsageMeterRollupTable>();
   for (const row of rows) {
-    const minute = minuteOf(row.time);
+    const minute = periodOf(row.time, 'minute');
     const key = `${minute}\u0000${row.type}`;
     const found = byKey.get(key);
     if (found) {

@@ -5,19 +5,18 @@
  */
 import type { Db } from '../store/schema.js';
 import { idTimePrefix } from '../store/secrets.js';
-import { minuteOf } from './minute.js';
-import { PERIOD_LENGTH } from './rollups.js';
+import { periodOf } from './rollups.js';
 
 /** Deletes raw records answered before `recordsBefore` and rollups of minutes before `rollupsBefore` (ISO times). */
 export async function purgeUsage(db: Db, recordsBefore: string, rollupsBefore: string): Promise<void> {
   // Ids sort by the time they were made (the time of the answer). No index leads with the id, so this scans
   // the table; it runs every ten minutes, off the request path, where an index would cost every record.
   await db.deleteFrom('usage_records').where('id', '<', idTimePrefix('use', Date.parse(recordsBefore))).execute();
-  const minute = minuteOf(rollupsBefore);
+  const minute = periodOf(rollupsBefore, 'minute');
   await db.deleteFrom('usage_rollups').where('minute', '<', minute).execute();
   await db.deleteFrom('usage_unit_rollups').where('minute', '<', minute).execute();
   for (const grain of ['hour', 'day'] as const) {
-    const period = rollupsBefore.slice(0, PERIOD_LENGTH[grain]);
+    const period = periodOf(rollupsBefore, grain);
     await db.deleteFrom('usage_rollups_coarse').where('grain', '=', grain).where('period', '<', period).execute();
     await db.deleteFrom('usage_unit_rollups_coarse').where('grain', '=', grain).where('period', '<', period).execute();
   }

@@ -16,6 +16,9 @@ export type Grain = 'minute' | 'hour' | 'day';
 /** The length of an ISO time's prefix that names its period: `YYYY-MM-DDTHH:MM`, `YYYY-MM-DDTHH`, `YYYY-MM-DD`. */
 export const PERIOD_LENGTH: Record<Grain, number> = { minute: 16, hour: 13, day: 10 };
 
+/** The period of `grain` an ISO time falls in, as the rollups name it (these texts sort as time does). */
+export const periodOf = (iso: string, grain: Grain): string => iso.slice(0, PERIOD_LENGTH[grain]);
+
 export interface RecordWithCost {
   row: UsageRecordTable;
   costNanos: bigint;
@@ -47,7 +50,7 @@ type Rollup = Record<string, unknown>;
 function callRollups(records: readonly RecordWithCost[]): Map<string, Rollup> {
   const byKey = new Map<string, Rollup & { nanos: bigint }>();
   for (const { row: r, costNanos } of records) {
-    const minute = r.at.slice(0, PERIOD_LENGTH.minute);
+    const minute = periodOf(r.at, 'minute');
     const key = `${minute}\u0000${r.mode}\u0000${r.entity_id}\u0000${r.key_id}\u0000${r.face}\u0000${r.action}\u0000${r.status}`;
     let tally = byKey.get(key);
     if (!tally) {
@@ -74,7 +77,7 @@ function unitRollups(records: readonly RecordWithCost[]): Map<string, Rollup> {
   const byKey = new Map<string, Rollup & { amount: number }>();
   for (const { row: r } of records) {
     if (r.units === '{}') continue;
-    const minute = r.at.slice(0, PERIOD_LENGTH.minute);
+    const minute = periodOf(r.at, 'minute');
     for (const [unit, amount] of Object.entries(JSON.parse(r.units) as Record<string, number>)) {
       const key = `${minute}\u0000${r.mode}\u0000${r.entity_id}\u0000${r.key_id}\u0000${r.face}\u0000${r.action}\u0000${r.status}\u0000${unit}`;
       const rollup = byKey.get(key);

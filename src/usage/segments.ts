@@ -4,8 +4,7 @@
  * at either end from minute rollups, so a month reads about thirty rows per group instead of 43 200. A
  * summary grouped by minute reads minutes only, and one grouped by hour never reads days.
  */
-import type { Grain } from './rollups.js';
-import { PERIOD_LENGTH } from './rollups.js';
+import { periodOf, type Grain } from './rollups.js';
 
 export interface Segment {
   grain: Grain;
@@ -29,6 +28,6 @@ export function segments(from: number, to: number, coarsest: Grain): Segment[] {
 }
 
 function segment(grain: Grain, from: number, to: number): Segment {
-  const text = (ms: number) => new Date(ms).toISOString().slice(0, PERIOD_LENGTH[grain]);
+  const text = (ms: number) => periodOf(new Date(ms).toISOString(), grain);
   return { grain, from: text(from), to: text(to) };
 }

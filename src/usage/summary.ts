@@ -11,13 +11,14 @@ import { ApiError } from '../runtime/errors.js';
 import { parseInstant } from '../store/instant.js';
 import type { Db } from '../store/schema.js';
 import { nanosToDecimal } from './cost.js';
-import { minuteOf } from './minute.js';
 import { LATENCY_COLUMNS, quantile } from './latency.js';
 import { scopeCondition, type UsageScope } from './scope.js';
+import { PERIOD_LENGTH, periodOf, type Grain } from './rollups.js';
 import { segments, type Segment } from './segments.js';
 
 type GroupField = NonNullable<UsageSummaryPayload['groupBy']>[number];
-type TimeBucket = 'minute' | 'hour' | 'day';
+/** A time bucket of `groupBy` is a rollup grain. */
+type TimeBucket = Grain;
 type GroupFieldName = Exclude<GroupField, TimeBucket>;
 
 /** The most groups one summary answers: beyond, a coarser question is needed. */
@@ -29,8 +30,6 @@ const MAX_RANGE_MS = 400 * 24 * HOUR_MS;
 
 /** Group fields and the column each reads. */
 const COLUMNS: Record<Exclude<GroupField, TimeBucket>, string> = { face: 'face', action: 'action', entity: 'entity_id', key: 'key_id', status: 'status' };
-/** The length of the `minute` text (`YYYY-MM-DDTHH:MM`) that names each time bucket. */
-const BUCKET_LENGTH: Record<TimeBucket, number> = { minute: 16, hour: 13, day: 10 };
 const BUCKET_SUFFIX: Record<TimeBucket, string> = { minute: ':00.000Z', hour: ':00:00.000Z', day: 'T00:00:00.000Z' };
 
 /** The last minute a range may reach: dates past the year 9999 have no ISO form. */
@@ -45,15 +44,15 @@ export function summaryRange(payload: { from?: string; to?: string }, now = Date
   return { from: new Date(Math.floor(fromMs / MINUTE_MS) * MINUTE_MS), to: new Date(Math.ceil(toMs / MINUTE_MS) * MINUTE_MS) };
 }
 
-const minuteText = (at: Date) => minuteOf(at.toISOString());
+const minuteText = (at: Date) => periodOf(at.toISOString(), 'minute');
 
 export async function summarize(db: Db, scope: UsageScope, payload: UsageSummaryPayload, currency: string): Promise<UsageSummaryResult> {
   const { from, to } = summaryRange(payload);
   const groupBy = payload.groupBy ?? [];
-  const buckets = groupBy.filter((g): g is TimeBucket => g in BUCKET_LENGTH);
+  const buckets = groupBy.filter((g): g is TimeBucket => g in PERIOD_LENGTH);
   if (buckets.length > 1) throw new ApiError('payload_invalid', 'Group by at most one of minute, hour and day.', { param: '/payload/groupBy' });
   const bucket = buckets[0];
-  const fields = groupBy.filter((g): g is Exclude<GroupField, TimeBucket> => !(g in BUCKET_LENGTH));
+  const fields = groupBy.filter((g): g is Exclude<GroupField, TimeBucket> => !(g in PERIOD_LENGTH));
 
   // Each segment's groups, added up by group: a day's rows and the minutes beside it land in one group.
   const groups = new Map<string, { named: Record<string, unknown>; tally: Tally }>();
@@ -106,7 +105,7 @@ async function readSegment(
   const minute = segment.grain === 'minute';
   const period = minute ? sql.ref('minute') : sql.ref('period');
   const selected: [name: string, expression: RawBuilder<unknown>][] = fields.map((f) => [f, sql`${sql.ref(COLUMNS[f])}`]);
-  if (bucket) selected.push(['time', sql`substr(${period}, 1, ${sql.lit(BUCKET_LENGTH[bucket])})`]);
+  if (bucket) selected.push(['time', sql`substr(${period}, 1, ${sql.lit(PERIOD_LENGTH[bucket])})`]);
   const grain = minute ? sql<boolean>`1 = 1` : sql<boolean>`grain = ${segment.grain}`;
   const where = sql<boolean>`${scopeCondition(scope)} and ${grain} and ${period} >= ${segment.from} and ${period} < ${segment.to}`;
   const named = selected.map(([name, expression]) => expression.as(name));
@@ -153,7 +152,7 @@ async function readSegment(
 async function meters(db: Db, scope: UsageScope, fields: readonly string[], bucket: TimeBucket | undefined, range: RawBuilder<boolean>): Promise<UsageMeter[]> {
   const selected: [string, RawBuilder<unknown>][] = [['type', sql`type`]];
   if (fields.includes('entity')) selected.push(['entity', sql`entity_id`]);
-  if (bucket) selected.push(['time', sql`substr(minute, 1, ${sql.lit(BUCKET_LENGTH[bucket])})`]);
+  if (bucket) selected.push(['time', sql`substr(minute, 1, ${sql.lit(PERIOD_LENGTH[bucket])})`]);
   const list = selected.map(([, e]) => e);
   const rows = (await db
     .selectFrom('usage_meter_rollups')
