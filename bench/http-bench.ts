@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase as createBenchDatabase } from '../test/helpers/postgres.js';
-import { CONNECTIONS, startChild, type Started } from './http.js';
+import { CONNECTIONS, PIPELINE_CALL as generate, startChild, type Started } from './http.js';
 import { BENCH_KEYS } from './keys.js';
 import { mediansOf, runRounds, warnings, type Row } from './rounds.js';
 
@@ -18,7 +18,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP_SECONDS = 2;
 const BATCH_ITEMS = 10;
 
-const generate = { face: 'ai', action: 'generate', payload: { model: 'bench', prompt: 'Classify this.', input: 'I love it.' } };
 const batchBody = JSON.stringify({ face: 'batch', action: 'run', payload: { mode: 'bestEffort', requests: Array.from({ length: BATCH_ITEMS }, () => generate) } });
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 // Well formed, so it passes the pattern check and costs a lookup (then a cached miss), as a stolen-looking key would.

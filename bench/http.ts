@@ -110,6 +110,21 @@ export interface LoadOptions {
   freshBody?: (unique: string) => string;
 }
 
+/**
+ * The pipeline row's call: `ai.generate` on the test model, so that the handler costs next to nothing and
+ * the row measures the pipeline. Every section that compares a call with the pipeline sends this one.
+ */
+export const PIPELINE_CALL = { face: 'ai', action: 'generate', payload: { model: 'bench', prompt: 'Classify this.', input: 'I love it.' } };
+
+/** POST /do on a real server, spread over its keys (each for entity `bench<i>`), the bodies taken in turn. */
+export function doTarget(server: Started, bodies: unknown[]): Omit<LoadOptions, 'seconds'> {
+  return {
+    url: `http://127.0.0.1:${server.port}/do`,
+    bodies: bodies.map((b) => JSON.stringify(b)),
+    headers: server.keys!.map((key, i) => ({ authorization: `Bearer ${key}`, 'x-entity-id': `bench${i}` })),
+  };
+}
+
 let run = 0;
 
 export async function load(options: LoadOptions): Promise<LoadResult> {

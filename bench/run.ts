@@ -1,10 +1,13 @@
 /**
- * `npm run bench [-- http|outbox|usage|generator ...]`: the named sections, or all of them in that order.
+ * `npm run bench [-- http|outbox|usage|payments|generator ...]`: the named sections, or all of them in that order.
  * - http: the real server against the bare node:http floor and bare Fastify in the same run (req/s, p99,
  *   server CPU per request and their ratio to the floor), writing bench/results/http.json;
  * - outbox: what writing an event adds to a call, and webhook deliveries per second against raw POSTs;
  * - usage: the pipeline row with the usage stage on and off, `usage.ingest` events/s, and `usage.summary`
  *   over a month of a million records, on SQLite and PostgreSQL, writing bench/results/usage.json;
+ * - payments: payment intents per second (`payments.createIntent`, created and confirmed in one call on the
+ *   test-mode sandbox) beside the pipeline row on the same servers, on SQLite and PostgreSQL + Redis (intents/s,
+ *   p99, intents/s ÷ pipeline req/s), writing bench/results/payments.json;
  * - generator: full-run and check times on the shipped faces and on a catalogue of the advertised size.
  * Targets (DESIGN.md): throughput ≥ 80% of the floor, p99 ≤ 2× the floor's; generator full run ≤ 3 s and
  * check ≤ 0.5 s for 276 actions; the usage stage costs ≤ 5% of throughput, a summary takes ≤ 50 ms.
@@ -15,6 +18,7 @@ const sections: Record<string, () => Promise<void>> = {
   http: async () => (await import('./http-bench.js')).httpBench(),
   outbox: async () => (await import('./outbox.js')).outbox(),
   usage: async () => (await import('./usage.js')).usage(),
+  payments: async () => (await import('./payments.js')).payments(),
   generator: async () => (await import('./generator.js')).generator(),
 };
 

@@ -5,7 +5,7 @@
  * (SQLite) and shared mode (PostgreSQL + Redis), all in the same alternating rounds (bench/rounds.ts).
  */
 import { createTestDatabase } from '../test/helpers/postgres.js';
-import { CONNECTIONS, startChild, type Started } from './http.js';
+import { CONNECTIONS, doTarget, PIPELINE_CALL as generate, startChild, type Started } from './http.js';
 import { BENCH_KEYS } from './keys.js';
 import { mediansOf, runRounds, warnings, type Medians, type Row } from './rounds.js';
 
@@ -16,8 +16,6 @@ const WARMUP_SECONDS = 2;
 export const EVENTS_PER_CALL = 100;
 /** The stage may cost at most this share of the pipeline row's throughput. */
 const TARGET_COST = 0.05;
-
-const generate = { face: 'ai', action: 'generate', payload: { model: 'bench', prompt: 'Classify this.', input: 'I love it.' } };
 
 /**
  * An ingest body cut where each event's id goes, so that a fresh body is one join (cheap for the load
@@ -51,21 +49,16 @@ export async function usageHttp(): Promise<UsageHttpResult> {
       // Each its own database, as the embedded servers each have their own file.
       { mode: 'shared', on: await start(shared(0)), off: await start({ ...shared(1), BENCH_USAGE: 'off' }) },
     ];
-    const target = (server: Started, bodies: unknown[]) => ({
-      url: `http://127.0.0.1:${server.port}/do`,
-      bodies: bodies.map((b) => JSON.stringify(b)),
-      headers: server.keys!.map((key, i) => ({ authorization: `Bearer ${key}`, 'x-entity-id': `bench${i}` })),
-    });
     // In shared mode PostgreSQL does much of the stage's work, on the same two cores: its CPU is counted too.
     const database = (mode: string) => (mode === 'shared' ? { database: 'postgres' } : {});
     const pipeline: Row[] = modes.flatMap(({ mode, on, off }) => [
-      { name: `${mode}: ai.generate, usage on`, server: on, options: target(on, [generate]), ...database(mode) },
-      { name: `${mode}: ai.generate, usage off`, server: off, options: target(off, [generate]), ...database(mode) },
+      { name: `${mode}: ai.generate, usage on`, server: on, options: doTarget(on, [generate]), ...database(mode) },
+      { name: `${mode}: ai.generate, usage off`, server: off, options: doTarget(off, [generate]), ...database(mode) },
     ]);
     const ingestRows: Row[] = modes.map(({ mode, on }) => ({
       name: `${mode}: usage.ingest, ${EVENTS_PER_CALL} events/call`,
       server: on,
-      options: { ...target(on, []), bodies: [ingestBody('first')], freshBody: ingestBody },
+      options: { ...doTarget(on, []), bodies: [ingestBody('first')], freshBody: ingestBody },
       ...database(mode),
     }));
     const rows: Row[] = [...pipeline, ...ingestRows];

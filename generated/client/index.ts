@@ -15,6 +15,34 @@ import type {
   AuthSignupResult,
   BatchRequest,
   BatchResults,
+  BillingCancelSubscriptionPayload,
+  BillingCancelSubscriptionResult,
+  BillingCreatePricePayload,
+  BillingCreatePriceResult,
+  BillingFinalizeInvoicePayload,
+  BillingFinalizeInvoiceResult,
+  BillingGetInvoicePayload,
+  BillingGetInvoiceResult,
+  BillingGetPricePayload,
+  BillingGetPriceResult,
+  BillingGetSubscriptionPayload,
+  BillingGetSubscriptionResult,
+  BillingListInvoicesPayload,
+  BillingListInvoicesResult,
+  BillingListPricesPayload,
+  BillingListPricesResult,
+  BillingListSubscriptionsPayload,
+  BillingListSubscriptionsResult,
+  BillingMarkInvoiceUncollectiblePayload,
+  BillingMarkInvoiceUncollectibleResult,
+  BillingPayInvoicePayload,
+  BillingPayInvoiceResult,
+  BillingSubscribePayload,
+  BillingSubscribeResult,
+  BillingUpcomingInvoicePayload,
+  BillingUpcomingInvoiceResult,
+  BillingVoidInvoicePayload,
+  BillingVoidInvoiceResult,
   KeysCreatePayload,
   KeysCreateResult,
   KeysGetPayload,
@@ -161,6 +189,142 @@ export class DispatchClient extends BaseClient {
      */
     signup: (payload: AuthSignupPayload, options?: CallOptions): Promise<AuthSignupResult> =>
       this.call<AuthSignupResult>('auth', 'signup', payload, options),
+  };
+  /** Prices, subscriptions and invoices rated from usage and ingested meters, paid through payments. */
+  readonly billing = {
+    /**
+     * Cancel a subscription, at once or at the end of its period.
+     *
+     * Requires the `billing:write` scope.
+     *
+     * At once (the default), the current period ends at the end of the current minute and its draft invoice is
+     * made, as at any period's end (`latestInvoice`). With `atPeriodEnd: true` it bills to the end of the
+     * current period, then ends.
+     */
+    cancelSubscription: (
+      payload: BillingCancelSubscriptionPayload,
+      options?: CallOptions,
+    ): Promise<BillingCancelSubscriptionResult> =>
+      this.call<BillingCancelSubscriptionResult>('billing', 'cancelSubscription', payload, options),
+    /**
+     * Create a price (flat, per unit or graduated).
+     *
+     * Requires the `billing:write` scope.
+     *
+     * `flat` takes `amount`; `perUnit` takes `unitAmount` and `usage`; `graduated` takes `tiers` and `usage`.
+     * Prices never change once made: make a new one and subscribe to it.
+     */
+    createPrice: (payload: BillingCreatePricePayload, options?: CallOptions): Promise<BillingCreatePriceResult> =>
+      this.call<BillingCreatePriceResult>('billing', 'createPrice', payload, options),
+    /**
+     * Finalize a draft invoice now, without waiting for the grace window.
+     *
+     * Requires the `billing:invoices` scope.
+     */
+    finalizeInvoice: (
+      payload: BillingFinalizeInvoicePayload,
+      options?: CallOptions,
+    ): Promise<BillingFinalizeInvoiceResult> =>
+      this.call<BillingFinalizeInvoiceResult>('billing', 'finalizeInvoice', payload, options),
+    /**
+     * Read an invoice.
+     *
+     * Requires the `billing:read` scope.
+     */
+    getInvoice: (payload: BillingGetInvoicePayload, options?: CallOptions): Promise<BillingGetInvoiceResult> =>
+      this.call<BillingGetInvoiceResult>('billing', 'getInvoice', payload, options),
+    /**
+     * Read a price.
+     *
+     * Requires the `billing:read` scope.
+     */
+    getPrice: (payload: BillingGetPricePayload, options?: CallOptions): Promise<BillingGetPriceResult> =>
+      this.call<BillingGetPriceResult>('billing', 'getPrice', payload, options),
+    /**
+     * Read a subscription.
+     *
+     * Requires the `billing:read` scope.
+     */
+    getSubscription: (
+      payload: BillingGetSubscriptionPayload,
+      options?: CallOptions,
+    ): Promise<BillingGetSubscriptionResult> =>
+      this.call<BillingGetSubscriptionResult>('billing', 'getSubscription', payload, options),
+    /**
+     * List invoices, newest first.
+     *
+     * Requires the `billing:read` scope.
+     */
+    listInvoices: (
+      payload: BillingListInvoicesPayload = {},
+      options?: CallOptions,
+    ): Promise<BillingListInvoicesResult> =>
+      this.call<BillingListInvoicesResult>('billing', 'listInvoices', payload, options),
+    /**
+     * List prices, newest first.
+     *
+     * Requires the `billing:read` scope.
+     */
+    listPrices: (payload: BillingListPricesPayload = {}, options?: CallOptions): Promise<BillingListPricesResult> =>
+      this.call<BillingListPricesResult>('billing', 'listPrices', payload, options),
+    /**
+     * List subscriptions, newest first.
+     *
+     * Requires the `billing:read` scope.
+     */
+    listSubscriptions: (
+      payload: BillingListSubscriptionsPayload = {},
+      options?: CallOptions,
+    ): Promise<BillingListSubscriptionsResult> =>
+      this.call<BillingListSubscriptionsResult>('billing', 'listSubscriptions', payload, options),
+    /**
+     * Mark an open invoice uncollectible.
+     *
+     * Requires the `billing:invoices` scope.
+     */
+    markInvoiceUncollectible: (
+      payload: BillingMarkInvoiceUncollectiblePayload,
+      options?: CallOptions,
+    ): Promise<BillingMarkInvoiceUncollectibleResult> =>
+      this.call<BillingMarkInvoiceUncollectibleResult>('billing', 'markInvoiceUncollectible', payload, options),
+    /**
+     * Pay an open (or uncollectible) invoice with a payment method, through payments.
+     *
+     * Requires the `billing:invoices` scope.
+     *
+     * Makes a payment intent for what is due, for the invoice's customer, and confirms it at once. A decline
+     * answers 402 `payment_error` with the decline code (`details.declineCode`, `details.intent`); the invoice
+     * stays open and counts the attempt.
+     */
+    payInvoice: (payload: BillingPayInvoicePayload, options?: CallOptions): Promise<BillingPayInvoiceResult> =>
+      this.call<BillingPayInvoiceResult>('billing', 'payInvoice', payload, options),
+    /**
+     * Subscribe the entity of the call to prices, billed to a customer each period.
+     *
+     * Requires the `billing:write` scope.
+     *
+     * The prices must share one currency. `backdateStartDate` (up to 35 days back, as far as ingested usage
+     * reaches) starts the periods earlier: the periods already over are invoiced at the next close.
+     */
+    subscribe: (payload: BillingSubscribePayload, options?: CallOptions): Promise<BillingSubscribeResult> =>
+      this.call<BillingSubscribeResult>('billing', 'subscribe', payload, options),
+    /**
+     * Rate the current period of a subscription now, as its invoice would be.
+     *
+     * Requires the `billing:read` scope.
+     */
+    upcomingInvoice: (
+      payload: BillingUpcomingInvoicePayload,
+      options?: CallOptions,
+    ): Promise<BillingUpcomingInvoiceResult> =>
+      this.call<BillingUpcomingInvoiceResult>('billing', 'upcomingInvoice', payload, options),
+    /**
+     * Void an open or uncollectible invoice.
+     *
+     * Requires the `billing:invoices` scope.
+     */
+    voidInvoice: (payload: BillingVoidInvoicePayload, options?: CallOptions): Promise<BillingVoidInvoiceResult> =>
+      this.call<BillingVoidInvoiceResult>('billing', 'voidInvoice', payload, options),
   };
   /** API keys, their scopes, entities and tiers. */
   readonly keys = {

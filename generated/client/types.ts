@@ -194,6 +194,392 @@ export interface BatchRunResult {
   results: BatchBatchItemResult[];
 }
 
+/** A non-negative decimal number written as a string, exact. */
+export type BillingDecimal = string;
+
+/** An invoice. A draft's lines are rated when it is read; from `open` on they never change. */
+export interface BillingInvoice {
+  id: BillingInvoiceId;
+  /** Given when finalized (`INV-000001`). */
+  number?: string;
+  subscription: BillingSubscriptionId;
+  /** The customer who pays it. */
+  customer: string;
+  /** Where it is. */
+  status: 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
+  /** ISO 4217 code, lower case. */
+  currency: string;
+  /** Start of the period billed. */
+  periodStart: string;
+  /** End of the period billed (exclusive). */
+  periodEnd: string;
+  /** One line per price, then late usage. */
+  lines: BillingInvoiceLine[];
+  /** The lines' sum, in minor units. */
+  total: number;
+  /** What is left to pay. */
+  amountDue: number;
+  /** What was paid. */
+  amountPaid: number;
+  /** The payment intent that paid it (refund through `payments.createRefund`). */
+  paymentIntent?: string;
+  /** How many payments were tried. */
+  attemptCount: number;
+  /** When the draft was made. */
+  createdAt: string;
+  /** When it was finalized. */
+  finalizedAt?: string;
+  /** When it was paid. */
+  paidAt?: string;
+  /** When it was voided. */
+  voidedAt?: string;
+  /** When it was marked uncollectible. */
+  markedUncollectibleAt?: string;
+}
+
+/** Invoice id. */
+export type BillingInvoiceId = string;
+
+export interface BillingInvoiceLine {
+  price: BillingPriceId;
+  /** What the line is for. */
+  description: string;
+  /** The period billed. */
+  periodStart: string;
+  /** End of the period billed (exclusive). */
+  periodEnd: string;
+  /** Usage of an earlier period that arrived after its invoice was finalized. */
+  late?: boolean;
+  quantity: BillingDecimal;
+  /** Minor units, rounded once (half-even). */
+  amount: number;
+  exactAmount: BillingDecimal;
+  usage?: BillingUsageQuery;
+  /** Graduated prices: how the quantity fell in the tiers. */
+  tiers?: {
+    /** The tier's upper bound. */ upTo: number | null;
+    quantity: BillingDecimal;
+    unitAmount: BillingDecimal;
+    /** The tier's flat amount, when reached. */ flatAmount: number;
+    amount: BillingDecimal;
+  }[];
+}
+
+/** What the current period's invoice would be if it ended now: no id or number yet. */
+export interface BillingInvoicePreview {
+  subscription: BillingSubscriptionId;
+  /** The customer who will pay it. */
+  customer: string;
+  /** ISO 4217 code, lower case. */
+  currency: string;
+  /** Start of the current period. */
+  periodStart: string;
+  /** When the current period ends. */
+  periodEnd: string;
+  /** Rated from the usage so far. */
+  lines: BillingInvoiceLine[];
+  /** The lines' sum, in minor units. */
+  total: number;
+}
+
+/** What pays: a card (test mode: the sandbox's card numbers choose the outcome), or a payment method id (`pm_…`), as `payments.createIntent` takes. */
+export type BillingPaymentMethod =
+  | {
+      card: {
+        /** The card number, digits only. */ number: string;
+        /** Expiry month. */ expMonth: number;
+        /** Expiry year. */ expYear: number;
+        /** The security code. */ cvc?: string;
+      };
+    }
+  | { /** A payment method id (`pm_card_visa` in test mode). */ id: string };
+
+export interface BillingPrice {
+  id: BillingPriceId;
+  /** A name for people. */
+  nickname?: string;
+  /** ISO 4217 code, lower case. */
+  currency: string;
+  /** How the quantity is charged. */
+  type: 'flat' | 'perUnit' | 'graduated';
+  /** `flat`: the fee per period, in minor units. */
+  amount?: number;
+  unitAmount?: BillingUnitAmount;
+  /** `graduated`: the tiers, in order. */
+  tiers?: BillingPriceTier[];
+  usage?: BillingPriceUsage;
+  /** When it was created. */
+  createdAt: string;
+}
+
+/** Price id. */
+export type BillingPriceId = string;
+
+export interface BillingPriceTier {
+  /** The tier's inclusive upper bound of quantity; `null` on the last tier. */
+  upTo: number | null;
+  unitAmount: BillingUnitAmount;
+  /** Minor units charged once when the quantity reaches into the tier. */
+  flatAmount?: number;
+}
+
+/** What a per-unit or graduated price counts: `cost`, the calls' cost in the platform's currency; `meter`, the values of ingested events of `meterType`. */
+export interface BillingPriceUsage {
+  /** Where the quantity comes from. */
+  source: 'cost' | 'meter';
+  /** The `type` of the ingested events (with `source: meter`). */
+  meterType?: string;
+}
+
+export interface BillingSubscription {
+  id: BillingSubscriptionId;
+  /** The payments customer who pays its invoices. */
+  customer: string;
+  /** The prices billed each period. */
+  prices: BillingPriceId[];
+  /** Its prices' currency, and its invoices'. */
+  currency: string;
+  /** The unit of a period. */
+  interval: 'day' | 'week' | 'month';
+  /** How many intervals make a period. */
+  intervalCount: number;
+  /** Whether it still bills. */
+  status: 'active' | 'canceled';
+  /** It ends when the current period does. */
+  cancelAtPeriodEnd: boolean;
+  /** Start of the period being billed. */
+  currentPeriodStart: string;
+  /** End of the period being billed (exclusive). */
+  currentPeriodEnd: string;
+  /** When billing began (the anchor of its periods). */
+  startDate: string;
+  /** When it was canceled. */
+  canceledAt?: string;
+  latestInvoice?: BillingInvoiceId;
+  /** Your own key-value pairs. */
+  metadata?: { [key: string]: string };
+  /** When it was created. */
+  createdAt: string;
+}
+
+/** Subscription id. */
+export type BillingSubscriptionId = string;
+/** Minor units per unit, as a decimal string of at most 12 digits before and after the point (`"0.05"` is a twentieth of a cent). */
+export type BillingUnitAmount = string;
+
+/** The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`). */
+export interface BillingUsageQuery {
+  /** Where the quantity comes from. */
+  source: 'cost' | 'meter';
+  /** The ingested events' `type` (`source: meter`). */
+  meterType?: string;
+  /** Start of the range (inclusive). */
+  from: string;
+  /** End of the range (exclusive). */
+  to: string;
+  quantity: BillingDecimal;
+}
+
+/** Payload of `billing.cancelSubscription` in API version 2026-09-01. */
+export interface BillingCancelSubscriptionPayload {
+  id: BillingSubscriptionId;
+  /**
+   * End when the current period does.
+   * @default false
+   */
+  atPeriodEnd?: boolean;
+}
+
+/** Result of `billing.cancelSubscription`. */
+export type BillingCancelSubscriptionResult = BillingSubscription;
+
+/** Payload of `billing.createPrice` in API version 2026-09-01. */
+export interface BillingCreatePricePayload {
+  /** A name for people. */
+  nickname?: string;
+  /** ISO 4217 code, lower case. */
+  currency: string;
+  /** How the quantity is charged. */
+  type: 'flat' | 'perUnit' | 'graduated';
+  /** `flat`: the fee per period, in minor units. */
+  amount?: number;
+  unitAmount?: BillingUnitAmount;
+  /** `graduated`: the tiers, in order; the last one's `upTo` is null. */
+  tiers?: BillingPriceTier[];
+  usage?: BillingPriceUsage;
+}
+
+/** Result of `billing.createPrice`. */
+export type BillingCreatePriceResult = BillingPrice;
+
+/** Payload of `billing.finalizeInvoice` in API version 2026-09-01. */
+export interface BillingFinalizeInvoicePayload {
+  id: BillingInvoiceId;
+}
+
+/** Result of `billing.finalizeInvoice`. */
+export type BillingFinalizeInvoiceResult = BillingInvoice;
+
+/** Payload of `billing.getInvoice` in API version 2026-09-01. */
+export interface BillingGetInvoicePayload {
+  id: BillingInvoiceId;
+}
+
+/** Result of `billing.getInvoice`. */
+export type BillingGetInvoiceResult = BillingInvoice;
+
+/** Payload of `billing.getPrice` in API version 2026-09-01. */
+export interface BillingGetPricePayload {
+  id: BillingPriceId;
+}
+
+/** Result of `billing.getPrice`. */
+export type BillingGetPriceResult = BillingPrice;
+
+/** Payload of `billing.getSubscription` in API version 2026-09-01. */
+export interface BillingGetSubscriptionPayload {
+  id: BillingSubscriptionId;
+}
+
+/** Result of `billing.getSubscription`. */
+export type BillingGetSubscriptionResult = BillingSubscription;
+
+/** Payload of `billing.listInvoices` in API version 2026-09-01. */
+export interface BillingListInvoicesPayload {
+  subscription?: BillingSubscriptionId;
+  /** Only these. */
+  status?: 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
+  /**
+   * Page size.
+   * @default 20
+   */
+  limit?: number;
+  startingAfter?: BillingInvoiceId;
+}
+
+/** Result of `billing.listInvoices`. */
+export interface BillingListInvoicesResult {
+  /** The page of invoices. */
+  items: BillingInvoice[];
+  /** True when another page follows; pass the last id as `startingAfter`. */
+  hasMore: boolean;
+}
+
+/** Payload of `billing.listPrices` in API version 2026-09-01. */
+export interface BillingListPricesPayload {
+  /**
+   * Page size.
+   * @default 20
+   */
+  limit?: number;
+  startingAfter?: BillingPriceId;
+}
+
+/** Result of `billing.listPrices`. */
+export interface BillingListPricesResult {
+  /** The page of prices. */
+  items: BillingPrice[];
+  /** True when another page follows; pass the last id as `startingAfter`. */
+  hasMore: boolean;
+}
+
+/** Payload of `billing.listSubscriptions` in API version 2026-09-01. */
+export interface BillingListSubscriptionsPayload {
+  /** Only this customer's. */
+  customer?: string;
+  /** Only these. */
+  status?: 'active' | 'canceled';
+  /**
+   * Page size.
+   * @default 20
+   */
+  limit?: number;
+  startingAfter?: BillingSubscriptionId;
+}
+
+/** Result of `billing.listSubscriptions`. */
+export interface BillingListSubscriptionsResult {
+  /** The page of subscriptions. */
+  items: BillingSubscription[];
+  /** True when another page follows; pass the last id as `startingAfter`. */
+  hasMore: boolean;
+}
+
+/** Payload of `billing.markInvoiceUncollectible` in API version 2026-09-01. */
+export interface BillingMarkInvoiceUncollectiblePayload {
+  id: BillingInvoiceId;
+}
+
+/** Result of `billing.markInvoiceUncollectible`. */
+export type BillingMarkInvoiceUncollectibleResult = BillingInvoice;
+
+/** Payload of `billing.payInvoice` in API version 2026-09-01. */
+export interface BillingPayInvoicePayload {
+  id: BillingInvoiceId;
+  paymentMethod: BillingPaymentMethod;
+}
+
+/** Result of `billing.payInvoice`. */
+export type BillingPayInvoiceResult = BillingInvoice;
+
+/** Payload of `billing.subscribe` in API version 2026-09-01. */
+export interface BillingSubscribePayload {
+  /** The payments customer who pays. */
+  customer: string;
+  /** The prices to bill. */
+  prices: BillingPriceId[];
+  /**
+   * The unit of a period.
+   * @default "month"
+   */
+  interval?: 'day' | 'week' | 'month';
+  /**
+   * How many intervals make a period.
+   * @default 1
+   */
+  intervalCount?: number;
+  /** Start billing at this earlier time. */
+  backdateStartDate?: string;
+  /** Your own key-value pairs. */
+  metadata?: { [key: string]: string };
+}
+
+/** Result of `billing.subscribe`. */
+export type BillingSubscribeResult = BillingSubscription;
+
+/** Payload of `billing.upcomingInvoice` in API version 2026-09-01. */
+export interface BillingUpcomingInvoicePayload {
+  subscription: BillingSubscriptionId;
+}
+
+/** Result of `billing.upcomingInvoice`. */
+export type BillingUpcomingInvoiceResult = BillingInvoicePreview;
+
+/** Payload of `billing.voidInvoice` in API version 2026-09-01. */
+export interface BillingVoidInvoicePayload {
+  id: BillingInvoiceId;
+}
+
+/** Result of `billing.voidInvoice`. */
+export type BillingVoidInvoiceResult = BillingInvoice;
+/** Data of the `billing.invoice.created` event: A period ended and its draft invoice was made; it is finalized after the grace window. */
+export type BillingInvoiceCreatedData = BillingInvoice;
+/** Data of the `billing.invoice.finalized` event: An invoice was numbered and its lines frozen; it is open for payment. */
+export type BillingInvoiceFinalizedData = BillingInvoice;
+/** Data of the `billing.invoice.markedUncollectible` event: An invoice was marked uncollectible; it may still be paid or voided. */
+export type BillingInvoiceMarkedUncollectibleData = BillingInvoice;
+/** Data of the `billing.invoice.paid` event: An invoice was paid (or was finalized with nothing to pay). */
+export type BillingInvoicePaidData = BillingInvoice;
+/** Data of the `billing.invoice.paymentFailed` event: A payment of an invoice was declined; the invoice stays open. */
+export type BillingInvoicePaymentFailedData = BillingInvoice;
+/** Data of the `billing.invoice.voided` event: An invoice was voided; it will not be paid. */
+export type BillingInvoiceVoidedData = BillingInvoice;
+/** Data of the `billing.subscription.canceled` event: A subscription ended (at once, or at the end of its period). */
+export type BillingSubscriptionCanceledData = BillingSubscription;
+/** Data of the `billing.subscription.created` event: A subscription began. */
+export type BillingSubscriptionCreatedData = BillingSubscription;
+/** Data of the `billing.subscription.updated` event: A subscription moved on to its next period, or was set to end with its current one. */
+export type BillingSubscriptionUpdatedData = BillingSubscription;
 /** The entities the key may act for: `*` for all, or a list of entity ids. */
 export type KeysEntities = '*' | string[];
 /** A new key with its secret, which is shown only this once. */
@@ -1008,6 +1394,23 @@ export interface Actions {
   'auth.session': { payload: AuthSessionPayload; result: AuthSessionResult };
   'auth.signup': { payload: AuthSignupPayload; result: AuthSignupResult };
   'batch.run': { payload: BatchRunPayload; result: BatchRunResult };
+  'billing.cancelSubscription': { payload: BillingCancelSubscriptionPayload; result: BillingCancelSubscriptionResult };
+  'billing.createPrice': { payload: BillingCreatePricePayload; result: BillingCreatePriceResult };
+  'billing.finalizeInvoice': { payload: BillingFinalizeInvoicePayload; result: BillingFinalizeInvoiceResult };
+  'billing.getInvoice': { payload: BillingGetInvoicePayload; result: BillingGetInvoiceResult };
+  'billing.getPrice': { payload: BillingGetPricePayload; result: BillingGetPriceResult };
+  'billing.getSubscription': { payload: BillingGetSubscriptionPayload; result: BillingGetSubscriptionResult };
+  'billing.listInvoices': { payload: BillingListInvoicesPayload; result: BillingListInvoicesResult };
+  'billing.listPrices': { payload: BillingListPricesPayload; result: BillingListPricesResult };
+  'billing.listSubscriptions': { payload: BillingListSubscriptionsPayload; result: BillingListSubscriptionsResult };
+  'billing.markInvoiceUncollectible': {
+    payload: BillingMarkInvoiceUncollectiblePayload;
+    result: BillingMarkInvoiceUncollectibleResult;
+  };
+  'billing.payInvoice': { payload: BillingPayInvoicePayload; result: BillingPayInvoiceResult };
+  'billing.subscribe': { payload: BillingSubscribePayload; result: BillingSubscribeResult };
+  'billing.upcomingInvoice': { payload: BillingUpcomingInvoicePayload; result: BillingUpcomingInvoiceResult };
+  'billing.voidInvoice': { payload: BillingVoidInvoicePayload; result: BillingVoidInvoiceResult };
   'keys.create': { payload: KeysCreatePayload; result: KeysCreateResult };
   'keys.get': { payload: KeysGetPayload; result: KeysGetResult };
   'keys.list': { payload: KeysListPayload; result: KeysListResult };
@@ -1047,6 +1450,15 @@ export interface EventTypes {
   'auth.import.succeeded': AuthImportSucceededData;
   'auth.login.succeeded': AuthLoginSucceededData;
   'auth.signup.succeeded': AuthSignupSucceededData;
+  'billing.invoice.created': BillingInvoiceCreatedData;
+  'billing.invoice.finalized': BillingInvoiceFinalizedData;
+  'billing.invoice.markedUncollectible': BillingInvoiceMarkedUncollectibleData;
+  'billing.invoice.paid': BillingInvoicePaidData;
+  'billing.invoice.paymentFailed': BillingInvoicePaymentFailedData;
+  'billing.invoice.voided': BillingInvoiceVoidedData;
+  'billing.subscription.canceled': BillingSubscriptionCanceledData;
+  'billing.subscription.created': BillingSubscriptionCreatedData;
+  'billing.subscription.updated': BillingSubscriptionUpdatedData;
   'keys.key.created': KeysKeyCreatedData;
   'keys.key.revoked': KeysKeyRevokedData;
   'keys.key.rotated': KeysKeyRotatedData;
@@ -1091,6 +1503,25 @@ export type BatchRequest =
   | { id?: string; face: 'auth'; action: 'logout'; payload: AuthLogoutPayload }
   | { id?: string; face: 'auth'; action: 'session'; payload: AuthSessionPayload }
   | { id?: string; face: 'auth'; action: 'signup'; payload: AuthSignupPayload }
+  | { id?: string; face: 'billing'; action: 'cancelSubscription'; payload: BillingCancelSubscriptionPayload }
+  | { id?: string; face: 'billing'; action: 'createPrice'; payload: BillingCreatePricePayload }
+  | { id?: string; face: 'billing'; action: 'finalizeInvoice'; payload: BillingFinalizeInvoicePayload }
+  | { id?: string; face: 'billing'; action: 'getInvoice'; payload: BillingGetInvoicePayload }
+  | { id?: string; face: 'billing'; action: 'getPrice'; payload: BillingGetPricePayload }
+  | { id?: string; face: 'billing'; action: 'getSubscription'; payload: BillingGetSubscriptionPayload }
+  | { id?: string; face: 'billing'; action: 'listInvoices'; payload: BillingListInvoicesPayload }
+  | { id?: string; face: 'billing'; action: 'listPrices'; payload: BillingListPricesPayload }
+  | { id?: string; face: 'billing'; action: 'listSubscriptions'; payload: BillingListSubscriptionsPayload }
+  | {
+      id?: string;
+      face: 'billing';
+      action: 'markInvoiceUncollectible';
+      payload: BillingMarkInvoiceUncollectiblePayload;
+    }
+  | { id?: string; face: 'billing'; action: 'payInvoice'; payload: BillingPayInvoicePayload }
+  | { id?: string; face: 'billing'; action: 'subscribe'; payload: BillingSubscribePayload }
+  | { id?: string; face: 'billing'; action: 'upcomingInvoice'; payload: BillingUpcomingInvoicePayload }
+  | { id?: string; face: 'billing'; action: 'voidInvoice'; payload: BillingVoidInvoicePayload }
   | { id?: string; face: 'keys'; action: 'create'; payload: KeysCreatePayload }
   | { id?: string; face: 'keys'; action: 'get'; payload: KeysGetPayload }
   | { id?: string; face: 'keys'; action: 'list'; payload: KeysListPayload }

@@ -79,6 +79,9 @@ export type ErrorCode =
   | 'import_busy'
   | 'invalid_credentials'
   | 'session_invalid'
+  | 'amount_too_large'
+  | 'invoice_state_invalid'
+  | 'subscription_state_invalid'
   | 'key_expired'
   | 'key_revoked'
   | 'scope_not_grantable'
@@ -558,6 +561,36 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       status: 401,
       type: 'invalid_request_error',
       message: 'The session token is unknown, expired or logged out.',
+      retryable: false,
+    },
+  ],
+  [
+    'amount_too_large',
+    {
+      code: 'amount_too_large',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The amount is larger than can be billed or charged at once.',
+      retryable: false,
+    },
+  ],
+  [
+    'invoice_state_invalid',
+    {
+      code: 'invoice_state_invalid',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The invoice is not in a state that allows this.',
+      retryable: false,
+    },
+  ],
+  [
+    'subscription_state_invalid',
+    {
+      code: 'subscription_state_invalid',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The subscription is not in a state that allows this.',
       retryable: false,
     },
   ],

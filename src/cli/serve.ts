@@ -40,6 +40,7 @@ export function registerServe(program: Command): void {
         webhookWorker: config.webhookWorker,
         http: config.http,
         usage: config.usage,
+        billing: config.billing,
         ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       });
       const stop = async () => {

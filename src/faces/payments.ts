@@ -9,6 +9,7 @@ import { cancelIntent, captureIntent, confirmIntent, createIntent, loadIntent } 
 import { createRefund } from '../payments/refunds.js';
 import { toCustomer, toIntent, toRefund } from '../payments/wire.js';
 import { ApiError } from '../runtime/errors.js';
+import { listPage } from '../runtime/list-page.js';
 import { balances } from '../store/ledger.js';
 import { getCustomer, insertCustomer, listCustomers, listIntents, listRefunds, updateCustomer } from '../store/payments.js';
 import type { Mode } from '../store/schema.js';
@@ -19,9 +20,6 @@ const CAPTURED = captured('').slice('intent:'.length);
 const AUTHORIZED = authorized('').slice('intent:'.length);
 
 const partition = (ctx: { mode: Mode; entityId: string }) => ({ mode: ctx.mode, entityId: ctx.entityId });
-
-/** A page of rows fetched one past `limit`. */
-const page = <R, T>(rows: R[], limit: number, wire: (row: R) => T) => ({ items: rows.slice(0, limit).map(wire), hasMore: rows.length > limit });
 
 export const payments: PaymentsHandlers = {
   async createCustomer(payload, ctx) {
@@ -46,7 +44,7 @@ export const payments: PaymentsHandlers = {
 
   async listCustomers(payload, ctx) {
     const limit = payload.limit ?? 20;
-    return page(await listCustomers(ctx.db, partition(ctx), limit, payload.startingAfter), limit, toCustomer);
+    return listPage(await listCustomers(ctx.db, partition(ctx), limit, payload.startingAfter), limit, toCustomer);
   },
 
   async updateCustomer(payload, ctx) {
@@ -72,7 +70,7 @@ export const payments: PaymentsHandlers = {
   async listIntents(payload, ctx) {
     const limit = payload.limit ?? 20;
     const filter = { ...(payload.customer ? { customer: payload.customer } : {}), ...(payload.startingAfter ? { startingAfter: payload.startingAfter } : {}) };
-    return page(await listIntents(ctx.db, partition(ctx), limit, filter), limit, toIntent);
+    return listPage(await listIntents(ctx.db, partition(ctx), limit, filter), limit, toIntent);
   },
 
   createRefund: (payload, ctx) => createRefund(ctx, payload),
@@ -80,7 +78,7 @@ export const payments: PaymentsHandlers = {
   async listRefunds(payload, ctx) {
     const limit = payload.limit ?? 20;
     const filter = { ...(payload.intent ? { intent: payload.intent } : {}), ...(payload.startingAfter ? { startingAfter: payload.startingAfter } : {}) };
-    return page(await listRefunds(ctx.db, partition(ctx), limit, filter), limit, toRefund);
+    return listPage(await listRefunds(ctx.db, partition(ctx), limit, filter), limit, toRefund);
   },
 
   async balance(_payload, ctx) {

@@ -6,6 +6,7 @@
 import { eventTypes } from '../../generated/server/dispatch.js';
 import type { WebhooksDelivery, WebhooksEndpoint, WebhooksHandlers } from '../../generated/server/types.js';
 import { ApiError } from '../runtime/errors.js';
+import { listPage } from '../runtime/list-page.js';
 import { newId } from '../store/secrets.js';
 import type { Partition } from '../store/auth.js';
 import { matchesEventPattern, queueDeliveries } from '../store/events.js';
@@ -109,7 +110,7 @@ export const webhooks: WebhooksHandlers = {
 
   async list(payload, ctx) {
     const rows = await listEndpoints(ctx.db, partition(ctx), payload);
-    return { items: rows.slice(0, payload.limit).map(toEndpoint), hasMore: rows.length > payload.limit };
+    return listPage(rows, payload.limit, toEndpoint);
   },
 
   async get(payload, ctx) {

@@ -196,7 +196,9 @@ function faceView(face: Face, currency: string) {
           face.events.map((e) => [
             eventLink(e.type, '../'),
             oneLine(e.summary),
-            e.emittedBy.map((id) => `[${code(id)}](#${slug(id)})`).join(', ') || 'no action yet',
+            // An action of another face (billing's payInvoice sends payments events) is on that face's page.
+            e.emittedBy.map((id) => (id.startsWith(`${face.name}.`) ? `[${code(id)}](#${slug(id)})` : `[${code(id)}](${id.split('.')[0]}.md#${slug(id)})`)).join(', ') ||
+              'no action yet',
           ]),
         )
       : null,

@@ -65,7 +65,16 @@ function storable(method: PaymentMethodInput): PaymentMethodInput {
   return { card };
 }
 
-export async function createIntent(ctx: Ctx<'payments.intent.succeeded' | 'payments.intent.failed' | 'payments.intent.capturable'>, payload: PaymentsCreateIntentPayload): Promise<PaymentsIntent> {
+/**
+ * Creates an intent, and confirms it when asked. `id` names it instead of a new id: a caller that must ask
+ * the processor the same question again after a rolled-back attempt (an invoice's payment) names the intent
+ * as it did the first time, so the processor's idempotency key and request are the same.
+ */
+export async function createIntent(
+  ctx: Ctx<'payments.intent.succeeded' | 'payments.intent.failed' | 'payments.intent.capturable'>,
+  payload: PaymentsCreateIntentPayload,
+  id = newId('pi'),
+): Promise<PaymentsIntent> {
   checkCurrency(payload.currency, '/payload/currency');
   if (payload.customer && !(await getCustomer(ctx.db, partition(ctx), payload.customer))) {
     throw new ApiError('resource_not_found', `No customer ${payload.customer}.`, { param: '/payload/customer' });
@@ -78,7 +87,7 @@ export async function createIntent(ctx: Ctx<'payments.intent.succeeded' | 'payme
   const row: PaymentIntentTable = {
     mode: ctx.mode,
     entity_id: ctx.entityId,
-    id: newId('pi'),
+    id,
     amount: payload.amount,
     currency: payload.currency,
     status: payload.paymentMethod ? 'requires_confirmation' : 'requires_payment_method',

@@ -38,6 +38,14 @@ export interface RuntimeConfig {
   previousSecretKeys: string[];
   /** How long a usage record may wait to be written (the most a crash loses), and how long records and rollups are kept. */
   usage: { flushMs: number; retentionDays: number; rollupRetentionDays: number };
+  /** The billing period closer: whether it runs in this server, how long drafts wait for late usage, how often it looks. */
+  billing: BillingCloserConfig;
+}
+
+export interface BillingCloserConfig {
+  closer: boolean;
+  graceMs: number;
+  intervalMs: number;
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
@@ -70,6 +78,11 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       flushMs: integer(env, 'USAGE_FLUSH_MS', 1000),
       retentionDays: integer(env, 'USAGE_RETENTION_DAYS', 30),
       rollupRetentionDays: integer(env, 'USAGE_ROLLUP_RETENTION_DAYS', 400),
+    },
+    billing: {
+      closer: choice(env, 'BILLING_CLOSER', ['on', 'off'] as const, 'on') === 'on',
+      graceMs: integer(env, 'BILLING_GRACE_SECONDS', 3600) * 1000,
+      intervalMs: integer(env, 'BILLING_CLOSE_INTERVAL_MS', 15_000),
     },
   };
 }

@@ -16,6 +16,8 @@ import { postgresPool } from '../store/open.js';
 import { equalSecrets, newId } from '../store/secrets.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
 import { WebhookWorker } from '../webhooks/worker.js';
+import { DEFAULT_CLOSER, PeriodCloser } from '../billing/period-closer.js';
+import type { BillingCloserConfig } from './config.js';
 import type { AfterAnswer, CallState } from './call.js';
 import type { Catalogue } from './dispatch-types.js';
 import { errorReply } from './envelope.js';
@@ -66,6 +68,8 @@ export interface ServerOptions {
   metricsToken?: string;
   /** Usage records: how long one may wait to be written (the most a crash loses; default 1 s), and how long raw records (30 days) and minute rollups (400 days) are kept. */
   usage?: { flushMs?: number; retentionDays?: number; rollupRetentionDays?: number; /** false records nothing (for measuring the stage's cost). */ enabled?: boolean };
+  /** The billing period closer (default: on, one hour of grace, a look every 15 s); `closer: false` when workers run it. */
+  billing?: Partial<BillingCloserConfig>;
 }
 
 /** How long a client refused while the server stops should wait before trying again (s). */
@@ -90,6 +94,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   const { limits } = catalogue.platform;
   const webhooks = options.webhooks ?? DEFAULT_WEBHOOK_CONFIG;
   const worker = options.webhookWorker === false ? undefined : new WebhookWorker(options.db, webhooks);
+  const closer = options.billing?.closer === false ? undefined : new PeriodCloser(options.db, { ...DEFAULT_CLOSER, ...options.billing, apiVersion: catalogue.platform.latest });
   const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
   const usageFeed = new UsageFeed();
   const pool = postgresPool(options.db);
@@ -247,10 +252,11 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     purgeEvents(options.db, new Date(Date.now() - retentionMs).toISOString()).catch((error: unknown) => console.error('event purge failed:', error));
   }, PURGE_INTERVAL_MS).unref();
   worker?.start();
+  closer?.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     runtime.keys.close();
-    await worker?.stop();
+    await Promise.all([worker?.stop(), closer?.stop()]);
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
     relay?.close();

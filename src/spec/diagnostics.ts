@@ -29,7 +29,7 @@ export const DIAGNOSTICS = {
     message: 'Event "{event}" must have the form <face>.<action>.<outcome> and start with "{face}.".',
   },
   'weight-field-not-array': { severity: 'error', message: 'Weight field "{field}" is not a top-level array property of the payload.' },
-  'unknown-event': { severity: 'error', message: 'Event "{event}" is not declared under this face\'s "events".' },
+  'unknown-event': { severity: 'error', message: 'Event "{event}" is not declared under the "events" of any face.' },
   'unused-event': { severity: 'warning', message: 'Event "{event}" is declared but no action emits it.' },
   'atomic-flag-missing': {
     severity: 'error',

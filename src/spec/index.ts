@@ -9,6 +9,8 @@ import { lintFace, lintPlatform } from './lint.js';
 import { loadSources } from './load.js';
 import type { Catalog, Face } from './model.js';
 import { linkScopes, resolveFace, resolvePlatform } from './resolve.js';
+import { linkEvents } from './rules/event-links.js';
+import type { SourceFile } from './source.js';
 import { STANDARD_ERRORS } from './standard-errors.js';
 import { validateFace, validatePlatform } from './validate.js';
 
@@ -38,6 +40,7 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
   diagnostics.push(...lintPlatform(platform, platformSource));
 
   const faces: Face[] = [];
+  const sources = new Map<Face, SourceFile>();
   const errorCodes = new Map(STANDARD_ERRORS.map((e) => [e.code, 'by the platform']));
   for (const source of loaded.faces) {
     if (source.value === undefined) continue;
@@ -57,7 +60,9 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
     if (handlersDir) diagnostics.push(...lintHandlers(face, source, handlersDir));
     for (const error of face.errors) if (!errorCodes.has(error.code)) errorCodes.set(error.code, `in ${face.file}`);
     faces.push(face);
+    sources.set(face, source);
   }
+  diagnostics.push(...linkEvents(faces.map((face) => ({ face, source: sources.get(face)! }))));
   const sorted = sortDiagnostics(diagnostics);
   return hasErrors(sorted) ? { diagnostics: sorted } : { catalog: linkScopes(platform, faces), diagnostics: sorted };
 }

@@ -1,7 +1,7 @@
 /**
  * Semantic rules over a resolved face: scopes, tiers and versions that exist, references that resolve,
- * schemas that ajv (strict) accepts, examples that match them, events that are declared (with names of the
- * right form and data schemas ajv accepts) and emitted, and the 90-day notice for breaking changes. Each rule reports at the node it is about.
+ * schemas that ajv (strict) accepts, examples that match them, events with names of the right form and
+ * data schemas ajv accepts, and the 90-day notice for breaking changes. Each rule reports at the node it is about.
  * Newer rules live one per file under rules/ (units and prices) and are called from lintFace.
  */
 import type { ValidateFunction } from 'ajv';
@@ -81,11 +81,6 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
       const property = (action.payload.properties as Record<string, { type?: unknown }> | undefined)?.[field];
       if (property?.type !== 'array') out.push(diagnostic('weight-field-not-array', source.at(at('weight', 'perItem', field), true), { field }));
     }
-    for (const event of action.emits) {
-      if (!face.events.some((e) => e.type === event)) {
-        out.push(diagnostic('unknown-event', source.at(at('emits', rawAction.emits!.indexOf(event))), { event }));
-      }
-    }
     out.push(...annotations(action.payload, at('payload'), source, checkVersion, breaking));
     const badRefs = [...unknownRefs(action.payload, at('payload'), source, raw), ...unknownRefs(action.result, at('result'), source, raw)];
     for (const event of action.streamEvents) {
@@ -110,14 +105,13 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
   return out;
 }
 
-/** An event type: its name, its data schema (references, ajv) and whether any action emits it. */
+/** An event type: its name and its data schema (references, ajv); rules/event-links.ts checks that it is emitted. */
 function lintEvent(face: Face, event: EventType, source: SourceFile, raw: RawFace): Diagnostic[] {
   const at: JsonPath = ['events', event.type];
   const out: Diagnostic[] = [];
   if (!EVENT_NAME.test(event.type) || !event.type.startsWith(`${face.name}.`)) {
     out.push(diagnostic('invalid-event-name', source.at(at, true), { event: event.type, face: face.name }));
   }
-  if (event.emittedBy.length === 0) out.push(diagnostic('unused-event', source.at(at, true), { event: event.type }));
   const badRefs = unknownRefs(event.data, [...at, 'data'], source, raw);
   out.push(...badRefs);
   if (badRefs.length > 0) return out;

@@ -43,6 +43,17 @@ export function newId(prefix: string, ms = Date.now()): string {
   return `${head}${tail}`;
 }
 
+/**
+ * An id of the same form as `newId`, but the same every time for the same `ms` and `seed`: what a retried
+ * operation must name as it named it the first time (its tail is a digest of the seed, not random).
+ */
+export function derivedId(prefix: string, ms: number, seed: string): string {
+  const digest = createHash('sha256').update(seed).digest();
+  let tail = '';
+  for (let i = 0; i < 16; i++) tail += CROCKFORD[digest[i]! % 32];
+  return `${idTimePrefix(prefix, ms)}${tail}`;
+}
+
 /** Uniformly random base62 text (rejection sampling keeps every character equally likely). */
 export function randomBase62(length: number): string {
   let out = '';

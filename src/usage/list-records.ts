@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { UsageEventsPayload, UsageEventsResult } from '../../generated/server/types.js';
 import { ApiError } from '../runtime/errors.js';
+import { listPage } from '../runtime/list-page.js';
 import { parseInstant } from '../store/instant.js';
 import type { Db } from '../store/schema.js';
 import { idTimePrefix } from '../store/secrets.js';
@@ -21,5 +22,5 @@ export async function listRecords(db: Db, scope: UsageScope, payload: UsageEvent
   if (payload.to !== undefined) query = query.where('id', '<', idTimePrefix('use', parseInstant(payload.to)));
   if (payload.startingAfter !== undefined) query = query.where('id', '<', payload.startingAfter);
   const rows = await query.orderBy(sql`id`, 'desc').limit(limit + 1).execute();
-  return { items: rows.slice(0, limit).map(toRecord), hasMore: rows.length > limit };
+  return listPage(rows, limit, toRecord);
 }

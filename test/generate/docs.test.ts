@@ -191,7 +191,11 @@ describe('face pages', () => {
       const listed = section(text, '## Events');
       for (const event of face.events) {
         expect(listed).toContain(`[\`${event.type}\`](../events.md#${slug(event.type)})`);
-        for (const id of event.emittedBy) expect(listed).toContain(`[\`${id}\`](#${slug(id)})`);
+        // An action of another face links to its section on that face's page.
+        for (const id of event.emittedBy) {
+          const [owner] = id.split('.');
+          expect(listed).toContain(`[\`${id}\`](${owner === face.name ? '' : `${owner}.md`}#${slug(id)})`);
+        }
       }
       for (const action of face.actions.filter((a) => a.emits.length)) {
         const facts = section(text, `### ${action.id}`);

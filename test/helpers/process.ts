@@ -39,7 +39,7 @@ export async function serve(env: Record<string, string>): Promise<ServeProcess> 
 
 /** Starts `dispatch worker`; resolves once it delivers. */
 export function startWorker(env: Record<string, string>): Promise<ServeProcess> {
-  return dispatch('worker', env, (output) => output.includes('Webhook worker'));
+  return dispatch('worker', env, (output) => output.includes('Dispatch worker'));
 }
 
 /** Runs a `dispatch` command with the test's environment; resolves once its output says it is `ready`. */

@@ -20,11 +20,14 @@ import { buildServer } from '../../src/runtime/server.js';
 import { shippedCatalogue } from '../../src/runtime/shipped.js';
 import { createKey, type NewKey } from '../../src/store/keys.js';
 import { openStore } from '../../src/store/open.js';
+import type { BillingCloserConfig } from '../../src/runtime/config.js';
 import type { Db } from '../../src/store/schema.js';
 
 export interface TestServer {
   url: string;
   db: Db;
+  /** The PostgreSQL database, when the server runs on one (for a second store on it, as another process). */
+  databaseUrl?: string;
   /** A test-mode key with every scope and entity. */
   adminKey: string;
   key(input: Partial<NewKey>): Promise<{ id: string; secret: string }>;
@@ -56,6 +59,8 @@ export interface TestServerOptions {
   http?: HttpLimits;
   metricsToken?: string;
   usageFlushMs?: number;
+  /** The billing period closer; on with its defaults unless given. */
+  billing?: Partial<BillingCloserConfig>;
 }
 
 /** Webhook settings for tests: receivers on 127.0.0.1, retries within a second. */
@@ -85,6 +90,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.http ? { http: options.http } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
+    ...(options.billing ? { billing: options.billing } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -111,6 +117,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   return {
     url,
     db,
+    ...(database ? { databaseUrl: database.url } : {}),
     adminKey,
     key,
     post,
