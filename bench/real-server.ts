@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { sandboxProcessor } from '../src/providers/payments/sandbox.js';
+import { testEmbeddingModel } from '../src/providers/test-embeddings.js';
 import { testTextModel } from '../src/providers/test-model.js';
 import { BENCH_KEYS } from './keys.js';
 import { createLimiter } from '../src/runtime/rate-limit/create.js';
@@ -18,9 +19,11 @@ import { buildServer } from '../src/runtime/server.js';
 import { shippedCatalogue } from '../src/runtime/shipped.js';
 import { createKey } from '../src/store/keys.js';
 import { openStore } from '../src/store/open.js';
+import { DEFAULT_STORAGE_WORKER } from '../src/storage/worker.js';
 
 const shared = process.env.BENCH_MODE === 'shared';
-const db = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'dispatch-bench-')), databaseUrl: shared ? process.env.DATABASE_URL : undefined });
+const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-bench-'));
+const db = await openStore({ dataDir, databaseUrl: shared ? process.env.DATABASE_URL : undefined });
 const keys: string[] = [];
 const keyIds: string[] = [];
 // A second set, for entities of their own, runs the batch row: a batch spends ten calls of rate limit at once.
@@ -37,7 +40,7 @@ const limiter = createLimiter({
   rateLimitWhenUnavailable: 'refuse',
 });
 const usage = { enabled: process.env.BENCH_USAGE !== 'off' };
-const app = await buildServer(shippedCatalogue(), { db, providers: { ai: { test: testTextModel }, payments: { test: sandboxProcessor } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench', usage });
+const app = await buildServer(shippedCatalogue(), { db, providers: { ai: { test: testTextModel }, embeddings: { test: testEmbeddingModel }, payments: { test: sandboxProcessor } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench', usage, storage: { dir: join(dataDir, 'storage'), worker: DEFAULT_STORAGE_WORKER } });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.send?.({ port: (app.server.address() as AddressInfo).port, keys, keyIds, batchKeys });
 process.on('SIGTERM', () => process.exit(0));

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- http|outbox|usage|payments|generator ...]`: the named sections, or all of them in that order.
+ * `npm run bench [-- http|outbox|usage|payments|email|storage|generator ...]`: the named sections, or all of them in that order.
  * - http: the real server against the bare node:http floor and bare Fastify in the same run (req/s, p99,
  *   server CPU per request and their ratio to the floor), writing bench/results/http.json;
  * - outbox: what writing an event adds to a call, and webhook deliveries per second against raw POSTs;
@@ -8,6 +8,9 @@
  * - payments: payment intents per second (`payments.createIntent`, created and confirmed in one call on the
  *   test-mode sandbox) beside the pipeline row on the same servers, on SQLite and PostgreSQL + Redis (intents/s,
  *   p99, intents/s ÷ pipeline req/s), writing bench/results/payments.json;
+ * - email: `email.send` in test mode the same way, writing bench/results/email.json;
+ * - storage: `storage.put` of 64 KiB inline the same way (files under the data directory), writing
+ *   bench/results/storage.json;
  * - generator: full-run and check times on the shipped faces and on a catalogue of the advertised size.
  * Targets (DESIGN.md): throughput ≥ 80% of the floor, p99 ≤ 2× the floor's; generator full run ≤ 3 s and
  * check ≤ 0.5 s for 276 actions; the usage stage costs ≤ 5% of throughput, a summary takes ≤ 50 ms.
@@ -19,6 +22,8 @@ const sections: Record<string, () => Promise<void>> = {
   outbox: async () => (await import('./outbox.js')).outbox(),
   usage: async () => (await import('./usage.js')).usage(),
   payments: async () => (await import('./payments.js')).payments(),
+  email: async () => (await import('./email.js')).email(),
+  storage: async () => (await import('./storage.js')).storage(),
   generator: async () => (await import('./generator.js')).generator(),
 };
 

@@ -3,10 +3,13 @@ import type { Handlers } from './types.js';
 import { ai } from '../../src/faces/ai.js';
 import { auth } from '../../src/faces/auth.js';
 import { billing } from '../../src/faces/billing.js';
+import { email } from '../../src/faces/email.js';
+import { events } from '../../src/faces/events.js';
 import { keys } from '../../src/faces/keys.js';
 import { payments } from '../../src/faces/payments.js';
+import { storage } from '../../src/faces/storage.js';
 import { usage } from '../../src/faces/usage.js';
 import { webhooks } from '../../src/faces/webhooks.js';
 
 /** Every face and its handlers; a missing module or method is a type error. */
-export const handlers: Handlers = { ai, auth, billing, keys, payments, usage, webhooks };
+export const handlers: Handlers = { ai, auth, billing, email, events, keys, payments, storage, usage, webhooks };

@@ -22,9 +22,24 @@ export const platform: PlatformData = {
   latest: '2026-09-01',
   limits: { bodyBytes: 1048576, batchSize: 100, timeout: { default: 30000, max: 120000 } },
   tiers: [
-    { name: 'free', token: { limit: 60, windowSeconds: 60 }, entity: { limit: 120, windowSeconds: 60 } },
-    { name: 'pro', token: { limit: 600, windowSeconds: 60 }, entity: { limit: 1200, windowSeconds: 60 } },
-    { name: 'enterprise', token: { limit: 6000, windowSeconds: 60 }, entity: { limit: 12000, windowSeconds: 60 } },
+    {
+      name: 'free',
+      token: { limit: 60, windowSeconds: 60 },
+      entity: { limit: 120, windowSeconds: 60 },
+      storage: { objectBytes: 10485760, storedBytes: 1073741824 },
+    },
+    {
+      name: 'pro',
+      token: { limit: 600, windowSeconds: 60 },
+      entity: { limit: 1200, windowSeconds: 60 },
+      storage: { objectBytes: 1073741824, storedBytes: 107374182400 },
+    },
+    {
+      name: 'enterprise',
+      token: { limit: 6000, windowSeconds: 60 },
+      entity: { limit: 12000, windowSeconds: 60 },
+      storage: { objectBytes: 5368709120, storedBytes: 1099511627776 },
+    },
   ],
   changelogUrl: '/docs/versions.md',
   errorDocsUrl: '/docs/errors.md',
@@ -79,9 +94,14 @@ export type ErrorCode =
   | 'import_busy'
   | 'invalid_credentials'
   | 'session_invalid'
+  | 'user_disabled'
   | 'amount_too_large'
   | 'invoice_state_invalid'
   | 'subscription_state_invalid'
+  | 'attachments_too_large'
+  | 'template_invalid'
+  | 'template_name_taken'
+  | 'event_range_invalid'
   | 'key_expired'
   | 'key_revoked'
   | 'scope_not_grantable'
@@ -92,6 +112,10 @@ export type ErrorCode =
   | 'payment_method_invalid'
   | 'processing_error'
   | 'refund_too_large'
+  | 'checksum_mismatch'
+  | 'quota_exceeded'
+  | 'signed_url_invalid'
+  | 'upload_incomplete'
   | 'stream_required'
   | 'usage_query_too_large'
   | 'usage_range_invalid'
@@ -565,6 +589,16 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
     },
   ],
   [
+    'user_disabled',
+    {
+      code: 'user_disabled',
+      status: 401,
+      type: 'invalid_request_error',
+      message: 'The password is right, but the user is disabled; it can log in once it is enabled again.',
+      retryable: false,
+    },
+  ],
+  [
     'amount_too_large',
     {
       code: 'amount_too_large',
@@ -591,6 +625,46 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       status: 400,
       type: 'invalid_request_error',
       message: 'The subscription is not in a state that allows this.',
+      retryable: false,
+    },
+  ],
+  [
+    'attachments_too_large',
+    {
+      code: 'attachments_too_large',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The attachments of one message are larger than allowed together.',
+      retryable: false,
+    },
+  ],
+  [
+    'template_invalid',
+    {
+      code: 'template_invalid',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The template does not compile as Handlebars.',
+      retryable: false,
+    },
+  ],
+  [
+    'template_name_taken',
+    {
+      code: 'template_name_taken',
+      status: 409,
+      type: 'invalid_request_error',
+      message: 'A template with this name already exists in this entity.',
+      retryable: false,
+    },
+  ],
+  [
+    'event_range_invalid',
+    {
+      code: 'event_range_invalid',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The time range is not valid (from must come before to).',
       retryable: false,
     },
   ],
@@ -680,6 +754,48 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       type: 'invalid_request_error',
       message: 'The refund is larger than what is left to refund of the payment.',
       retryable: false,
+    },
+  ],
+  [
+    'checksum_mismatch',
+    {
+      code: 'checksum_mismatch',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The content does not match the SHA-256 sent with it.',
+      retryable: false,
+    },
+  ],
+  [
+    'quota_exceeded',
+    {
+      code: 'quota_exceeded',
+      status: 403,
+      type: 'permission_error',
+      message:
+        "The entity's storage quota for its tier is full; `details.quota` is the quota in bytes and `details.stored` what is kept.",
+      retryable: false,
+    },
+  ],
+  [
+    'signed_url_invalid',
+    {
+      code: 'signed_url_invalid',
+      status: 403,
+      type: 'permission_error',
+      message:
+        'The signed URL is expired, was altered, was already used, or is used with another method than it was signed for.',
+      retryable: false,
+    },
+  ],
+  [
+    'upload_incomplete',
+    {
+      code: 'upload_incomplete',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The upload ended before the size given to createUploadUrl was sent.',
+      retryable: true,
     },
   ],
   [

@@ -3,10 +3,17 @@ import type { ScopeEntry } from '../../src/runtime/dispatch-types.js';
 
 /** The token scopes of faces/platform.yaml and the actions each one grants. */
 export const scopes: ReadonlyMap<string, ScopeEntry> = new Map([
-  ['ai:embed', { description: 'Compute embeddings for text.', actions: [] }],
+  ['ai:embed', { description: 'Compute embeddings for text.', actions: ['ai.embed'] }],
   ['ai:generate', { description: 'Generate text with a model (ai.generate).', actions: ['ai.generate'] }],
-  ['ai:read', { description: 'List the models available to the entity.', actions: [] }],
-  ['auth:admin', { description: 'List, disable and delete end users of the entity.', actions: [] }],
+  ['ai:read', { description: 'List the models available to the entity.', actions: ['ai.models'] }],
+  [
+    'auth:admin',
+    {
+      description:
+        'List, disable, enable and delete end users of the entity (auth.listUsers, auth.disableUser, auth.enableUser, auth.deleteUser).',
+      actions: ['auth.deleteUser', 'auth.disableUser', 'auth.enableUser', 'auth.listUsers'],
+    },
+  ],
   [
     'auth:session',
     {
@@ -56,10 +63,31 @@ export const scopes: ReadonlyMap<string, ScopeEntry> = new Map([
       actions: ['billing.cancelSubscription', 'billing.createPrice', 'billing.subscribe', 'usage.ingest'],
     },
   ],
-  ['email:read', { description: 'Read sent messages and their delivery status.', actions: [] }],
-  ['email:send', { description: 'Send e-mail.', actions: [] }],
-  ['email:templates', { description: 'Manage e-mail templates.', actions: [] }],
-  ['events:read', { description: 'Read the event log.', actions: [] }],
+  [
+    'email:read',
+    {
+      description: 'Read sent messages and their delivery status.',
+      actions: ['email.get', 'email.list', 'email.listSuppressions'],
+    },
+  ],
+  [
+    'email:send',
+    { description: 'Send e-mail.', actions: ['email.deleteSuppression', 'email.send', 'email.sendBatch'] },
+  ],
+  [
+    'email:templates',
+    {
+      description: 'Manage e-mail templates.',
+      actions: [
+        'email.createTemplate',
+        'email.deleteTemplate',
+        'email.getTemplate',
+        'email.listTemplates',
+        'email.updateTemplate',
+      ],
+    },
+  ],
+  ['events:read', { description: 'Read the event log.', actions: ['events.get', 'events.list'] }],
   ['keys:read', { description: 'List and read API keys (keys.list, keys.get).', actions: ['keys.get', 'keys.list'] }],
   [
     'keys:write',
@@ -90,10 +118,13 @@ export const scopes: ReadonlyMap<string, ScopeEntry> = new Map([
     },
   ],
   ['payments:refund', { description: 'Refund charges.', actions: ['payments.createRefund'] }],
-  ['storage:delete', { description: 'Delete stored files.', actions: [] }],
-  ['storage:read', { description: 'Read and list stored files.', actions: [] }],
-  ['storage:share', { description: 'Create signed links to stored files.', actions: [] }],
-  ['storage:write', { description: 'Upload and update stored files.', actions: [] }],
+  ['storage:delete', { description: 'Delete stored files.', actions: ['storage.delete'] }],
+  ['storage:read', { description: 'Read and list stored files.', actions: ['storage.get', 'storage.list'] }],
+  ['storage:share', { description: 'Create signed links to stored files.', actions: ['storage.createDownloadUrl'] }],
+  [
+    'storage:write',
+    { description: 'Upload and update stored files.', actions: ['storage.createUploadUrl', 'storage.put'] },
+  ],
   ['usage:live', { description: 'Follow calls as they happen.', actions: ['usage.live'] }],
   ['usage:read', { description: 'Read usage summaries and call records.', actions: ['usage.events', 'usage.summary'] }],
   [
@@ -121,8 +152,14 @@ export const scopes: ReadonlyMap<string, ScopeEntry> = new Map([
 
 /** The scope each action requires. */
 export const actionScopes: ReadonlyMap<string, string> = new Map([
+  ['ai.embed', 'ai:embed'],
   ['ai.generate', 'ai:generate'],
+  ['ai.models', 'ai:read'],
+  ['auth.deleteUser', 'auth:admin'],
+  ['auth.disableUser', 'auth:admin'],
+  ['auth.enableUser', 'auth:admin'],
   ['auth.import', 'auth:signup'],
+  ['auth.listUsers', 'auth:admin'],
   ['auth.login', 'auth:session'],
   ['auth.logout', 'auth:session'],
   ['auth.session', 'auth:session'],
@@ -142,6 +179,19 @@ export const actionScopes: ReadonlyMap<string, string> = new Map([
   ['billing.subscribe', 'billing:write'],
   ['billing.upcomingInvoice', 'billing:read'],
   ['billing.voidInvoice', 'billing:invoices'],
+  ['email.createTemplate', 'email:templates'],
+  ['email.deleteSuppression', 'email:send'],
+  ['email.deleteTemplate', 'email:templates'],
+  ['email.get', 'email:read'],
+  ['email.getTemplate', 'email:templates'],
+  ['email.list', 'email:read'],
+  ['email.listSuppressions', 'email:read'],
+  ['email.listTemplates', 'email:templates'],
+  ['email.send', 'email:send'],
+  ['email.sendBatch', 'email:send'],
+  ['email.updateTemplate', 'email:templates'],
+  ['events.get', 'events:read'],
+  ['events.list', 'events:read'],
   ['keys.create', 'keys:write'],
   ['keys.get', 'keys:read'],
   ['keys.list', 'keys:read'],
@@ -160,6 +210,12 @@ export const actionScopes: ReadonlyMap<string, string> = new Map([
   ['payments.listIntents', 'payments:read'],
   ['payments.listRefunds', 'payments:read'],
   ['payments.updateCustomer', 'payments:customers'],
+  ['storage.createDownloadUrl', 'storage:share'],
+  ['storage.createUploadUrl', 'storage:write'],
+  ['storage.delete', 'storage:delete'],
+  ['storage.get', 'storage:read'],
+  ['storage.list', 'storage:read'],
+  ['storage.put', 'storage:write'],
   ['usage.events', 'usage:read'],
   ['usage.ingest', 'billing:write'],
   ['usage.live', 'usage:live'],

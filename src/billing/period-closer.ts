@@ -11,6 +11,7 @@ import { dueDrafts, dueSubscriptions } from '../store/billing.js';
 import { writeEvents, type EmittedEvent } from '../store/events.js';
 import type { Db } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
+import { Poller } from '../runtime/poller.js';
 import { closePeriod, finalizeInvoice, type Emit } from './invoices.js';
 
 export interface PeriodCloserOptions {
@@ -31,32 +32,22 @@ const BATCH = 100;
 export class PeriodCloser {
   readonly #db: Db;
   readonly #options: PeriodCloserOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
+  readonly #poller: Poller;
   #stopped = false;
 
   constructor(db: Db, options: PeriodCloserOptions) {
     this.#db = db;
     this.#options = options;
+    this.#poller = new Poller('billing period closer', options.intervalMs, async () => void (await this.pass()));
   }
 
   start(): void {
-    this.#schedule(0);
+    this.#poller.start();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
-  }
-
-  #schedule(delay: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.pass().catch((error: unknown) => console.error('billing period closer failed:', error));
-      void this.#running.then(() => this.#schedule(this.#options.intervalMs));
-    }, delay);
-    this.#timer.unref();
+    await this.#poller.stop();
   }
 
   /** One pass: closes every period ended by `now`, then finalizes every draft past its grace window. */

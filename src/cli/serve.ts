@@ -10,7 +10,7 @@ export function registerServe(program: Command): void {
     .description('Serve POST /do. Settings come from the environment: PORT, HOST, DATA_DIR, AI_BASE_URL, ... (see README).')
     .action(async () => {
       // Loaded here so that the other commands never load the server.
-      const [{ createProviders }, { readConfig }, { ensureFirstKey }, { buildServer }, { openStore }, { createLimiter }, { shippedCatalogue }] = await Promise.all([
+      const [{ createProviders, aiModelsFromEnv }, { readConfig }, { ensureFirstKey }, { buildServer }, { openStore }, { createLimiter }, { shippedCatalogue }] = await Promise.all([
         import('../providers/config.js'),
         import('../runtime/config.js'),
         import('../runtime/first-key.js'),
@@ -20,6 +20,7 @@ export function registerServe(program: Command): void {
         import('../runtime/shipped.js'),
       ]);
       const config = readConfig();
+      const { storageSettingsFromEnv } = await import('../storage/config.js');
       const [{ secretKeysOrExit }, { resealEndpointSecrets }] = await Promise.all([import('./secret-keys.js'), import('../store/webhooks.js')]);
       if (!secretKeysOrExit(config)) return;
       const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
@@ -29,6 +30,7 @@ export function registerServe(program: Command): void {
       const app = await buildServer(catalogue, {
         db,
         providers: createProviders(),
+        aiModels: aiModelsFromEnv(),
         limiter,
         keyCacheTtlMs: config.keyCacheTtlMs,
         idempotencyTtlSeconds: config.idempotencyTtlSeconds,
@@ -41,6 +43,8 @@ export function registerServe(program: Command): void {
         http: config.http,
         usage: config.usage,
         billing: config.billing,
+        storage: storageSettingsFromEnv(process.env, config.dataDir),
+        email: config.email,
         ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
       });
       const stop = async () => {

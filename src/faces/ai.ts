@@ -1,15 +1,15 @@
 /**
  * The `ai` face. Test keys get the built-in deterministic model for every model name; live keys get the
- * configured OpenAI-compatible provider, or 503 when none is configured. Asked for a stream, the answer
+ * configured OpenAI-compatible provider, or 503 when none is configured. Asked for a stream, a generation
  * reaches the caller piece by piece as the model produces it.
  */
 import type { AiHandlers } from '../../generated/server/types.js';
+import type { HandlerContext } from '../runtime/context.js';
 import { ApiError } from '../runtime/errors.js';
 
 export const ai: AiHandlers = {
   async generate(payload, ctx) {
-    const model = ctx.mode === 'test' ? ctx.providers.ai.test : ctx.providers.ai.live;
-    if (!model) throw new ApiError('provider_unavailable', 'No live model provider is configured: set AI_BASE_URL (and AI_API_KEY).');
+    const model = forMode(ctx, ctx.providers.ai);
     const streamed = ctx.stream.active;
     const result = await model.generate({
       model: payload.model,
@@ -30,4 +30,30 @@ export const ai: AiHandlers = {
     ctx.emit('ai.generate.completed', { model: result.model, tokens: result.tokens, streamed });
     return result;
   },
+
+  async embed(payload, ctx) {
+    const model = forMode(ctx, ctx.providers.embeddings);
+    const result = await model.embed({
+      model: payload.model,
+      input: typeof payload.input === 'string' ? [payload.input] : payload.input,
+      dimensions: payload.dimensions,
+      // Read only by a live provider, as for generate.
+      get signal() {
+        return ctx.signal;
+      },
+    });
+    ctx.reportUnits({ inputTokens: result.tokens.input });
+    return result;
+  },
+
+  async models(_payload, ctx) {
+    return { items: [...forMode(ctx, ctx.settings.aiModels)] };
+  },
 };
+
+/** The test backend for test keys; the live one for live keys, or 503 when no provider is configured. */
+function forMode<T>(ctx: HandlerContext, backends: { test: T; live?: T }): T {
+  const backend = ctx.mode === 'test' ? backends.test : backends.live;
+  if (!backend) throw new ApiError('provider_unavailable', 'No live model provider is configured: set AI_BASE_URL (and AI_API_KEY).');
+  return backend;
+}

@@ -2,22 +2,52 @@
  * The `auth` face: end users of an entity with scrypt password hashes and opaque session tokens that are
  * stored hashed. A failed login costs the same scrypt work whether or not the user exists, and gives the
  * same error, so neither the answer nor its timing reveals who has an account. A bulk import hashes first
- * (reporting progress) and only then writes, so the store is held only for the writes.
+ * (reporting progress) and only then writes, so the store is held only for the writes. Admins list, disable,
+ * enable and delete users: disabling ends the user's sessions in the same transaction, and a disabled user's
+ * right password answers `user_disabled` rather than opening a session.
  */
 import type { AuthHandlers, AuthUser } from '../../generated/server/types.js';
-import { endSession, findOpenSession, findUserByEmail, insertSession, insertUser, insertUsers, takenEmails } from '../store/auth.js';
+import {
+  deleteUser,
+  deleteUserSessions,
+  endSession,
+  endUserSessions,
+  findOpenSession,
+  findUser,
+  findUserByEmail,
+  insertSession,
+  insertUser,
+  insertUsers,
+  listUsers,
+  setUserDisabled,
+  takenEmails,
+  type Partition,
+} from '../store/auth.js';
 import { BulkHasher } from '../providers/bulk-hashing.js';
 import { ApiError } from '../runtime/errors.js';
+import { listPage } from '../runtime/list-page.js';
 import { DECOY_PASSWORD_HASH, hashPassword, newId, randomBase62, sha256, verifyPassword } from '../store/secrets.js';
-import type { AuthUserTable } from '../store/schema.js';
+import type { AuthUserTable, Db } from '../store/schema.js';
 
 const partition = (ctx: { mode: 'live' | 'test'; entityId: string }) => ({ mode: ctx.mode, entityId: ctx.entityId });
 /** Every import of this process hashes through one gate, which keeps threads free for logins and signups. */
 const bulkHashing = new BulkHasher();
 const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
-function toUser(row: Pick<AuthUserTable, 'id' | 'email' | 'name' | 'created_at'>): AuthUser {
-  return { id: row.id, email: row.email, ...(row.name ? { name: row.name } : {}), createdAt: row.created_at };
+function toUser(row: Pick<AuthUserTable, 'id' | 'email' | 'name' | 'created_at' | 'disabled_at'>): AuthUser {
+  return {
+    id: row.id,
+    email: row.email,
+    ...(row.name ? { name: row.name } : {}),
+    createdAt: row.created_at,
+    ...(row.disabled_at ? { disabledAt: row.disabled_at } : {}),
+  };
+}
+
+async function existingUser(db: Db, p: Partition, id: string): Promise<AuthUserTable> {
+  const row = await findUser(db, p, id);
+  if (!row) throw new ApiError('resource_not_found', `No user ${id}.`, { param: '/payload/id' });
+  return row;
 }
 
 export const auth: AuthHandlers = {
@@ -30,6 +60,7 @@ export const auth: AuthHandlers = {
       name: payload.name ?? null,
       password_hash: await hashPassword(payload.password),
       created_at: new Date().toISOString(),
+      disabled_at: null,
     };
     if (!(await insertUser(ctx.db, row))) throw new ApiError('email_taken', undefined, { param: '/payload/email' });
     const user = toUser(row);
@@ -61,6 +92,7 @@ export const auth: AuthHandlers = {
       name: u.name ?? null,
       password_hash: hashes[i]!,
       created_at: createdAt,
+      disabled_at: null,
     }));
     // A concurrent signup can still take an address between the check and the insert; the unique index decides.
     if (!(await insertUsers(ctx.db, rows))) throw new ApiError('email_taken', 'An address of the import was taken while it ran; nothing was imported.');
@@ -73,6 +105,8 @@ export const auth: AuthHandlers = {
     const user = await findUserByEmail(ctx.db, partition(ctx), normalizeEmail(payload.email));
     const valid = await verifyPassword(payload.password, user?.password_hash ?? (await DECOY_PASSWORD_HASH));
     if (!user || !valid) throw new ApiError('invalid_credentials');
+    // Only the right password learns that the user is disabled, so this reveals nothing to anyone else.
+    if (user.disabled_at) throw new ApiError('user_disabled');
     const token = `sess_${randomBase62(40)}`;
     const now = new Date();
     const expiresAt = new Date(now.getTime() + payload.ttlSeconds * 1000).toISOString();
@@ -100,5 +134,40 @@ export const auth: AuthHandlers = {
     if (!found) throw new ApiError('session_invalid', undefined, { param: '/payload/token' });
     return { user: toUser(found), expiresAt: found.expiresAt };
   },
-};
 
+  async listUsers(payload, ctx) {
+    const limit = payload.limit ?? 20;
+    const filter = {
+      ...(payload.email !== undefined ? { email: normalizeEmail(payload.email) } : {}),
+      ...(payload.disabled !== undefined ? { disabled: payload.disabled } : {}),
+      ...(payload.startingAfter ? { startingAfter: payload.startingAfter } : {}),
+    };
+    return listPage(await listUsers(ctx.db, partition(ctx), limit, filter), limit, toUser);
+  },
+
+  async disableUser(payload, ctx) {
+    const now = new Date().toISOString();
+    const changed = await setUserDisabled(ctx.db, partition(ctx), payload.id, now);
+    const user = toUser(await existingUser(ctx.db, partition(ctx), payload.id));
+    // Also when it was disabled already: a session a login opened while that disable committed ends too.
+    await endUserSessions(ctx.db, partition(ctx), payload.id, now);
+    if (changed) ctx.emit('auth.user.disabled', { user });
+    return { user };
+  },
+
+  async enableUser(payload, ctx) {
+    const changed = await setUserDisabled(ctx.db, partition(ctx), payload.id, null);
+    const user = toUser(await existingUser(ctx.db, partition(ctx), payload.id));
+    if (changed) ctx.emit('auth.user.enabled', { user });
+    return { user };
+  },
+
+  async deleteUser(payload, ctx) {
+    const user = toUser(await existingUser(ctx.db, partition(ctx), payload.id));
+    await deleteUserSessions(ctx.db, partition(ctx), payload.id);
+    // Another call may have deleted it since it was read: then it is as unknown as any other id.
+    if (!(await deleteUser(ctx.db, partition(ctx), payload.id))) throw new ApiError('resource_not_found', `No user ${payload.id}.`, { param: '/payload/id' });
+    ctx.emit('auth.user.deleted', { user });
+    return { id: payload.id, deleted: true };
+  },
+};

@@ -3,7 +3,6 @@
  * and test pings. The secret of an endpoint is returned when it is created or rotated, and never again.
  * Sending is the delivery worker's job (src/webhooks/worker.ts); this face only writes to the queue.
  */
-import { eventTypes } from '../../generated/server/dispatch.js';
 import type { WebhooksDelivery, WebhooksEndpoint, WebhooksHandlers } from '../../generated/server/types.js';
 import { ApiError } from '../runtime/errors.js';
 import { listPage } from '../runtime/list-page.js';
@@ -12,13 +11,12 @@ import type { Partition } from '../store/auth.js';
 import { matchesEventPattern, queueDeliveries } from '../store/events.js';
 import type { Db, Mode, WebhookEndpointTable } from '../store/schema.js';
 import { countEndpoints, deleteEndpoint, getEndpoint, getEvent, insertEndpoint, listDeliveries, listEndpoints, updateEndpoint } from '../store/webhooks.js';
+import { checkEventPatterns } from '../webhooks/event-patterns.js';
 import { newSecret } from '../webhooks/message.js';
 import { resolvedProblem, urlProblem } from '../webhooks/url-policy.js';
 
 /** Endpoints per (mode, entity): each emitting call fans out to all of them, so they are kept few. */
 const MAX_ENDPOINTS = 16;
-
-const knownFaces = new Set([...eventTypes.values()].map((e) => e.face));
 
 type Ctx = { db: Db; mode: Mode; entityId: string; settings: { allowPrivateWebhookUrls: boolean } };
 const partition = (ctx: Ctx): Partition => ({ mode: ctx.mode, entityId: ctx.entityId });
@@ -48,21 +46,6 @@ async function checkUrl(ctx: Ctx, url: string): Promise<void> {
   if (problem) throw new ApiError('webhook_url_invalid', `This URL cannot receive webhooks: ${problem}.`, { param: '/payload/url' });
 }
 
-/** Every pattern must match at least one event type of the catalogue, so a typo never subscribes to nothing. */
-function checkPatterns(patterns: string[]): void {
-  patterns.forEach((pattern, i) => {
-    const known = pattern === '*' || (pattern.endsWith('.*') ? knownFaces.has(pattern.slice(0, -2)) : eventTypes.has(pattern));
-    if (!known) {
-      const param = `/payload/eventTypes/${i}`;
-      const message = `no event type matches "${pattern}"`;
-      throw new ApiError('payload_invalid', `${param}: ${message}.`, {
-        param,
-        details: { errors: [{ param, message, keyword: 'eventType' }], available: [...eventTypes.keys()] },
-      });
-    }
-  });
-}
-
 async function found(ctx: Ctx, id: string, param = '/payload/id'): Promise<WebhookEndpointTable> {
   const row = await getEndpoint(ctx.db, partition(ctx), id);
   if (!row) throw new ApiError('resource_not_found', `No webhook endpoint ${id}.`, { param });
@@ -84,7 +67,7 @@ function enabled(row: WebhookEndpointTable, param: string): WebhookEndpointTable
 export const webhooks: WebhooksHandlers = {
   async create(payload, ctx) {
     await checkUrl(ctx, payload.url);
-    checkPatterns(payload.eventTypes);
+    checkEventPatterns(payload.eventTypes, '/payload/eventTypes');
     if ((await countEndpoints(ctx.db, partition(ctx))) >= MAX_ENDPOINTS) {
       throw new ApiError('webhook_endpoint_limit', `An entity has at most ${MAX_ENDPOINTS} webhook endpoints per mode.`, { details: { max: MAX_ENDPOINTS } });
     }
@@ -119,7 +102,7 @@ export const webhooks: WebhooksHandlers = {
 
   async update(payload, ctx) {
     if (payload.url !== undefined) await checkUrl(ctx, payload.url);
-    if (payload.eventTypes !== undefined) checkPatterns(payload.eventTypes);
+    if (payload.eventTypes !== undefined) checkEventPatterns(payload.eventTypes, '/payload/eventTypes');
     const row = await found(ctx, payload.id);
     const status = payload.enabled === undefined ? {} : { status: payload.enabled ? ('enabled' as const) : ('disabled' as const), disabled_reason: payload.enabled ? null : 'disabled' };
     const updated = await updateEndpoint(ctx.db, partition(ctx), row.id, {

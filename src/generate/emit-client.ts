@@ -276,8 +276,10 @@ function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod
 function method(action: Action, payload: JsonSchema): string {
   const docs = [action.summary.trim(), `Requires the \`${action.scope}\` scope.`];
   if (action.description) docs.push(withoutLinks(action.description.trim()));
-  // An action whose payload needs nothing can be called without one, e.g. `client.keys.list()`.
-  const optional = payload.type === 'object' && !(Array.isArray(payload.required) && payload.required.length > 0);
+  // An action whose payload needs nothing can be called without one, e.g. `client.keys.list()`. A payload
+  // made of other schemas (allOf, a $ref) may require fields of theirs, so it is never taken as empty.
+  const composed = ['allOf', 'anyOf', 'oneOf', '$ref'].some((keyword) => keyword in payload);
+  const optional = payload.type === 'object' && !composed && !(Array.isArray(payload.required) && payload.required.length > 0);
   const param = `payload: ${action.typeName}Payload${optional ? ' = {}' : ''}`;
   const result = `${action.typeName}Result`;
   const args = `${JSON.stringify(action.face)}, ${JSON.stringify(action.name)}, payload, options`;

@@ -5,7 +5,7 @@
  * and under the server's `/docs/`.
  */
 import { BATCH_ACTION } from '../runtime/dispatch-types.js';
-import type { Action, ApiVersion, Catalog, Example, Face, FaceError, RatePolicy } from '../spec/model.js';
+import type { Action, ApiVersion, Catalog, Example, Face, FaceError, RatePolicy, Tier } from '../spec/model.js';
 import { isZeroPrice } from '../spec/price.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { versionChanges } from './docs-changes.js';
@@ -63,10 +63,7 @@ function indexView(catalog: Catalog) {
       ['Version', 'Status', 'Summary'],
       [...platform.versions].reverse().map((v) => [`[${v.date}](versions.md#${slug(v.date)})`, v.status, oneLine(v.summary)]),
     ),
-    tiers: table(
-      ['Tier', 'Per key', 'Per entity'],
-      [...platform.tiers].sort((a, b) => byString(a.name, b.name)).map((t) => [code(t.name), rate(t.token), rate(t.entity)]),
-    ),
+    tiers: tiersTable(platform.tiers),
     errors: statuses.map((status): Fact => {
       const errors = STANDARD_ERRORS.filter((e) => e.status === status).sort((a, b) => byString(a.code, b.code));
       const types = [...new Set(errors.map((e) => code(e.type)))].sort(byString);
@@ -365,6 +362,29 @@ function rates(policies: Record<string, RatePolicy>): string {
 }
 
 const WINDOWS: Record<number, string> = { 1: 'second', 60: 'minute', 3600: 'hour', 86400: 'day' };
+
+/** The tiers' rate limits, and their storage limits when a tier declares them. */
+function tiersTable(tiers: readonly Tier[]): TableView {
+  const sorted = [...tiers].sort((a, b) => byString(a.name, b.name));
+  if (!sorted.some((t) => t.storage)) return table(['Tier', 'Per key', 'Per entity'], sorted.map((t) => [code(t.name), rate(t.token), rate(t.entity)]));
+  const storage = (t: Tier, field: 'objectBytes' | 'storedBytes') => (t.storage ? byteSize(t.storage[field]) : 'no limit');
+  return table(
+    ['Tier', 'Per key', 'Per entity', 'Largest stored object', 'Storage per entity'],
+    sorted.map((t) => [code(t.name), rate(t.token), rate(t.entity), storage(t, 'objectBytes'), storage(t, 'storedBytes')]),
+  );
+}
+
+/** Bytes in the largest binary unit that divides them (`10485760` → `10 MiB`). */
+function byteSize(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let unit = 0;
+  let value = bytes;
+  while (unit < units.length - 1 && value % 1024 === 0 && value >= 1024) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toLocaleString('en-US')} ${units[unit]}`;
+}
 
 function rate(policy: RatePolicy): string {
   return `${policy.limit} per ${WINDOWS[policy.windowSeconds] ?? `${policy.windowSeconds} seconds`}`;

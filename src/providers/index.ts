@@ -2,10 +2,21 @@
  * The backends handlers call. Test mode always gets a sandbox backend (no network, no cost); live mode gets
  * the configured one, or none when it is not configured (handlers then answer 503 provider_unavailable).
  */
+import type { MailTransport } from '../email/smtp.js';
+import type { EmbeddingModel } from './embedding-model.js';
 import type { PaymentProcessor } from './payments/processor.js';
+import type { StorageService } from '../storage/service.js';
 import type { TextModel } from './text-model.js';
 
 export interface Providers {
   ai: { test: TextModel; live?: TextModel };
+  embeddings: { test: EmbeddingModel; live?: EmbeddingModel };
   payments: { test: PaymentProcessor; live?: PaymentProcessor };
+  /** Live e-mail (SMTP_URL); test mode captures messages and needs none. */
+  email?: { live?: MailTransport };
+  /**
+   * Where the storage face keeps content, for both modes (objects are partitioned by mode, like every record);
+   * made by the server from its storage settings, absent when it has none (storage calls then answer 503).
+   */
+  storage?: StorageService;
 }

@@ -34,15 +34,18 @@ export function countTokens(text: string): number {
   return text.match(TOKEN)?.length ?? 0;
 }
 
+/** The test model's seed: 32 bytes that depend on `parts` alone, so equal requests get equal answers. */
+export function testSeed(parts: readonly string[]): Buffer {
+  return createHash('sha256').update(JSON.stringify(parts)).digest();
+}
+
 /**
  * The test model's answer, one token per piece: the first word, then each further word with its leading
  * space, then a closing period. Joined, the pieces are the answer's text. An answer that would exceed
  * `maxTokens` (default 16) is cut off there without its period, as a real model stops at its limit.
  */
 export function testTokens(request: TestTokensRequest): string[] {
-  const seed = createHash('sha256')
-    .update(JSON.stringify([request.model, request.prompt, request.input ?? '']))
-    .digest();
+  const seed = testSeed([request.model, request.prompt, request.input ?? '']);
   const wordCount = MIN_WORDS + (seed[0]! % (MAX_WORDS - MIN_WORDS + 1));
   const budget = request.maxTokens ?? DEFAULT_MAX_TOKENS;
   const pieces: string[] = [];

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fromRoot } from '../package-root.js';
-import { readWebhookConfig, type WebhookConfig } from '../webhooks/config.js';
+import { parseSchedule, readWebhookConfig, type WebhookConfig } from '../webhooks/config.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 
 export interface RuntimeConfig {
@@ -40,7 +40,20 @@ export interface RuntimeConfig {
   usage: { flushMs: number; retentionDays: number; rollupRetentionDays: number };
   /** The billing period closer: whether it runs in this server, how long drafts wait for late usage, how often it looks. */
   billing: BillingCloserConfig;
+  /** The mail queue: whether its worker runs in this server, and its retry schedule. */
+  email: EmailQueueConfig;
 }
+
+export interface EmailQueueConfig {
+  worker: boolean;
+  /** Retries of a deferred message, in ms after the first attempt. */
+  retryOffsetsMs: number[];
+  pollMs: number;
+  concurrency: number;
+}
+
+/** Retries of a deferred message over about a day, like a mail server's own queue. */
+export const DEFAULT_EMAIL_RETRY_SCHEDULE = '30s,2m,10m,30m,1h,2h,4h,8h,16h';
 
 export interface BillingCloserConfig {
   closer: boolean;
@@ -78,6 +91,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       flushMs: integer(env, 'USAGE_FLUSH_MS', 1000),
       retentionDays: integer(env, 'USAGE_RETENTION_DAYS', 30),
       rollupRetentionDays: integer(env, 'USAGE_ROLLUP_RETENTION_DAYS', 400),
+    },
+    email: {
+      worker: choice(env, 'EMAIL_WORKER', ['on', 'off'] as const, 'on') === 'on',
+      retryOffsetsMs: parseSchedule(env.EMAIL_RETRY_SCHEDULE || DEFAULT_EMAIL_RETRY_SCHEDULE, 'EMAIL_RETRY_SCHEDULE'),
+      pollMs: integer(env, 'EMAIL_POLL_MS', 1000),
+      concurrency: integer(env, 'EMAIL_CONCURRENCY', 4),
     },
     billing: {
       closer: choice(env, 'BILLING_CLOSER', ['on', 'off'] as const, 'on') === 'on',

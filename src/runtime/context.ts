@@ -5,6 +5,7 @@
  */
 import type { EventTypes } from '../../generated/server/types.js';
 import type { Providers } from '../providers/index.js';
+import type { ModelInfo } from '../providers/model-list.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
 import type { UsageFeed } from '../usage/feed.js';
@@ -33,6 +34,8 @@ export interface StreamSink {
 export interface HandlerSettings {
   /** Lets webhook URLs use http and private or loopback addresses (development and tests). */
   readonly allowPrivateWebhookUrls: boolean;
+  /** What `ai.models` lists in each mode; no live list without a live model provider. */
+  readonly aiModels: { readonly test: readonly ModelInfo[]; readonly live?: readonly ModelInfo[] };
 }
 
 export interface HandlerContext<E extends EventName = never> {

@@ -8,6 +8,7 @@
 import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Providers } from '../providers/index.js';
+import { TEST_MODELS } from '../providers/model-list.js';
 import { CommitGroup } from '../store/commit-group.js';
 import { purgeEvents } from '../store/events.js';
 import { purgeExpiredIdempotency } from '../store/idempotency.js';
@@ -17,8 +18,10 @@ import { equalSecrets, newId } from '../store/secrets.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
 import { WebhookWorker } from '../webhooks/worker.js';
 import { DEFAULT_CLOSER, PeriodCloser } from '../billing/period-closer.js';
-import type { BillingCloserConfig } from './config.js';
+import type { BillingCloserConfig, EmailQueueConfig } from './config.js';
+import { mailWorker } from '../email/worker.js';
 import type { AfterAnswer, CallState } from './call.js';
+import type { HandlerSettings } from './context.js';
 import type { Catalogue } from './dispatch-types.js';
 import { errorReply } from './envelope.js';
 import { ApiError, registerErrorCodes, toApiError, type ErrorCode } from './errors.js';
@@ -30,6 +33,8 @@ import type { Runtime } from './runtime.js';
 import { clientErrorHandler } from './client-error.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
+import { setUpStorage } from './storage-routes.js';
+import type { StorageSettings } from '../storage/config.js';
 import { parseJsonBody } from './json-body.js';
 import { purgeUsage } from '../usage/purge.js';
 import { UsageFeed } from '../usage/feed.js';
@@ -41,6 +46,8 @@ import { DEFAULT_STREAM_LIMITS, EventStreamResponse, type StreamLimits } from '.
 export interface ServerOptions {
   db: Db;
   providers: Providers;
+  /** What `ai.models` lists (`aiModelsFromEnv`); the test model's names, and no live list, when absent. */
+  aiModels?: HandlerSettings['aiModels'];
   /** In process for one server; on Redis when several share the limits. */
   limiter: RateLimiter;
   /** How long a key lookup is trusted; bounds how soon a revocation made by another process is seen. */
@@ -70,6 +77,10 @@ export interface ServerOptions {
   usage?: { flushMs?: number; retentionDays?: number; rollupRetentionDays?: number; /** false records nothing (for measuring the stage's cost). */ enabled?: boolean };
   /** The billing period closer (default: on, one hour of grace, a look every 15 s); `closer: false` when workers run it. */
   billing?: Partial<BillingCloserConfig>;
+  /** Where the storage face keeps content; without it, storage calls answer 503 provider_unavailable. */
+  storage?: StorageSettings;
+  /** The mail queue's worker (default: on, the default retry schedule); `worker: false` when workers run it. */
+  email?: Partial<EmailQueueConfig>;
 }
 
 /** How long a client refused while the server stops should wait before trying again (s). */
@@ -100,6 +111,10 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   const pool = postgresPool(options.db);
   // Several processes share a PostgreSQL store: each one's live followers also see the others' records.
   const relay = pool && new UsageRelay(options.db, pool, usageFeed);
+  const storage = options.storage && (await setUpStorage(options.db, options.storage, catalogue.platform.tiers));
+  const providers = storage ? { ...options.providers, storage: storage.service } : options.providers;
+  // The mail worker reads attachments from the storage face's content.
+  const mail = options.email?.worker === false ? undefined : mailWorker(options.db, providers, options.email, catalogue.platform.latest);
   const usage = new UsageRecorder(options.db, { flushMs: options.usage?.flushMs ?? 1000, feed: usageFeed, ...(relay ? { relay } : {}) });
   // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
   const observe: AfterAnswer = (call, reply) =>
@@ -107,13 +122,13 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   const runtime: Runtime = {
     catalogue,
     db: options.db,
-    providers: options.providers,
+    providers,
     keys: new KeyCache(options.db, options.keyCacheTtlMs),
     limiter: options.limiter,
     serverVersion: options.serverVersion,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     idempotencyLeaseMarginMs: options.idempotencyLeaseMarginMs ?? 5_000,
-    settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls },
+    settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls, aiModels: options.aiModels ?? { test: TEST_MODELS } },
     commits: new CommitGroup(options.db),
     usageFeed,
     afterAnswer: options.usage?.enabled === false ? [observe] : [observe, usageStage(usage, catalogue)],
@@ -224,6 +239,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   });
 
   registerDashboardRoutes(app);
+  storage?.register(app);
 
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new ApiError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}; the API is POST /do.`)),
@@ -253,10 +269,12 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   }, PURGE_INTERVAL_MS).unref();
   worker?.start();
   closer?.start();
+  storage?.worker.start();
+  mail?.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     runtime.keys.close();
-    await Promise.all([worker?.stop(), closer?.stop()]);
+    await Promise.all([worker?.stop(), closer?.stop(), mail?.stop(), storage?.worker.stop()]);
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
     relay?.close();

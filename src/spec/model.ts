@@ -25,6 +25,14 @@ export interface Tier {
   name: string;
   token: RatePolicy;
   entity: RatePolicy;
+  /** What the tier may keep in the storage face; absent: no quota (objects up to S3's 5 GiB). */
+  storage?: StorageLimits;
+}
+
+/** A tier's storage limits, in bytes: the largest object, and everything an entity keeps in one mode. */
+export interface StorageLimits {
+  objectBytes: number;
+  storedBytes: number;
 }
 
 export interface Scope {

@@ -17,7 +17,7 @@ interface RawPlatform {
   currency?: string;
   units?: Record<string, string>;
   scopes: Record<string, string>;
-  tiers: Record<string, { token: RawPolicy; entity: RawPolicy }>;
+  tiers: Record<string, { token: RawPolicy; entity: RawPolicy; storage?: Tier['storage'] }>;
   versions: ApiVersion[];
   limits: Platform['limits'];
 }
@@ -79,6 +79,7 @@ export function resolvePlatform(source: SourceFile): Platform {
     name,
     token: policy(t.token),
     entity: policy(t.entity),
+    ...(t.storage ? { storage: { objectBytes: t.storage.objectBytes, storedBytes: t.storage.storedBytes } } : {}),
   }));
   return {
     scopes: Object.entries(raw.scopes)

@@ -1,5 +1,6 @@
 /**
- * End users and sessions of the `auth` face, always within one (mode, entity) partition.
+ * End users and sessions of the `auth` face, always within one (mode, entity) partition. A session is open
+ * only while it is neither ended nor expired and its user is enabled.
  */
 import type { AuthSessionTable, AuthUserTable, Db, Mode } from './schema.js';
 
@@ -16,6 +17,43 @@ export async function findUserByEmail(db: Db, p: Partition, email: string): Prom
     .where('entity_id', '=', p.entityId)
     .where('email', '=', email)
     .executeTakeFirst();
+}
+
+export async function findUser(db: Db, p: Partition, id: string): Promise<AuthUserTable | undefined> {
+  return db.selectFrom('auth_users').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).executeTakeFirst();
+}
+
+/** Newest first (ids sort by creation), one more than `limit` to tell whether a page follows. */
+export async function listUsers(
+  db: Db,
+  p: Partition,
+  limit: number,
+  filter: { email?: string; disabled?: boolean; startingAfter?: string },
+): Promise<AuthUserTable[]> {
+  let query = db.selectFrom('auth_users').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId);
+  if (filter.email !== undefined) query = query.where('email', '=', filter.email);
+  if (filter.disabled !== undefined) query = query.where('disabled_at', filter.disabled ? 'is not' : 'is', null);
+  if (filter.startingAfter) query = query.where('id', '<', filter.startingAfter);
+  return query.orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
+/** Sets or clears a user's `disabled_at`; false when the user was already so (or does not exist). */
+export async function setUserDisabled(db: Db, p: Partition, id: string, disabledAt: string | null): Promise<boolean> {
+  const result = await db
+    .updateTable('auth_users')
+    .set({ disabled_at: disabledAt })
+    .where('mode', '=', p.mode)
+    .where('entity_id', '=', p.entityId)
+    .where('id', '=', id)
+    .where('disabled_at', disabledAt === null ? 'is not' : 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Deletes a user (after its sessions: `deleteUserSessions`); false when it does not exist. */
+export async function deleteUser(db: Db, p: Partition, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('auth_users').where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) === 1;
 }
 
 /** Inserts a user; false when the e-mail address is taken in this partition (the unique index decides). */
@@ -60,12 +98,14 @@ export async function findOpenSession(db: Db, p: Partition, tokenHash: string, n
   return db
     .selectFrom('auth_sessions as s')
     .innerJoin('auth_users as u', 'u.id', 's.user_id')
-    .select(['s.id as sessionId', 's.expires_at as expiresAt', 'u.id', 'u.email', 'u.name', 'u.created_at'])
+    .select(['s.id as sessionId', 's.expires_at as expiresAt', 'u.id', 'u.email', 'u.name', 'u.created_at', 'u.disabled_at'])
     .where('s.mode', '=', p.mode)
     .where('s.entity_id', '=', p.entityId)
     .where('s.token_hash', '=', tokenHash)
     .where('s.ended_at', 'is', null)
     .where('s.expires_at', '>', now)
+    // Disabling ends the user's sessions; this also refuses one a login opened while the disable committed.
+    .where('u.disabled_at', 'is', null)
     .executeTakeFirst();
 }
 
@@ -81,4 +121,21 @@ export async function endSession(db: Db, p: Partition, tokenHash: string, now: s
     .where('expires_at', '>', now)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/** Ends every open session of a user at `now`. */
+export async function endUserSessions(db: Db, p: Partition, userId: string, now: string): Promise<void> {
+  await db
+    .updateTable('auth_sessions')
+    .set({ ended_at: now })
+    .where('mode', '=', p.mode)
+    .where('entity_id', '=', p.entityId)
+    .where('user_id', '=', userId)
+    .where('ended_at', 'is', null)
+    .execute();
+}
+
+/** Deletes every session of a user, ended or not. */
+export async function deleteUserSessions(db: Db, p: Partition, userId: string): Promise<void> {
+  await db.deleteFrom('auth_sessions').where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('user_id', '=', userId).execute();
 }

@@ -2,7 +2,7 @@
  * Versioned schema migrations, run on start. Written with Kysely's schema builder so the same
  * migrations serve SQLite and PostgreSQL. Never edit a shipped migration: add the next one.
  */
-import { sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 
 const migrations: Record<string, Migration> = {
   '0001_keys_and_auth': {
@@ -454,6 +454,134 @@ const migrations: Record<string, Migration> = {
         .addColumn('entity_id', 'text', (c) => c.notNull())
         .addColumn('last', 'integer', (c) => c.notNull())
         .addPrimaryKeyConstraint('billing_invoice_numbers_pkey', ['mode', 'entity_id'])
+        .execute();
+    },
+  },
+  '0012_event_log': {
+    // The event log (events.list) reads a partition newest first by stored time, from a cursor; the primary
+    // key and the purge's created_at index serve neither, so each page would scan the partition's events.
+    async up(db: Kysely<unknown>) {
+      await db.schema.createIndex('events_log').on('events').columns(['mode', 'entity_id', 'created_at', 'id']).execute();
+    },
+  },
+  '0013_auth_admin': {
+    // Admins disable users (auth.disableUser), list them per partition newest first, and end or delete a
+    // user's sessions by user.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('auth_users').addColumn('disabled_at', 'text').execute();
+      await db.schema.createIndex('auth_users_list').on('auth_users').columns(['mode', 'entity_id', 'id']).execute();
+      await db.schema.createIndex('auth_sessions_user').on('auth_sessions').column('user_id').execute();
+    },
+  },
+  '0014_storage': {
+    // The storage face: objects by (mode, entity, key) pointing at content stored once per SHA-256 (blobs,
+    // reference-counted), each partition's stored bytes (its quota), and signed uploads not yet received.
+    // Keys list in byte order, S3's: PostgreSQL compares them with the "C" collation, as SQLite does by default.
+    async up(db: Kysely<unknown>) {
+      const keyType = db.getExecutor().adapter instanceof PostgresAdapter ? sql`text collate "C"` : sql`text`;
+      await db.schema
+        .createTable('storage_objects')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('key', keyType, (c) => c.notNull())
+        .addColumn('sha256', 'text', (c) => c.notNull())
+        .addColumn('md5', 'text', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('content_type', 'text', (c) => c.notNull())
+        .addColumn('metadata', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('storage_objects_pkey', ['mode', 'entity_id', 'key'])
+        .execute();
+      await db.schema
+        .createTable('storage_blobs')
+        .addColumn('sha256', 'text', (c) => c.primaryKey())
+        .addColumn('md5', 'text', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('refs', 'integer', (c) => c.notNull())
+        .addColumn('released_at', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('storage_blobs_released').on('storage_blobs').columns(['refs', 'released_at']).execute();
+      await db.schema
+        .createTable('storage_usage')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('bytes', 'bigint', (c) => c.notNull())
+        .addColumn('objects', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('storage_usage_pkey', ['mode', 'entity_id'])
+        .execute();
+      await db.schema
+        .createTable('storage_uploads')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('content_type', 'text', (c) => c.notNull())
+        .addColumn('metadata', 'text', (c) => c.notNull())
+        .addColumn('tier', 'text', (c) => c.notNull())
+        .addColumn('api_version', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('storage_uploads_expiry').on('storage_uploads').column('expires_at').execute();
+    },
+  },
+  '0015_email': {
+    // Messages (the durable send queue of live mode: due rows are leased like webhook deliveries), templates
+    // and suppression lists of the email face.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('email_messages')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('from_address', 'text', (c) => c.notNull())
+        .addColumn('to_addresses', 'text', (c) => c.notNull())
+        .addColumn('cc_addresses', 'text')
+        .addColumn('bcc_addresses', 'text')
+        .addColumn('reply_to', 'text')
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('text_body', 'text')
+        .addColumn('html_body', 'text')
+        .addColumn('headers', 'text')
+        .addColumn('tags', 'text')
+        .addColumn('template', 'text')
+        .addColumn('attachments', 'text')
+        .addColumn('scheduled_at', 'text')
+        .addColumn('next_attempt_at', 'text')
+        .addColumn('leased_until', 'text')
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('last_error', 'text')
+        .addColumn('history', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('email_messages_pkey', ['mode', 'entity_id', 'id'])
+        .execute();
+      await db.schema.createIndex('email_messages_due').on('email_messages').columns(['status', 'next_attempt_at']).execute();
+      await db.schema
+        .createTable('email_templates')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('id', 'text', (c) => c.notNull())
+        .addColumn('name', 'text', (c) => c.notNull())
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('text_body', 'text')
+        .addColumn('html_body', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addColumn('updated_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('email_templates_pkey', ['mode', 'entity_id', 'name'])
+        .execute();
+      await db.schema
+        .createTable('email_suppressions')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('address', 'text', (c) => c.notNull())
+        .addColumn('reason', 'text', (c) => c.notNull())
+        .addColumn('message_id', 'text')
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('email_suppressions_pkey', ['mode', 'entity_id', 'address'])
         .execute();
     },
   },

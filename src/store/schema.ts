@@ -34,6 +34,8 @@ export interface AuthUserTable {
   name: string | null;
   password_hash: string;
   created_at: string;
+  /** When an admin disabled the user; null while it is enabled. */
+  disabled_at: string | null;
 }
 
 export interface AuthSessionTable {
@@ -399,6 +401,118 @@ export interface BillingInvoiceNumberTable {
   last: number;
 }
 
+export type EmailStatus = 'queued' | 'deferred' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'suppressed';
+
+export interface EmailMessageTable {
+  mode: Mode;
+  entity_id: string;
+  /** `em_…` */
+  id: string;
+  status: EmailStatus;
+  from_address: string;
+  /** JSON arrays of mailboxes as given. */
+  to_addresses: string;
+  cc_addresses: string | null;
+  bcc_addresses: string | null;
+  reply_to: string | null;
+  /** As rendered (a template's output, or as given). */
+  subject: string;
+  text_body: string | null;
+  html_body: string | null;
+  /** JSON objects, or null. */
+  headers: string | null;
+  tags: string | null;
+  template: string | null;
+  /** JSON array of `{key, filename, contentType, size, sha256}`, or null. */
+  attachments: string | null;
+  scheduled_at: string | null;
+  /** When the queue may next send it (live mode, while queued or deferred). */
+  next_attempt_at: string | null;
+  leased_until: string | null;
+  attempts: number;
+  last_error: string | null;
+  /** JSON array of `{status, at, detail?}`. */
+  history: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EmailTemplateTable {
+  mode: Mode;
+  entity_id: string;
+  /** `tmpl_…` */
+  id: string;
+  name: string;
+  subject: string;
+  text_body: string | null;
+  html_body: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EmailSuppressionTable {
+  mode: Mode;
+  entity_id: string;
+  /** Lower case. */
+  address: string;
+  reason: 'bounce' | 'complaint';
+  message_id: string | null;
+  created_at: string;
+}
+
+/** A stored object of the storage face: its key in a partition and the content (blob) it holds. */
+export interface StorageObjectTable {
+  mode: Mode;
+  entity_id: string;
+  key: string;
+  /** The blob (`storage_blobs`) holding the content. */
+  sha256: string;
+  md5: string;
+  size: number | string;
+  content_type: string;
+  /** JSON object. */
+  metadata: string;
+  created_at: string;
+}
+
+/** Content stored once, by SHA-256, and how many objects hold it; at zero it is collected after a while. */
+export interface StorageBlobTable {
+  sha256: string;
+  md5: string;
+  size: number | string;
+  refs: number;
+  /** When `refs` last fell to zero; null while referenced. */
+  released_at: string | null;
+  created_at: string;
+}
+
+/** What a partition keeps: the bytes its quota counts, and how many objects. */
+export interface StorageUsageTable {
+  mode: Mode;
+  entity_id: string;
+  bytes: number | string;
+  objects: number;
+}
+
+/** A signed upload not yet received: what the object will be once its bytes arrive. */
+export interface StorageUploadTable {
+  /** `upl_…` */
+  id: string;
+  mode: Mode;
+  entity_id: string;
+  key: string;
+  size: number | string;
+  content_type: string;
+  /** JSON object. */
+  metadata: string;
+  /** The tier of the key that asked for the URL: its quota applies when the bytes arrive. */
+  tier: string;
+  /** The API version of that call, for the event the upload sends. */
+  api_version: string;
+  expires_at: string;
+  created_at: string;
+}
+
 export interface Database {
   api_keys: ApiKeyTable;
   auth_users: AuthUserTable;
@@ -425,6 +539,13 @@ export interface Database {
   billing_subscriptions: BillingSubscriptionTable;
   billing_invoices: BillingInvoiceTable;
   billing_invoice_numbers: BillingInvoiceNumberTable;
+  email_messages: EmailMessageTable;
+  email_templates: EmailTemplateTable;
+  email_suppressions: EmailSuppressionTable;
+  storage_objects: StorageObjectTable;
+  storage_blobs: StorageBlobTable;
+  storage_usage: StorageUsageTable;
+  storage_uploads: StorageUploadTable;
 }
 
 export type Db = Kysely<Database>;

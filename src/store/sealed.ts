@@ -9,7 +9,7 @@
  * `useSecretKeys` is called once at start (`dispatch serve`, `dispatch worker`) with the configured keys. A
  * process that never calls it (tests of one process) seals under a key of its own, made at random.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 
 const PREFIX = 'sealed:v1:';
 
@@ -70,3 +70,13 @@ export function sealedUnderCurrentKey(stored: string): boolean {
 
 export const sealNullable = (value: string | null) => (value === null ? null : seal(value));
 export const unsealNullable = (value: string | null) => (value === null ? null : unseal(value));
+
+/**
+ * HMAC keys for one purpose (such as signed storage URLs), derived from the secret keys with HKDF so that a
+ * signature never reveals a sealing key: the current key's signs; every configured key's verifies, so what
+ * was signed before a rotation still checks out.
+ */
+export function signingKeys(purpose: string): { current: Buffer; all: Buffer[] } {
+  const derive = (key: Key) => Buffer.from(hkdfSync('sha256', key.bytes, Buffer.alloc(0), purpose, 32));
+  return { current: derive(current), all: [...known.values()].map(derive) };
+}

@@ -13,9 +13,12 @@ export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** The JSON body of an event. `webhook-id` is the event id, so every delivery and retry of it shares one. */
-export function eventBody(event: EventTable): string {
-  return JSON.stringify({
+/**
+ * A stored event as the API shows it: what a delivery posts, and what the event log (`events.list`,
+ * `events.get`) answers, so that one type reads both.
+ */
+export function wireEvent(event: EventTable) {
+  return {
     id: event.id,
     type: event.type,
     timestamp: event.created_at,
@@ -24,7 +27,12 @@ export function eventBody(event: EventTable): string {
     entityId: event.entity_id,
     request: { id: event.request_id, idempotencyKey: event.idempotency_key },
     data: JSON.parse(event.data) as unknown,
-  });
+  };
+}
+
+/** The JSON body of an event. `webhook-id` is the event id, so every delivery and retry of it shares one. */
+export function eventBody(event: EventTable): string {
+  return JSON.stringify(wireEvent(event));
 }
 
 /** The `webhook-signature` header for a body sent at `at`. */

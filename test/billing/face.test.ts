@@ -135,7 +135,8 @@ describe.each([
     // looked is finalized by this one's next pass.
     expect(theirs.finalized).toBe(0);
     expect(mine.finalized + (await closer.pass(now)).finalized).toBe(2);
-    const listed = (await ok('listInvoices', { subscription: subscription.id }, as(entity))).items;
+    // Newest period first (ids made in one millisecond need not sort by creation).
+    const listed = (await ok('listInvoices', { subscription: subscription.id }, as(entity))).items.sort((a: any, b: any) => b.periodStart.localeCompare(a.periodStart));
     expect(listed.map((i: any) => i.status).sort()).toEqual(['open', 'open']);
     const [second, first] = listed;
     expect(first).toMatchObject({ number: 'INV-000001', periodStart: subscription.currentPeriodStart, total: 600, amountDue: 600 });

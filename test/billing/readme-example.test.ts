@@ -3,10 +3,8 @@
  * server: a customer, prices, a subscription, some calls and metered usage, the upcoming invoice, an invoice
  * finalized, a declined card, a payment replayed under its key, and a refund.
  */
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runReadmeExample } from '../helpers/readme.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -15,19 +13,10 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-/** The first shell block after the README's "### Billing" heading. */
-function example(): string {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.slice(readme.indexOf('\n### Billing\n'));
-  const start = section.indexOf('```sh\n') + '```sh\n'.length;
-  return section.slice(start, section.indexOf('\n```', start));
-}
 
 it('runs the README billing example as printed', async () => {
-  const script = example().replaceAll('http://127.0.0.1:8787', server.url);
-  const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], { env: { ...process.env, DISPATCH_KEY: server.adminKey } });
-  // One JSON answer per printed line (the assignments print nothing).
-  const [ingested, upcoming, finalized, declined, replayed, refund] = stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const lines = await runReadmeExample('Billing', server);
+  const [ingested, upcoming, finalized, declined, replayed, refund] = lines;
   expect(ingested.data.results).toEqual([{ id: 'run-1', status: 'accepted' }]);
   const [fee, tokens, calls] = upcoming.data.lines;
   expect([fee.amount, tokens.amount, calls.amount]).toEqual([500, 100, 0]);

@@ -11,6 +11,8 @@ import type { Providers } from '../../src/providers/index.js';
 import type { Catalogue } from '../../src/runtime/dispatch-types.js';
 import type { HttpLimits } from '../../src/runtime/http-limits.js';
 import { sandboxProcessor } from '../../src/providers/payments/sandbox.js';
+import { TEST_MODELS, type ModelInfo } from '../../src/providers/model-list.js';
+import { testEmbeddingModel } from '../../src/providers/test-embeddings.js';
 import { testTextModel } from '../../src/providers/test-model.js';
 import type { RateLimiter } from '../../src/runtime/rate-limit/limiter.js';
 import type { WebhookConfig } from '../../src/webhooks/config.js';
@@ -20,8 +22,10 @@ import { buildServer } from '../../src/runtime/server.js';
 import { shippedCatalogue } from '../../src/runtime/shipped.js';
 import { createKey, type NewKey } from '../../src/store/keys.js';
 import { openStore } from '../../src/store/open.js';
-import type { BillingCloserConfig } from '../../src/runtime/config.js';
+import type { BillingCloserConfig, EmailQueueConfig } from '../../src/runtime/config.js';
+import type { MailTransport } from '../../src/email/smtp.js';
 import type { Db } from '../../src/store/schema.js';
+import type { StorageSettings } from '../../src/storage/config.js';
 
 export interface TestServer {
   url: string;
@@ -45,6 +49,10 @@ export interface TestServerOptions {
   /** What the server serves; the shipped catalogue (generated/) by default. */
   catalogue?: Catalogue;
   providers?: Partial<Providers['ai']>;
+  /** The live embedding model (an OpenAI-compatible client pointed at a local server), or another test one. */
+  embeddings?: Partial<Providers['embeddings']>;
+  /** What `ai.models` lists; by default the test model's names in test mode, and nothing (503) in live mode. */
+  aiModels?: { live: readonly ModelInfo[] };
   /** The live payment processor (a Stripe client pointed at a local server), or another sandbox. */
   payments?: Partial<Providers['payments']>;
   keyCacheTtlMs?: number;
@@ -59,8 +67,13 @@ export interface TestServerOptions {
   http?: HttpLimits;
   metricsToken?: string;
   usageFlushMs?: number;
+  /** Where storage keeps content: files in the test's directory, landed uploads looked for every 50 ms, by default. */
+  storage?: Partial<StorageSettings>;
   /** The billing period closer; on with its defaults unless given. */
   billing?: Partial<BillingCloserConfig>;
+  /** Live e-mail (an SMTP transport to a local server), and the mail queue's settings. */
+  mail?: MailTransport;
+  email?: Partial<EmailQueueConfig>;
 }
 
 /** Webhook settings for tests: receivers on 127.0.0.1, retries within a second. */
@@ -79,7 +92,13 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   const limiter = options.limiter ?? new MemoryRateLimiter();
   const app = await buildServer(options.catalogue ?? shippedCatalogue(), {
     db,
-    providers: { ai: { test: testTextModel, ...options.providers }, payments: { test: sandboxProcessor, ...options.payments } },
+    providers: {
+      ai: { test: testTextModel, ...options.providers },
+      embeddings: { test: testEmbeddingModel, ...options.embeddings },
+      payments: { test: sandboxProcessor, ...options.payments },
+      email: options.mail ? { live: options.mail } : {},
+    },
+    aiModels: { test: TEST_MODELS, ...options.aiModels },
     limiter,
     keyCacheTtlMs: options.keyCacheTtlMs ?? 2000,
     serverVersion: '0.0.0-test',
@@ -91,6 +110,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
     ...(options.billing ? { billing: options.billing } : {}),
+    storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
+    ...(options.email ? { email: options.email } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -53,7 +53,8 @@ it('closes each ended period once, across processes, and finalizes each invoice 
   });
   const subscription = await call(b, 'billing', 'subscribe', { customer, prices: [tokens.id], interval: 'day', backdateStartDate: new Date(start).toISOString() });
 
-  const invoices = async () => (await call(a, 'billing', 'listInvoices', { subscription: subscription.id })).items as any[];
+  // Newest period first (ids made in one millisecond need not sort by creation).
+  const invoices = async () => ((await call(a, 'billing', 'listInvoices', { subscription: subscription.id })).items as any[]).sort((x, y) => y.periodStart.localeCompare(x.periodStart));
   await expect.poll(async () => (await invoices()).map((i) => i.status), { timeout: 20_000, interval: 100 }).toEqual(['open', 'paid', 'open']);
   const [third, second, first] = await invoices();
   expect([first.number, second.number, third.number]).toEqual(['INV-000001', 'INV-000002', 'INV-000003']);

@@ -68,7 +68,7 @@ describe.each([
     const users = [free, held].map((address) => ({ email: address, password: 'correct horse' }));
     await server.db.connection().execute(async (session) => {
       await sql`begin`.execute(session);
-      await session.insertInto('auth_users').values({ id: `usr_${n}`, mode: 'test', entity_id: 'acme', email: held, name: null, password_hash: 'x', created_at: new Date().toISOString() }).execute();
+      await session.insertInto('auth_users').values({ id: `usr_${n}`, mode: 'test', entity_id: 'acme', email: held, name: null, password_hash: 'x', created_at: new Date().toISOString(), disabled_at: null }).execute();
       const reply = await server.post(batch('bestEffort', [{ face: 'auth', action: 'import', payload: { users } }, signup(after)], { timeout: 1500 }));
       expect(reply.body.data.results.map((r: { status: number }) => r.status)).toEqual([504, 504]);
       await sql`rollback`.execute(session);

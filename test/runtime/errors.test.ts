@@ -69,7 +69,7 @@ const cases: Case[] = [
   { name: 'conflicting versions', body: { ...generateCall(), options: { version: '2026-01-01' } }, headers: () => ({ 'x-api-version': '2026-09-01' }), status: 400, type: 'invalid_request_error', code: 'api_version_conflict' },
   { name: 'unknown face', body: { face: 'nope', action: 'x', payload: {} }, status: 404, type: 'not_found_error', code: 'face_not_found', param: '/face' },
   { name: 'face named like an Object property', body: { face: 'constructor', action: 'x', payload: {} }, status: 404, type: 'not_found_error', code: 'face_not_found' },
-  { name: 'unknown action', body: { face: 'ai', action: 'nope', payload: {} }, status: 404, type: 'not_found_error', code: 'action_not_found', param: '/action', details: { available: ['generate'] } },
+  { name: 'unknown action', body: { face: 'ai', action: 'nope', payload: {} }, status: 404, type: 'not_found_error', code: 'action_not_found', param: '/action', details: { available: ['embed', 'generate', 'models'] } },
   { name: 'stream from an action that does not stream', body: { face: 'auth', action: 'session', payload: { token: 'x' }, options: { stream: true } }, status: 400, type: 'invalid_request_error', code: 'stream_not_supported' },
   { name: 'missing scope', body: generateCall(), headers: (s) => keyHeader(s, { scopes: ['auth:*'] }), status: 403, type: 'permission_error', code: 'insufficient_scope', details: { requiredScope: 'ai:generate' } },
   { name: 'payload invalid', body: { face: 'ai', action: 'generate', payload: { model: '', extra: 1 } }, status: 400, type: 'invalid_request_error', code: 'payload_invalid' },

@@ -2,14 +2,292 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const ai_generate_2026_01_01 = validate21;
-const schema32 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."}}};
+export const ai_embed_2026_09_01 = validate21;
+const schema32 = {"type":"object","required":["model","input"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"input":{"description":"The text to embed, or a list of up to 256 texts; each text has 1 to 32000 characters.","oneOf":[{"$ref":"#/$defs/EmbeddingText"},{"type":"array","minItems":1,"maxItems":256,"items":{"$ref":"#/$defs/EmbeddingText"}}]},"dimensions":{"type":"integer","minimum":1,"maximum":4096,"description":"The length of each vector; without it the model's own."}},"$defs":{"EmbeddingText":{"type":"string","minLength":1,"maxLength":32000,"description":"A text to embed."}}};
+const schema33 = {"type":"string","minLength":1,"maxLength":32000,"description":"A text to embed."};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate21.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.model === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.input === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input"},message:"must have required property '"+"input"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "model") || (key0 === "input")) || (key0 === "dimensions"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+let data0 = data.model;
+if(typeof data0 === "string"){
+if(func1(data0) > 200){
+const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(func1(data0) < 1){
+const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.input !== undefined){
+let data1 = data.input;
+const _errs5 = errors;
+let valid1 = false;
+let passing0 = null;
+const _errs6 = errors;
+if(typeof data1 === "string"){
+if(func1(data1) > 32000){
+const err6 = {instancePath:instancePath+"/input",schemaPath:"#/$defs/EmbeddingText/maxLength",keyword:"maxLength",params:{limit: 32000},message:"must NOT have more than 32000 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(func1(data1) < 1){
+const err7 = {instancePath:instancePath+"/input",schemaPath:"#/$defs/EmbeddingText/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/input",schemaPath:"#/$defs/EmbeddingText/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+if(_valid0){
+valid1 = true;
+passing0 = 0;
+}
+const _errs9 = errors;
+if(Array.isArray(data1)){
+if(data1.length > 256){
+const err9 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 256},message:"must NOT have more than 256 items"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data1.length < 1){
+const err10 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 === "string"){
+if(func1(data2) > 32000){
+const err11 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/EmbeddingText/maxLength",keyword:"maxLength",params:{limit: 32000},message:"must NOT have more than 32000 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(func1(data2) < 1){
+const err12 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/EmbeddingText/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/EmbeddingText/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+var _valid0 = _errs9 === errors;
+if(_valid0 && valid1){
+valid1 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid1 = true;
+passing0 = 1;
+}
+}
+if(!valid1){
+const err15 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.dimensions !== undefined){
+let data3 = data.dimensions;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err16 = {instancePath:instancePath+"/dimensions",schemaPath:"#/properties/dimensions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 4096 || isNaN(data3)){
+const err17 = {instancePath:instancePath+"/dimensions",schemaPath:"#/properties/dimensions/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4096},message:"must be <= 4096"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data3 < 1 || isNaN(data3)){
+const err18 = {instancePath:instancePath+"/dimensions",schemaPath:"#/properties/dimensions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const ai_generate_2026_01_01 = validate23;
+const schema36 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."}}};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -225,18 +503,18 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ai_generate_2026_09_01 = validate22;
-const schema33 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"sampling":{"type":"object","additionalProperties":false,"description":"Sampling settings.","properties":{"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."},"topP":{"type":"number","exclusiveMinimum":0,"maximum":1,"description":"Nucleus sampling mass."}}}}};
+export const ai_generate_2026_09_01 = validate24;
+const schema37 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"sampling":{"type":"object","additionalProperties":false,"description":"Sampling settings.","properties":{"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."},"topP":{"type":"number","exclusiveMinimum":0,"maximum":1,"description":"Nucleus sampling mass."}}}}};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -514,10 +792,50 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const ai_models_2026_09_01 = validate26;
+const schema39 = {"type":"object","additionalProperties":false,"properties":{}};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const event_ai_generate_completed = validate20;
 const schema31 = {"type":"object","required":["model","tokens","streamed"],"additionalProperties":false,"properties":{"model":{"type":"string","description":"The model that answered."},"tokens":{"type":"object","required":["input","output"],"additionalProperties":false,"description":"Tokens read and written by the call.","properties":{"input":{"type":"integer","minimum":0,"description":"Tokens in the prompt and input."},"output":{"type":"integer","minimum":0,"description":"Tokens generated."}}},"streamed":{"type":"boolean","description":"True when the answer was streamed."}}};

@@ -2,15 +2,250 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const auth_import_2026_01_01 = validate23;
-const schema36 = {"type":"object","required":["users"],"additionalProperties":false,"properties":{"users":{"type":"array","minItems":1,"maxItems":1000,"description":"The users to create, at most 1000.","items":{"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}}}}};
+export const auth_deleteUser_2026_09_01 = validate42;
+const schema50 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema51 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+const pattern4 = new RegExp("^usr_[0-9A-Za-z]+$", "u");
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const auth_disableUser_2026_09_01 = validate44;
+const schema54 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema55 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate44.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const auth_enableUser_2026_09_01 = validate50;
+const schema60 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema61 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate50.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "id")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate50.errors = vErrors;
+return errors === 0;
+}
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const auth_import_2026_01_01 = validate56;
+const schema66 = {"type":"object","required":["users"],"additionalProperties":false,"properties":{"users":{"type":"array","minItems":1,"maxItems":1000,"description":"The users to create, at most 1000.","items":{"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}}}}};
 const formats0 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -239,18 +474,169 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_login_2026_01_01 = validate25;
-const schema39 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"E-mail address."},"password":{"type":"string","maxLength":256,"description":"Password."},"ttlSeconds":{"type":"integer","minimum":60,"maximum":2592000,"default":86400,"description":"Session lifetime in seconds."}}};
+export const auth_listUsers_2026_09_01 = validate60;
+const schema70 = {"type":"object","additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"Only the user with this e-mail address (compared case-insensitively)."},"disabled":{"type":"boolean","description":"Only disabled users (true), or only enabled ones (false)."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema71 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate60.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.limit === undefined){
+data.limit = 20;
+}
+for(const key0 in data){
+if(!((((key0 === "email") || (key0 === "disabled")) || (key0 === "limit")) || (key0 === "startingAfter"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.email !== undefined){
+let data0 = data.email;
+if(typeof data0 === "string"){
+if(func1(data0) > 254){
+const err1 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!(formats0.test(data0))){
+const err2 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.disabled !== undefined){
+if(typeof data.disabled !== "boolean"){
+const err4 = {instancePath:instancePath+"/disabled",schemaPath:"#/properties/disabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+let data2 = data.limit;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err5 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 100 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.startingAfter !== undefined){
+let data3 = data.startingAfter;
+if(typeof data3 === "string"){
+if(!pattern4.test(data3)){
+const err8 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate60.errors = vErrors;
+return errors === 0;
+}
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const auth_login_2026_01_01 = validate64;
+const schema75 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"E-mail address."},"password":{"type":"string","maxLength":256,"description":"Password."},"ttlSeconds":{"type":"integer","minimum":60,"maximum":2592000,"default":86400,"description":"Session lifetime in seconds."}}};
+
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -387,18 +773,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_logout_2026_01_01 = validate27;
-const schema42 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
+export const auth_logout_2026_01_01 = validate68;
+const schema79 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -464,18 +850,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_session_2026_01_01 = validate29;
-const schema44 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
+export const auth_session_2026_01_01 = validate70;
+const schema81 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -541,18 +927,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_signup_2026_01_01 = validate31;
-const schema47 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}};
+export const auth_signup_2026_01_01 = validate74;
+const schema85 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -708,10 +1094,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const event_auth_import_succeeded = validate20;
 const schema31 = {"type":"object","required":["count","userIds"],"additionalProperties":false,"properties":{"count":{"type":"integer","minimum":1,"description":"How many users were imported."},"userIds":{"type":"array","items":{"type":"string"},"description":"Their ids, in the order of the import."}}};
@@ -829,10 +1215,192 @@ return errors === 0;
 validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const event_auth_login_succeeded = validate21;
-const schema32 = {"type":"object","required":["user","expiresAt"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"},"expiresAt":{"type":"string","format":"date-time","description":"When the session ends."}},"$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^usr_","description":"User id."},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."}}}}};
-const schema33 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^usr_","description":"User id."},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."}}};
-const pattern4 = new RegExp("^usr_", "u");
+const schema32 = {"type":"object","required":["user","expiresAt"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"},"expiresAt":{"type":"string","format":"date-time","description":"When the session ends."}},"$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema33 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
+const schema34 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
 const formats2 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.email === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "email")) || (key0 === "name")) || (key0 === "createdAt")) || (key0 === "disabledAt"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.email !== undefined){
+let data1 = data.email;
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data3 = data.createdAt;
+if(typeof data3 === "string"){
+if(!(formats2.validate(data3))){
+const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.disabledAt !== undefined){
+let data4 = data.disabledAt;
+if(typeof data4 === "string"){
+if(!(formats2.validate(data4))){
+const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -878,10 +1446,16 @@ errors++;
 }
 }
 if(data.user !== undefined){
-let data0 = data.user;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.id === undefined){
-const err3 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(!(validate22(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
+if(data.expiresAt !== undefined){
+let data1 = data.expiresAt;
+if(typeof data1 === "string"){
+if(!(formats2.validate(data1))){
+const err3 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -890,8 +1464,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0.email === undefined){
-const err4 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+}
+else {
+const err4 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -900,8 +1475,10 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data0.createdAt === undefined){
-const err5 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -910,9 +1487,99 @@ vErrors.push(err5);
 }
 errors++;
 }
-for(const key1 in data0){
-if(!((((key1 === "id") || (key1 === "email")) || (key1 === "name")) || (key1 === "createdAt"))){
-const err6 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+validate21.errors = vErrors;
+return errors === 0;
+}
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_auth_signup_succeeded = validate24;
+const schema35 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}},"$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema36 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
+const schema37 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.email === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "email")) || (key0 === "name")) || (key0 === "createdAt")) || (key0 === "disabledAt"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.email !== undefined){
+let data1 = data.email;
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -922,11 +1589,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data0.id !== undefined){
-let data1 = data0.id;
-if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-const err7 = {instancePath:instancePath+"/user/id",schemaPath:"#/$defs/User/properties/id/pattern",keyword:"pattern",params:{pattern: "^usr_"},message:"must match pattern \""+"^usr_"+"\""};
+else {
+const err7 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -936,8 +1600,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-else {
-const err8 = {instancePath:instancePath+"/user/id",schemaPath:"#/$defs/User/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -947,11 +1612,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.email !== undefined){
-let data2 = data0.email;
-if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
-const err9 = {instancePath:instancePath+"/user/email",schemaPath:"#/$defs/User/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(data.createdAt !== undefined){
+let data3 = data.createdAt;
+if(typeof data3 === "string"){
+if(!(formats2.validate(data3))){
+const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -962,7 +1627,7 @@ errors++;
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/user/email",schemaPath:"#/$defs/User/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err10 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -972,9 +1637,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data0.name !== undefined){
-if(typeof data0.name !== "string"){
-const err11 = {instancePath:instancePath+"/user/name",schemaPath:"#/$defs/User/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.disabledAt !== undefined){
+let data4 = data.disabledAt;
+if(typeof data4 === "string"){
+if(!(formats2.validate(data4))){
+const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -984,11 +1651,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data0.createdAt !== undefined){
-let data4 = data0.createdAt;
-if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
-const err12 = {instancePath:instancePath+"/user/createdAt",schemaPath:"#/$defs/User/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err12 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -998,8 +1662,9 @@ vErrors.push(err12);
 errors++;
 }
 }
+}
 else {
-const err13 = {instancePath:instancePath+"/user/createdAt",schemaPath:"#/$defs/User/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1008,68 +1673,16 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.expiresAt !== undefined){
-let data5 = data.expiresAt;
-if(typeof data5 === "string"){
-if(!(formats2.validate(data5))){
-const err15 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-validate21.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_auth_signup_succeeded = validate22;
-const schema34 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}},"$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^usr_","description":"User id."},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."}}}}};
-const schema35 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^usr_","description":"User id."},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."}}};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1100,10 +1713,14 @@ errors++;
 }
 }
 if(data.user !== undefined){
-let data0 = data.user;
-if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
-if(data0.id === undefined){
-const err2 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(!(validate25(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -1112,8 +1729,61 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data0.email === undefined){
-const err3 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+validate24.errors = vErrors;
+return errors === 0;
+}
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_auth_user_deleted = validate27;
+const schema38 = {"$ref":"#/$defs/UserChange","$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserChange":{"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema39 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}};
+const schema40 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
+const schema41 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate29.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.email === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "email")) || (key0 === "name")) || (key0 === "createdAt")) || (key0 === "disabledAt"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1122,8 +1792,12 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data0.createdAt === undefined){
-const err4 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1132,9 +1806,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-for(const key1 in data0){
-if(!((((key1 === "id") || (key1 === "email")) || (key1 === "name")) || (key1 === "createdAt"))){
-const err5 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+else {
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1144,11 +1818,11 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data0.id !== undefined){
-let data1 = data0.id;
+if(data.email !== undefined){
+let data1 = data.email;
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
-const err6 = {instancePath:instancePath+"/user/id",schemaPath:"#/$defs/User/properties/id/pattern",keyword:"pattern",params:{pattern: "^usr_"},message:"must match pattern \""+"^usr_"+"\""};
+if(!(formats0.test(data1))){
+const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1159,7 +1833,7 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath:instancePath+"/user/id",schemaPath:"#/$defs/User/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1169,11 +1843,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.email !== undefined){
-let data2 = data0.email;
-if(typeof data2 === "string"){
-if(!(formats0.test(data2))){
-const err8 = {instancePath:instancePath+"/user/email",schemaPath:"#/$defs/User/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1183,8 +1855,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-else {
-const err9 = {instancePath:instancePath+"/user/email",schemaPath:"#/$defs/User/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.createdAt !== undefined){
+let data3 = data.createdAt;
+if(typeof data3 === "string"){
+if(!(formats2.validate(data3))){
+const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1194,9 +1869,8 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.name !== undefined){
-if(typeof data0.name !== "string"){
-const err10 = {instancePath:instancePath+"/user/name",schemaPath:"#/$defs/User/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err10 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1206,11 +1880,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data0.createdAt !== undefined){
-let data4 = data0.createdAt;
+if(data.disabledAt !== undefined){
+let data4 = data.disabledAt;
 if(typeof data4 === "string"){
 if(!(formats2.validate(data4))){
-const err11 = {instancePath:instancePath+"/user/createdAt",schemaPath:"#/$defs/User/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1221,7 +1895,7 @@ errors++;
 }
 }
 else {
-const err12 = {instancePath:instancePath+"/user/createdAt",schemaPath:"#/$defs/User/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1233,7 +1907,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/user",schemaPath:"#/$defs/User/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1242,19 +1916,609 @@ vErrors.push(err13);
 }
 errors++;
 }
+validate29.errors = vErrors;
+return errors === 0;
 }
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate28.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
 }
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.user === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err0];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err0);
 }
 errors++;
 }
-validate22.errors = vErrors;
+for(const key0 in data){
+if(!(key0 === "user")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+if(!(validate29(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate28(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_auth_user_disabled = validate32;
+const schema42 = {"$ref":"#/$defs/UserChange","$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserChange":{"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema43 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}};
+const schema44 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
+const schema45 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.email === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "email")) || (key0 === "name")) || (key0 === "createdAt")) || (key0 === "disabledAt"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.email !== undefined){
+let data1 = data.email;
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data3 = data.createdAt;
+if(typeof data3 === "string"){
+if(!(formats2.validate(data3))){
+const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.disabledAt !== undefined){
+let data4 = data.disabledAt;
+if(typeof data4 === "string"){
+if(!(formats2.validate(data4))){
+const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.user === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "user")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+if(!(validate34(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate32.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_auth_user_enabled = validate37;
+const schema46 = {"$ref":"#/$defs/UserChange","$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserChange":{"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema47 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}};
+const schema48 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
+const schema49 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate39.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.email === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "email")) || (key0 === "name")) || (key0 === "createdAt")) || (key0 === "disabledAt"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.email !== undefined){
+let data1 = data.email;
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data3 = data.createdAt;
+if(typeof data3 === "string"){
+if(!(formats2.validate(data3))){
+const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.disabledAt !== undefined){
+let data4 = data.disabledAt;
+if(typeof data4 === "string"){
+if(!(formats2.validate(data4))){
+const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate39.errors = vErrors;
+return errors === 0;
+}
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate38.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.user === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "user")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+if(!(validate39(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate37.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate38(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+validate37.errors = vErrors;
+return errors === 0;
+}
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

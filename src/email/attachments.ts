@@ -1,0 +1,28 @@
+/**
+ * A queued message's attachments outlive the storage objects they came from: the message holds each one's
+ * content (a reference on its blob, as an object does) from when it is queued until it leaves the queue,
+ * sent or bounced, so that deleting the object meanwhile cannot make the blob collectable. Their bytes are
+ * read when the message is sent.
+ */
+import type { StorageService } from '../storage/service.js';
+import { holdBlob, releaseBlob } from '../store/storage.js';
+import type { Db, EmailMessageTable } from '../store/schema.js';
+import type { KeptAttachment } from './compose.js';
+
+const keptOf = (row: EmailMessageTable) => (row.attachments !== null ? (JSON.parse(row.attachments) as KeptAttachment[]) : []);
+
+export async function holdAttachments(db: Db, row: EmailMessageTable): Promise<void> {
+  for (const a of keptOf(row)) await holdBlob(db, { sha256: a.sha256, md5: a.md5, size: a.size });
+}
+
+export async function releaseAttachments(db: Db, row: EmailMessageTable): Promise<void> {
+  for (const a of keptOf(row)) await releaseBlob(db, a.sha256);
+}
+
+/** The attachments with their bytes, for sending. */
+export async function attachmentContents(storage: StorageService | undefined, row: EmailMessageTable): Promise<{ filename: string; contentType: string; content: Buffer }[]> {
+  const kept = keptOf(row);
+  if (kept.length === 0) return [];
+  if (!storage) throw new Error('A message with attachments, but no storage on this server to read them from.');
+  return Promise.all(kept.map(async (a) => ({ filename: a.filename, contentType: a.contentType, content: await storage.blobs.read(a.sha256) })));
+}

@@ -1,0 +1,159 @@
+/**
+ * The mail worker: leases messages that are due (queued or deferred, their time come), sends each and
+ * settles it under its lease, in one transaction with its events. Live messages go over SMTP; test
+ * messages scheduled for later are captured when their time comes, as unscheduled ones are at once. A
+ * deferral is tried again on the retry schedule (offsets from the first attempt) and bounces after the
+ * last. It runs in every server and in `dispatch worker`; several share one PostgreSQL queue. A worker that
+ * dies mid-send leaves its lease to lapse and another sends again, under the same Message-ID.
+ */
+import type { Providers } from '../providers/index.js';
+import type { StorageService } from '../storage/service.js';
+import { DEFAULT_EMAIL_RETRY_SCHEDULE, type EmailQueueConfig } from '../runtime/config.js';
+import type { Partition } from '../store/auth.js';
+import { parseSchedule } from '../webhooks/config.js';
+import { getMessage, leaseDueMessages } from '../store/email.js';
+import { writeEvents, type EmittedEvent } from '../store/events.js';
+import { storeKind } from '../store/open.js';
+import type { Db, EmailMessageTable } from '../store/schema.js';
+import { newId } from '../store/secrets.js';
+import { capturedMoves } from './outcomes.js';
+import { onMailQueued } from './signal.js';
+import { Poller } from '../runtime/poller.js';
+import type { MailTransport, SentOrNot } from './smtp.js';
+import { outgoing, recipientsOf } from './outgoing.js';
+import { advance, type Move } from './status.js';
+
+export interface MailWorkerOptions {
+  /** Retries after the first attempt, in ms from it; one attempt more is made than this lists. */
+  retryOffsetsMs: number[];
+  concurrency: number;
+  pollMs: number;
+  /** The API version of the events it writes. */
+  apiVersion: string;
+  /** Live sending; without it live messages wait (and live sends are refused 503 at the call). */
+  transport?: MailTransport;
+  /** Where attachments' content is read from. */
+  storage?: StorageService;
+  /** How long a lease lasts; by default longer than the stages of one SMTP transaction can take together. */
+  leaseMs?: number;
+}
+
+/** A worker with the settings given over the defaults, sending live mail through the providers' transport. */
+export function mailWorker(db: Db, providers: Providers, settings: Partial<EmailQueueConfig> = {}, apiVersion: string): MailWorker {
+  const transport = providers.email?.live;
+  const storage = providers.storage;
+  return new MailWorker(db, {
+    ...(storage ? { storage } : {}),
+    retryOffsetsMs: settings.retryOffsetsMs ?? parseSchedule(DEFAULT_EMAIL_RETRY_SCHEDULE),
+    pollMs: settings.pollMs ?? 1000,
+    concurrency: settings.concurrency ?? 4,
+    apiVersion,
+    ...(transport ? { transport } : {}),
+  });
+}
+
+export class MailWorker {
+  readonly #db: Db;
+  readonly #options: MailWorkerOptions;
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #poller: Poller;
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(db: Db, options: MailWorkerOptions) {
+    this.#db = db;
+    this.#options = options;
+    this.#poller = new Poller('mail worker', options.pollMs, () => this.#lease());
+  }
+
+  start(): void {
+    this.#unsubscribe = onMailQueued(() => this.#poller.wake());
+    this.#poller.start();
+  }
+
+  /** Stops leasing and waits for the sends under way; what is still queued stays queued for the next start. */
+  async stop(): Promise<void> {
+    this.#unsubscribe?.();
+    await this.#poller.stop();
+    await Promise.allSettled([...this.#inFlight]);
+    this.#options.transport?.close();
+  }
+
+  /**
+   * A lease outlasts a send (connect, greeting, envelope and data may each take the transport's time-out) with
+   * room to settle it; the shorter it is, the sooner a message whose worker died goes to another.
+   */
+  #leaseMs(): number {
+    return this.#options.leaseMs ?? 4 * (this.#options.transport?.timeoutMs ?? 30_000) + 5000;
+  }
+
+  /** Leases what is due, as much as there is room for, and sends it. */
+  async #lease(): Promise<void> {
+    let free = this.#options.concurrency - this.#inFlight.size;
+    while (this.#poller.running && free > 0) {
+      const now = Date.now();
+      const leased = await leaseDueMessages(this.#db, {
+        now: new Date(now).toISOString(),
+        leaseUntil: new Date(now + this.#leaseMs()).toISOString(),
+        limit: free,
+        modes: this.#options.transport ? ['test', 'live'] : ['test'],
+        skipLocked: storeKind(this.#db) === 'postgres',
+      });
+      // Stopped meanwhile: the leases lapse and another worker sends them; nothing is half sent.
+      if (!this.#poller.running) break;
+      for (const row of leased) this.#track(this.#send(row));
+      if (leased.length < free) break;
+      free = this.#options.concurrency - this.#inFlight.size;
+    }
+  }
+
+  #track(work: Promise<void>): void {
+    const done = work
+      .catch((error: unknown) => console.error('mail worker: a send failed unexpectedly:', (error as Error).message))
+      .finally(() => {
+        this.#inFlight.delete(done);
+        // A freed slot may take the next due message at once.
+        this.#poller.wake();
+      });
+    this.#inFlight.add(done);
+  }
+
+  async #send(row: EmailMessageTable): Promise<void> {
+    const attempts = Number(row.attempts) + 1;
+    const done = { attempts, leased_until: null, next_attempt_at: null };
+    let moves: Move[];
+    if (row.mode === 'test') {
+      moves = capturedMoves(recipientsOf(row)).map((move, i) => (i === 0 ? { ...move, changes: done } : move));
+    } else {
+      const outcome: SentOrNot = await this.#options.transport!.send(await outgoing(row, this.#options.storage));
+      moves = outcome.kind === 'retry' ? [this.#retry(row, attempts, outcome.detail)] : [{ ...outcome.move, changes: { ...done, last_error: outcome.kind === 'bounced' ? (outcome.move.detail ?? null) : null } }];
+    }
+    await this.#settle(row, moves);
+  }
+
+  /** A deferral: the next attempt on the schedule, or a bounce when the schedule is spent. */
+  #retry(row: EmailMessageTable, attempts: number, detail: string): Move {
+    const offset = this.#options.retryOffsetsMs[attempts - 1];
+    if (offset === undefined) {
+      return { status: 'bounced', detail: `Gave up after ${attempts} attempts: ${detail}`, changes: { attempts, leased_until: null, next_attempt_at: null, last_error: detail } };
+    }
+    const first = Date.parse(row.scheduled_at ?? row.created_at);
+    const next = new Date(Math.max(first + offset, Date.now())).toISOString();
+    return { status: 'deferred', detail, changes: { attempts, leased_until: null, next_attempt_at: next, last_error: detail } };
+  }
+
+  /** The moves under the message's lease, with their events, in one transaction; nothing if the lease was lost. */
+  async #settle(row: EmailMessageTable, moves: Move[]): Promise<void> {
+    const p: Partition = { mode: row.mode, entityId: row.entity_id };
+    await this.#db.transaction().execute(async (trx) => {
+      const events: EmittedEvent[] = [];
+      const emit = (type: string, data: unknown) => events.push({ id: newId('evt'), type, data });
+      let current = row;
+      for (const [i, move] of moves.entries()) {
+        // Only the first move is under the lease: it ends it (leased_until: null) for the ones after.
+        if (!(await advance(trx, current, move, emit, i === 0 ? row.leased_until! : undefined))) return;
+        current = (await getMessage(trx, p, row.id))!;
+      }
+      if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion, requestId: newId('req') }, events);
+    });
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The event log: the stored events of one (mode, entity), newest first by the time they were stored (events
+ * of the same moment by id), filtered by type patterns and a time range. Ids name the moment an event was
+ * emitted, which can come well before its call commits, so the order is the stored time, not the id: a page
+ * read while calls commit never skips an event that lands among the pages already read. The index
+ * `events_log` (mode, entity_id, created_at, id) serves every page.
+ */
+import { sql, type ExpressionBuilder } from 'kysely';
+import type { Partition } from './auth.js';
+import type { Database, Db, EventTable } from './schema.js';
+
+export interface EventLogQuery {
+  /** Patterns as webhook endpoints take them: `*`, `<face>.*`, exact types. None: every type. */
+  types?: readonly string[];
+  /** ISO times (`toISOString` form): at or after `from`, before `to`. */
+  from?: string;
+  to?: string;
+  /** The event the previous page ended with. */
+  after?: Pick<EventTable, 'id' | 'created_at'>;
+  limit: number;
+}
+
+/** One more than `limit` events, so the caller can tell whether another page follows. */
+export async function listEvents(db: Db, p: Partition, query: EventLogQuery): Promise<EventTable[]> {
+  let select = db.selectFrom('events').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId);
+  const types = query.types;
+  if (types && !types.includes('*')) select = select.where((eb) => typeCondition(eb, types));
+  if (query.from !== undefined) select = select.where('created_at', '>=', query.from);
+  if (query.to !== undefined) select = select.where('created_at', '<', query.to);
+  const after = query.after;
+  if (after) select = select.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
+  return select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1).execute();
+}
+
+/**
+ * The types the patterns cover, as `matchesEventPattern` reads them: `<face>.*` is the prefix `<face>.`,
+ * compared exactly (LIKE would ignore case on SQLite).
+ */
+function typeCondition(eb: ExpressionBuilder<Database, 'events'>, patterns: readonly string[]) {
+  const exact = patterns.filter((p) => !p.endsWith('.*'));
+  const prefixes = patterns.filter((p) => p.endsWith('.*')).map((p) => p.slice(0, -1));
+  return eb.or([
+    ...(exact.length > 0 ? [eb('type', 'in', exact)] : []),
+    ...prefixes.map((prefix) => eb(sql<string>`substr(type, 1, ${sql.lit(prefix.length)})`, '=', prefix)),
+  ]);
+}

@@ -1,0 +1,112 @@
+/**
+ * The tables of the storage face: objects by (mode, entity, key), blobs (content by SHA-256 with the number
+ * of objects holding it), each partition's stored bytes, and signed uploads not yet received. Every change
+ * runs in its caller's transaction; the blob and usage rows are updated with single statements that lock
+ * them until it commits, which is what keeps reference counts and quotas exact under concurrent calls.
+ */
+import { sql } from 'kysely';
+import type { Partition } from './auth.js';
+import { storeKind } from './open.js';
+import type { Db, StorageObjectTable, StorageUploadTable } from './schema.js';
+
+const inPartition = (p: Partition) => ({ mode: p.mode, entity_id: p.entityId });
+
+export function getObject(db: Db, p: Partition, key: string): Promise<StorageObjectTable | undefined> {
+  return db.selectFrom('storage_objects').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('key', '=', key).executeTakeFirst();
+}
+
+/** Deletes the object under a key and answers it, or undefined when there was none. */
+export function deleteObject(db: Db, p: Partition, key: string): Promise<StorageObjectTable | undefined> {
+  return db.deleteFrom('storage_objects').where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('key', '=', key).returningAll().executeTakeFirst();
+}
+
+export async function insertObject(db: Db, row: StorageObjectTable): Promise<void> {
+  await db.insertInto('storage_objects').values(row).execute();
+}
+
+/**
+ * Keys in byte order after `cursor`, under `prefix`, one more than `limit` to tell whether a page follows.
+ * Every key under a prefix P sorts before P followed by U+10FFFF, which keys may not hold: the range is
+ * read from the primary key's index alone.
+ */
+export function listObjects(db: Db, p: Partition, options: { prefix?: string; cursor?: string; limit: number }): Promise<StorageObjectTable[]> {
+  const prefix = options.prefix ?? '';
+  const from = options.cursor !== undefined && options.cursor >= prefix ? options.cursor : undefined;
+  let query = db.selectFrom('storage_objects').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId);
+  if (from !== undefined) query = query.where('key', '>', from);
+  else if (prefix !== '') query = query.where('key', '>=', prefix);
+  if (prefix !== '') query = query.where('key', '<', `${prefix}\u{10FFFF}`);
+  return query.orderBy('key').limit(options.limit + 1).execute();
+}
+
+/** One more object holds a blob: inserted at one reference, or taken back from the collector. */
+export async function holdBlob(db: Db, blob: { sha256: string; md5: string; size: number }): Promise<void> {
+  await db
+    .insertInto('storage_blobs')
+    .values({ sha256: blob.sha256, md5: blob.md5, size: blob.size, refs: 1, released_at: null, created_at: new Date().toISOString() })
+    .onConflict((c) => c.column('sha256').doUpdateSet({ refs: sql`storage_blobs.refs + 1`, released_at: null }))
+    .execute();
+}
+
+/** One object fewer holds a blob; at none it is released, and collected after the grace period. */
+export async function releaseBlob(db: Db, sha256: string): Promise<void> {
+  await db
+    .updateTable('storage_blobs')
+    .set({ refs: sql`refs - 1`, released_at: sql`case when refs = 1 then ${new Date().toISOString()} else released_at end` })
+    .where('sha256', '=', sha256)
+    .execute();
+}
+
+/**
+ * Blobs no object has held since before `releasedBefore`, locked until the caller's transaction ends
+ * (PostgreSQL skips those a call is taking back meanwhile; SQLite runs one writer at a time).
+ */
+export function releasedBlobs(db: Db, releasedBefore: string, limit: number): Promise<{ sha256: string }[]> {
+  return db
+    .selectFrom('storage_blobs')
+    .select('sha256')
+    .where('refs', '=', 0)
+    .where('released_at', '<', releasedBefore)
+    .limit(limit)
+    .$if(storeKind(db) === 'postgres', (q) => q.forUpdate().skipLocked())
+    .execute();
+}
+
+export async function deleteBlobRow(db: Db, sha256: string): Promise<void> {
+  await db.deleteFrom('storage_blobs').where('sha256', '=', sha256).where('refs', '=', 0).execute();
+}
+
+/** Adds to a partition's stored bytes and objects; answers the bytes stored afterwards. */
+export async function addUsage(db: Db, p: Partition, bytes: number, objects: number): Promise<number> {
+  const row = await db
+    .insertInto('storage_usage')
+    .values({ ...inPartition(p), bytes, objects })
+    .onConflict((c) => c.columns(['mode', 'entity_id']).doUpdateSet({ bytes: sql`storage_usage.bytes + ${bytes}`, objects: sql`storage_usage.objects + ${objects}` }))
+    .returning('bytes')
+    .executeTakeFirstOrThrow();
+  return Number(row.bytes);
+}
+
+export async function storedBytes(db: Db, p: Partition): Promise<number> {
+  const row = await db.selectFrom('storage_usage').select('bytes').where('mode', '=', p.mode).where('entity_id', '=', p.entityId).executeTakeFirst();
+  return Number(row?.bytes ?? 0);
+}
+
+export async function insertUpload(db: Db, row: StorageUploadTable): Promise<void> {
+  await db.insertInto('storage_uploads').values(row).execute();
+}
+
+export function getUpload(db: Db, id: string): Promise<StorageUploadTable | undefined> {
+  return db.selectFrom('storage_uploads').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Takes an upload to complete it: only one taker gets the row (the others wait, then find none). */
+export function takeUpload(db: Db, id: string): Promise<StorageUploadTable | undefined> {
+  return db.deleteFrom('storage_uploads').where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** Deletes the uploads that expired before `before`; answers their ids. */
+export async function purgeUploads(db: Db, before: string): Promise<string[]> {
+  const rows = await db.deleteFrom('storage_uploads').where('expires_at', '<', before).returning('id').execute();
+  return rows.map((r) => r.id);
+}
