@@ -691,7 +691,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map<string, FaceEntry>(
             scope: 'email:send',
             stream: false,
             streamEvents: [],
-            atomic: true,
+            atomic: false,
             cost: { perCall: '0', perUnit: { messages: '0.0004', recipients: '0.0001' } },
             weight: { perCall: 1, perItem: {} },
             emits: [
@@ -713,7 +713,7 @@ export const faces: ReadonlyMap<string, FaceEntry> = new Map<string, FaceEntry>(
             scope: 'email:send',
             stream: false,
             streamEvents: [],
-            atomic: true,
+            atomic: false,
             cost: { perCall: '0', perUnit: { messages: '0.0004', recipients: '0.0001' } },
             weight: { perCall: 1, perItem: {} },
             emits: [

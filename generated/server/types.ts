@@ -873,7 +873,7 @@ export interface EmailMessageInput {
   data?: { [key: string]: unknown };
   /** Storage objects, 10 MiB together at most. */
   attachments?: EmailAttachment[];
-  /** Extra headers (`X-…`, `List-Unsubscribe`, …). */
+  /** Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …). */
   headers?: { [key: string]: string };
   /** Your labels, kept with the message. */
   tags?: { [key: string]: string };

@@ -14,6 +14,20 @@ import { addressOf } from './addresses.js';
 import { withEntry } from './status.js';
 import { renderTemplate } from './templates.js';
 
+/** The payload schema's limits, which a rendered template must keep too. */
+const MAX_SUBJECT = 998;
+const MAX_BODY = 1_000_000;
+/** Headers the message's own fields make: set through them, never as extra headers. */
+const RESERVED_HEADERS = new Set(['from', 'to', 'cc', 'bcc', 'reply-to', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'content-transfer-encoding', 'sender', 'return-path']);
+
+/** Extra header names: printable ASCII without a colon (RFC 5322 field names), none the message makes itself. */
+function checkHeaders(headers: Record<string, string>, param: string): void {
+  for (const name of Object.keys(headers)) {
+    if (!/^[!-9;-~]+$/.test(name)) throw invalid(`${param}/${name}`, 'a header name is printable ASCII without spaces or a colon');
+    if (RESERVED_HEADERS.has(name.toLowerCase())) throw invalid(`${param}/${name}`, `${name} is set by the message's own fields`);
+  }
+}
+
 /** How far ahead `scheduledAt` may be (Resend's limit is 30 days too). */
 const MAX_SCHEDULE_MS = 30 * 86_400_000;
 /** The most a message's attachments may come to together, before encoding (Resend and SES allow 40 and 10 MB). */
@@ -54,6 +68,10 @@ export async function compose(db: Db, p: Partition, payload: EmailSendPayload, b
     const template = await getTemplate(db, p, payload.template);
     if (!template) throw new ApiError('resource_not_found', `No template named "${payload.template}".`, { param: `${base}/template` });
     content = renderTemplate({ subject: template.subject, text: template.text_body, html: template.html_body }, payload.data ?? {}, `${base}/data`);
+    // Rendered, a template must fit what a message given as it is may hold.
+    if (content.subject.length > MAX_SUBJECT || (content.text?.length ?? 0) > MAX_BODY || (content.html?.length ?? 0) > MAX_BODY) {
+      throw invalid(`${base}/data`, `the rendered message is too long (a subject holds ${MAX_SUBJECT} characters, a body ${MAX_BODY})`);
+    }
   } else {
     if (payload.data !== undefined) throw invalid(`${base}/data`, 'data goes with a template');
     if (payload.subject === undefined) throw invalid(`${base}/subject`, 'a message without a template needs a subject');
@@ -64,8 +82,11 @@ export async function compose(db: Db, p: Partition, payload: EmailSendPayload, b
   let sendAt = now;
   if (payload.scheduledAt !== undefined) {
     sendAt = Date.parse(payload.scheduledAt);
+    // The schema's date-time admits a leap second (…:60), which no clock here can name.
+    if (Number.isNaN(sendAt)) throw invalid(`${base}/scheduledAt`, 'is not a time this server can schedule');
     if (sendAt > now + MAX_SCHEDULE_MS) throw invalid(`${base}/scheduledAt`, 'must be at most 30 days ahead');
   }
+  checkHeaders(payload.headers ?? {}, `${base}/headers`);
   const suppressed = await suppressedAmong(db, p, [...new Set(recipients)]);
   const attachments = await attachmentsOf(db, p, payload.attachments ?? [], `${base}/attachments`);
   const at = new Date(now).toISOString();

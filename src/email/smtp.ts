@@ -1,8 +1,9 @@
 /**
  * Live sending over SMTP with nodemailer (`SMTP_URL`, e.g. `smtp://user:pass@mail.example.com:587` or
  * `smtps://…:465`). One send is one SMTP transaction; its answer becomes the message's next status: accepted
- * is `sent` (recipients refused with a 5xx among others are suppressed), a 4xx reply or a connection failure
- * is `deferred` (tried again), a 5xx reply is `bounced` and suppresses the recipients it names.
+ * is `sent`; a 4xx reply, a connection failure or refused credentials is `deferred` (tried again); a 5xx reply
+ * is `bounced`. Only recipients refused with a 5xx at RCPT TO are suppressed: a refusal of the sender or of the
+ * content says nothing about their addresses.
  */
 import { createTransport } from 'nodemailer';
 import type { Move } from './status.js';
@@ -35,33 +36,49 @@ export type SentOrNot = { kind: 'sent'; move: Move } | { kind: 'retry'; detail: 
 interface SmtpError extends Error {
   responseCode?: number;
   response?: string;
-  rejected?: string[];
   code?: string;
+  command?: string;
+  recipient?: string;
+  rejectedErrors?: SmtpError[];
 }
 
-const lower = (addresses: readonly unknown[] | undefined) => (addresses ?? []).map((a) => String(typeof a === 'object' && a !== null && 'address' in a ? a.address : a).toLowerCase());
+/** The recipients a server refused for good at RCPT TO (5xx): the only addresses a reply says are bad. */
+function refusedForGood(errors: readonly SmtpError[] | undefined): string[] {
+  return (errors ?? []).filter((e) => (e.responseCode ?? 0) >= 500 && e.recipient).map((e) => e.recipient!.toLowerCase());
+}
 
 export function smtpTransport(url: string, options: { timeoutMs?: number } = {}): MailTransport {
   const timeout = options.timeoutMs ?? 30_000;
-  const transport = createTransport(url, {});
-  // Time-outs on every stage, so that a server that stops answering defers the message instead of holding its lease.
-  Object.assign(transport.options as object, { connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
+  // Time-outs on every stage, so that a server that stops answering defers the message within its lease.
+  const transport = createTransport({ url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
   return {
     timeoutMs: timeout,
     async send(message) {
       try {
         const info = await transport.sendMail(message);
-        const refused = lower(info.rejected);
-        const detail = info.response ?? 'accepted';
+        const refused = refusedForGood(info.rejectedErrors as SmtpError[] | undefined);
+        // Recipients refused for now (4xx) among accepted ones are named, not retried: the others have the message.
+        const later = ((info.rejectedErrors ?? []) as SmtpError[]).filter((e) => (e.responseCode ?? 0) < 500).map((e) => e.recipient);
+        const detail = [info.response ?? 'accepted', ...(later.length ? [`not accepted for now: ${later.join(', ')}`] : [])].join('; ');
         return { kind: 'sent', move: { status: 'sent', detail, ...(refused.length ? { suppress: refused } : {}) } };
       } catch (error) {
         const e = error as SmtpError;
         const detail = e.response ?? e.message;
-        if (e.responseCode !== undefined && e.responseCode >= 500) {
-          const named = lower(e.rejected);
-          const all = lower([...message.to, ...(message.cc ?? []), ...(message.bcc ?? [])].map((m) => /<([^>]+)>/.exec(m)?.[1] ?? m));
-          return { kind: 'bounced', move: { status: 'bounced', detail, suppress: named.length ? named : all } };
+        const code = e.responseCode ?? 0;
+        if (e.command === 'RCPT TO' || e.rejectedErrors?.length) {
+          // Every recipient refused: for good when every refusal is a 5xx (their addresses are bad), else later.
+          const refused = refusedForGood(e.rejectedErrors);
+          const all = e.rejectedErrors?.length ? e.rejectedErrors.every((r) => (r.responseCode ?? 0) >= 500) : code >= 500;
+          if (all) return { kind: 'bounced', move: { status: 'bounced', detail, ...(refused.length ? { suppress: refused } : {}) } };
+          return { kind: 'retry', detail };
         }
+        // A refused login is this server's configuration, not the message's: it waits for the fix.
+        if (e.code === 'EAUTH') {
+          console.error(`e-mail: the SMTP server refused the credentials of SMTP_URL (${detail}); messages wait.`);
+          return { kind: 'retry', detail };
+        }
+        // Refused for good at MAIL FROM or DATA (the sender, the content): a bounce, but the recipients are not at fault.
+        if (code >= 500) return { kind: 'bounced', move: { status: 'bounced', detail } };
         return { kind: 'retry', detail };
       }
     },

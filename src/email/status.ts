@@ -13,7 +13,7 @@ import { toMessage } from './wire.js';
 /** The statuses each one may follow. */
 const FOLLOWS: Record<EmailStatus, readonly EmailStatus[]> = {
   queued: [],
-  suppressed: ['queued'],
+  suppressed: ['queued', 'deferred'],
   deferred: ['queued', 'deferred'],
   sent: ['queued', 'deferred'],
   delivered: ['sent'],
@@ -91,7 +91,7 @@ export async function advance(
   const moved = await moveMessage(db, p, row.id, FOLLOWS[move.status], { status: move.status, history: withEntry(row.history, entry), ...move.changes }, leasedUntil);
   if (!moved) return false;
   // Leaving the queue: the content its attachments held is the objects' (or the collector's) again.
-  if ((row.status === 'queued' || row.status === 'deferred') && (move.status === 'sent' || move.status === 'bounced')) await releaseAttachments(db, row);
+  if ((row.status === 'queued' || row.status === 'deferred') && ['sent', 'bounced', 'suppressed'].includes(move.status)) await releaseAttachments(db, row);
   await suppressFor(db, row, move);
   const event = EVENTS[move.status];
   if (event) emit(event, toMessage((await getMessage(db, p, row.id))!));

@@ -16,12 +16,36 @@ export interface TemplateParts {
   html?: string | null;
 }
 
-/** Throws `template_invalid` at the first part that does not parse. */
+/**
+ * Refuses what a template could name but never render here: partials (none are registered), decorators, and
+ * helpers beyond Handlebars' own (`if`, `each`, `with`, `unless`, `lookup`; `log` would write customer text to
+ * the server's log).
+ */
+class Unsupported extends Handlebars.Visitor {
+  override PartialStatement(): void {
+    throw new Error('partials ({{> name}}) are not available in templates');
+  }
+  override PartialBlockStatement(): void {
+    throw new Error('partials ({{#> name}}) are not available in templates');
+  }
+  override DecoratorBlock(): void {
+    throw new Error('decorators are not available in templates');
+  }
+  override Decorator(): void {
+    throw new Error('decorators are not available in templates');
+  }
+}
+
+/** Handlebars' own block helpers, the only ones a template may call. */
+const KNOWN_HELPERS = { if: true, unless: true, each: true, with: true, lookup: true, log: false, blockHelperMissing: true, helperMissing: true };
+
+/** Throws `template_invalid` at the first part that does not parse, or names what is not available. */
 export function checkTemplate(parts: Partial<TemplateParts>, base = '/payload'): void {
   for (const [field, source] of Object.entries(parts)) {
     if (typeof source !== 'string') continue;
     try {
-      handlebars.parse(source);
+      new Unsupported().accept(handlebars.parse(source));
+      handlebars.precompile(source, { knownHelpers: KNOWN_HELPERS, knownHelpersOnly: true, strict: true });
     } catch (error) {
       const param = `${base}/${field}`;
       throw new ApiError('template_invalid', `${param}: ${(error as Error).message.split('\n')[0]}`, { param });
@@ -33,7 +57,7 @@ export function checkTemplate(parts: Partial<TemplateParts>, base = '/payload'):
 export function renderTemplate(parts: TemplateParts, data: Record<string, unknown>, param: string): { subject: string; text?: string; html?: string } {
   const render = (source: string, escape: boolean) => {
     try {
-      return handlebars.compile(source, { strict: true, noEscape: !escape })(data);
+      return handlebars.compile(source, { strict: true, noEscape: !escape, knownHelpers: KNOWN_HELPERS, knownHelpersOnly: true })(data);
     } catch (error) {
       const message = (error as Error).message.split('\n')[0]!;
       throw new ApiError('payload_invalid', `${param}: ${message}.`, { param, details: { errors: [{ param, message, keyword: 'template' }] } });

@@ -11,7 +11,7 @@ import type { StorageService } from '../storage/service.js';
 import { DEFAULT_EMAIL_RETRY_SCHEDULE, type EmailQueueConfig } from '../runtime/config.js';
 import type { Partition } from '../store/auth.js';
 import { parseSchedule } from '../webhooks/config.js';
-import { getMessage, leaseDueMessages } from '../store/email.js';
+import { getMessage, leaseDueMessages, suppressedAmong } from '../store/email.js';
 import { writeEvents, type EmittedEvent } from '../store/events.js';
 import { storeKind } from '../store/open.js';
 import type { Db, EmailMessageTable } from '../store/schema.js';
@@ -56,6 +56,8 @@ export class MailWorker {
   readonly #db: Db;
   readonly #options: MailWorkerOptions;
   readonly #inFlight = new Set<Promise<void>>();
+  /** The messages being sent, each with its newest lease: a send that outlives its lease and is leased again is not sent twice, and settles under the new lease. */
+  readonly #leases = new Map<string, string>();
   readonly #poller: Poller;
   #unsubscribe: (() => void) | undefined;
 
@@ -100,17 +102,21 @@ export class MailWorker {
       });
       // Stopped meanwhile: the leases lapse and another worker sends them; nothing is half sent.
       if (!this.#poller.running) break;
-      for (const row of leased) this.#track(this.#send(row));
+      for (const row of leased) {
+        if (this.#leases.has(row.id)) this.#leases.set(row.id, row.leased_until!);
+        else this.#track(row.id, this.#send(row));
+      }
       if (leased.length < free) break;
       free = this.#options.concurrency - this.#inFlight.size;
     }
   }
 
-  #track(work: Promise<void>): void {
+  #track(id: string, work: Promise<void>): void {
     const done = work
       .catch((error: unknown) => console.error('mail worker: a send failed unexpectedly:', (error as Error).message))
       .finally(() => {
         this.#inFlight.delete(done);
+        this.#leases.delete(id);
         // A freed slot may take the next due message at once.
         this.#poller.wake();
       });
@@ -118,26 +124,42 @@ export class MailWorker {
   }
 
   async #send(row: EmailMessageTable): Promise<void> {
+    this.#leases.set(row.id, row.leased_until!);
     const attempts = Number(row.attempts) + 1;
     const done = { attempts, leased_until: null, next_attempt_at: null };
+    const p: Partition = { mode: row.mode, entityId: row.entity_id };
+    const recipients = recipientsOf(row);
+    // An address suppressed since the message was queued (a bounce of another message) is not tried again.
+    const suppressed = await suppressedAmong(this.#db, p, recipients);
     let moves: Move[];
-    if (row.mode === 'test') {
-      moves = capturedMoves(recipientsOf(row)).map((move, i) => (i === 0 ? { ...move, changes: done } : move));
+    if (suppressed.length > 0) {
+      moves = [{ status: 'suppressed', detail: `On the suppression list: ${suppressed.join(', ')}.`, changes: { leased_until: null, next_attempt_at: null } }];
+    } else if (row.mode === 'test') {
+      moves = capturedMoves(recipients).map((move, i) => (i === 0 ? { ...move, changes: done } : move));
     } else {
-      const outcome: SentOrNot = await this.#options.transport!.send(await outgoing(row, this.#options.storage));
+      let outcome: SentOrNot;
+      try {
+        outcome = await this.#options.transport!.send(await outgoing(row, this.#options.storage));
+      } catch (error) {
+        // Nothing reached the server (the attachments could not be read): tried again on the schedule.
+        outcome = { kind: 'retry', detail: `Not sent: ${(error as Error).message}` };
+      }
       moves = outcome.kind === 'retry' ? [this.#retry(row, attempts, outcome.detail)] : [{ ...outcome.move, changes: { ...done, last_error: outcome.kind === 'bounced' ? (outcome.move.detail ?? null) : null } }];
     }
     await this.#settle(row, moves);
   }
 
-  /** A deferral: the next attempt on the schedule, or a bounce when the schedule is spent. */
+  /**
+   * A deferral: the next attempt on the schedule, or a bounce when the schedule is spent. The schedule's
+   * offsets are from the first attempt; the wait is counted from now, so that a backlog does not spend it.
+   */
   #retry(row: EmailMessageTable, attempts: number, detail: string): Move {
-    const offset = this.#options.retryOffsetsMs[attempts - 1];
+    const offsets = this.#options.retryOffsetsMs;
+    const offset = offsets[attempts - 1];
     if (offset === undefined) {
       return { status: 'bounced', detail: `Gave up after ${attempts} attempts: ${detail}`, changes: { attempts, leased_until: null, next_attempt_at: null, last_error: detail } };
     }
-    const first = Date.parse(row.scheduled_at ?? row.created_at);
-    const next = new Date(Math.max(first + offset, Date.now())).toISOString();
+    const next = new Date(Date.now() + offset - (offsets[attempts - 2] ?? 0)).toISOString();
     return { status: 'deferred', detail, changes: { attempts, leased_until: null, next_attempt_at: next, last_error: detail } };
   }
 
@@ -149,8 +171,8 @@ export class MailWorker {
       const emit = (type: string, data: unknown) => events.push({ id: newId('evt'), type, data });
       let current = row;
       for (const [i, move] of moves.entries()) {
-        // Only the first move is under the lease: it ends it (leased_until: null) for the ones after.
-        if (!(await advance(trx, current, move, emit, i === 0 ? row.leased_until! : undefined))) return;
+        // Only the first move is under the lease (the newest, if it was leased again meanwhile): it ends it.
+        if (!(await advance(trx, current, move, emit, i === 0 ? (this.#leases.get(row.id) ?? row.leased_until!) : undefined))) return;
         current = (await getMessage(trx, p, row.id))!;
       }
       if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion, requestId: newId('req') }, events);

@@ -87,7 +87,7 @@ export const email: EmailHandlers = {
 
   async createTemplate(payload, ctx) {
     checkTemplate({ subject: payload.subject, text: payload.text, html: payload.html });
-    if (payload.text === undefined && payload.html === undefined) {
+    if (!payload.text && !payload.html) {
       throw new ApiError('payload_invalid', '/payload/text: a template needs text, html or both.', { param: '/payload/text' });
     }
     const now = new Date().toISOString();

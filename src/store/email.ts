@@ -4,6 +4,7 @@
  * (a lease that lapses with its worker lets another send), and a message's status moves only through a
  * conditional UPDATE from the statuses that may precede the new one.
  */
+import { sql } from 'kysely';
 import type { Partition } from './auth.js';
 import type { Db, EmailMessageTable, EmailStatus, EmailSuppressionTable, EmailTemplateTable, Mode } from './schema.js';
 
@@ -19,8 +20,14 @@ export async function getMessage(db: Db, p: Partition, id: string): Promise<Emai
 export async function listMessages(db: Db, p: Partition, limit: number, filter: { status?: EmailStatus; to?: string; startingAfter?: string }): Promise<EmailMessageTable[]> {
   let query = db.selectFrom('email_messages').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId);
   if (filter.status) query = query.where('status', '=', filter.status);
-  // Recipients are kept as a JSON array of mailboxes; the address is matched inside it, quoted or in <…>.
-  if (filter.to) query = query.where((eb) => eb.or([eb('to_addresses', 'like', `%"${filter.to}"%`), eb('to_addresses', 'like', `%<${filter.to}>%`)]));
+  // Recipients are kept as a JSON array of mailboxes as given; the address is matched inside it, quoted or in
+  // <…>, in lower case on both sides, its LIKE wildcards taken literally.
+  if (filter.to) {
+    const address = filter.to.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
+    query = query.where((eb) =>
+      eb.or([sql<boolean>`lower(to_addresses) like ${`%"${address}"%`} escape '\\'`, sql<boolean>`lower(to_addresses) like ${`%<${address}>%`} escape '\\'`]),
+    );
+  }
   if (filter.startingAfter) query = query.where('id', '<', filter.startingAfter);
   return query.orderBy('id', 'desc').limit(limit + 1).execute();
 }

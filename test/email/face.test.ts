@@ -57,6 +57,9 @@ describe.each([
       [{ from: 'a@example.com', to: ['b@example.com'], text: 't' }, '/payload/subject'],
       [{ from: 'a@example.com', to: ['b@example.com'], subject: 's' }, '/payload/text'],
       [{ from: 'a@example.com', to: ['b@example.com'], subject: 's', text: 't', scheduledAt: new Date(Date.now() + 40 * 86_400_000).toISOString() }, '/payload/scheduledAt'],
+      [{ from: 'a@example.com', to: ['b@example.com'], subject: 's', text: 't', scheduledAt: '2026-12-31T23:59:60Z' }, '/payload/scheduledAt'],
+      [{ from: 'a@example.com', to: ['b@example.com'], subject: 's', text: 't', headers: { 'Content-Type': 'text/html' } }, '/payload/headers/Content-Type'],
+      [{ from: 'a@example.com', to: ['b@example.com'], subject: 's', text: 't', headers: { 'X Campaign': 'spring' } }, '/payload/headers/X Campaign'],
     ];
     for (const [payload, param] of cases) {
       const reply = await mail('send', payload);
@@ -67,6 +70,11 @@ describe.each([
   it('renders templates strictly and refuses ones that do not compile', async () => {
     const broken = await mail('createTemplate', { name: 'broken', subject: 'Hi {{name', text: 'x' });
     expect([broken.status, broken.body.error.code, broken.body.error.param]).toEqual([400, 'template_invalid', '/payload/subject']);
+    // Only Handlebars' own helpers: no partials, no helpers of other environments, no log.
+    for (const text of ['{{> footer}}', '{{shout name}}', '{{log name}}']) {
+      const refused = await mail('createTemplate', { name: 'refused', subject: 'Hi', text });
+      expect([refused.status, refused.body.error.code, refused.body.error.param], text).toEqual([400, 'template_invalid', '/payload/text']);
+    }
     const template = await ok('createTemplate', { name: 'welcome', subject: 'Welcome, {{name}}', text: 'Hello {{name}}, your code is {{code}}.', html: '<p>Hello {{name}}</p>' });
     expect(template).toMatchObject({ name: 'welcome', subject: 'Welcome, {{name}}' });
     expect((await mail('createTemplate', { name: 'welcome', subject: 'x', text: 'y' })).body.error.code).toBe('template_name_taken');
@@ -116,6 +124,14 @@ describe.each([
     const scheduled = await ok('send', { from: 'hello@acme.test', to: ['ada@example.com'], subject: 'later', text: 't', scheduledAt: new Date(Date.now() + 400).toISOString() });
     expect(scheduled.status).toBe('queued');
     await expect.poll(async () => (await ok('get', { id: scheduled.id })).status, { timeout: 5000, interval: 100 }).toBe('delivered');
+  });
+
+  it('suppresses a scheduled message whose address was suppressed before its time came', async () => {
+    const later = { 'x-entity-id': 'later' };
+    const scheduled = (await mail('send', { from: 'hello@acme.test', to: [COMPLAINT], subject: 'later', text: 't', scheduledAt: new Date(Date.now() + 500).toISOString() }, later)).body.data;
+    expect(scheduled.status).toBe('queued');
+    expect((await mail('send', { from: 'hello@acme.test', to: [COMPLAINT], subject: 'now', text: 't' }, later)).body.data.status).toBe('complained');
+    await expect.poll(async () => (await mail('get', { id: scheduled.id }, later)).body.data.status, { timeout: 5000, interval: 100 }).toBe('suppressed');
   });
 
   it('refuses live sends without a transport', async () => {

@@ -72,14 +72,30 @@ describe('live e-mail over SMTP', () => {
     expect(smtp.received.filter((r) => r.mail.messageId === `<${queued.id}@dispatch>`)).toHaveLength(1);
   });
 
-  it('bounces on a 5xx reply and suppresses the address', async () => {
-    smtp.refuseNext(1, 550, 'No such user here');
+  it('bounces on a 5xx reply to a recipient and suppresses that address only', async () => {
+    smtp.refuseRecipient('nobody@example.com', 550, '5.1.1 No such user here');
     const queued = await send({ to: ['nobody@example.com'] });
     await settled(queued.id, 'bounced');
     expect((await get(queued.id)).lastError).toContain('550');
-    const suppressions = (await server.post({ face: 'email', action: 'listSuppressions', payload: {} }, { headers: live })).body.data.items;
-    expect(suppressions.map((s: any) => [s.address, s.reason, s.message])).toEqual([['nobody@example.com', 'bounce', queued.id]]);
+    const suppressions = async () => (await server.post({ face: 'email', action: 'listSuppressions', payload: {} }, { headers: live })).body.data.items;
+    expect((await suppressions()).map((s: any) => [s.address, s.reason, s.message])).toEqual([['nobody@example.com', 'bounce', queued.id]]);
     expect((await send({ to: ['nobody@example.com'] })).status).toBe('suppressed');
+
+    // Refused with the others accepted: sent to them, and only the refused address suppressed.
+    const mixed = await send({ to: ['somebody@example.com'], cc: ['NOBODY@example.com'] });
+    expect(mixed.status).toBe('suppressed');
+    smtp.refuseRecipient('gone@example.com', 550, '5.1.1 Gone');
+    const partly = await send({ to: ['here@example.com', 'gone@example.com'] });
+    await settled(partly.id, 'sent');
+    expect((await suppressions()).map((s: any) => s.address)).toEqual(['gone@example.com', 'nobody@example.com']);
+  });
+
+  it('bounces a message the server refuses at DATA without suppressing its recipients', async () => {
+    smtp.refuseNext(1, 554, '5.7.1 Message content rejected');
+    const queued = await send({ to: ['reader@example.com'] });
+    await settled(queued.id, 'bounced');
+    const suppressions = (await server.post({ face: 'email', action: 'listSuppressions', payload: {} }, { headers: live })).body.data.items;
+    expect(suppressions.map((s: any) => s.address)).not.toContain('reader@example.com');
   });
 
   it('bounces when the retries are spent', async () => {

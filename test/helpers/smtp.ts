@@ -1,6 +1,7 @@
 /**
  * A real SMTP server for mail tests (smtp-server, in process, on a free port), which parses what arrives with
- * mailparser, and can answer the next RCPT TO or DATA with a chosen reply (a 4xx deferral, a 5xx bounce).
+ * mailparser, and can refuse a recipient at RCPT TO or the next messages at DATA with a chosen reply (a 4xx
+ * deferral, a 5xx bounce).
  */
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
@@ -13,16 +14,24 @@ export interface TestSmtp {
   received: { mail: ParsedMail; envelope: { from: string; to: string[] } }[];
   /** Answers the next `count` messages' DATA with `code message` instead of accepting them. */
   refuseNext(count: number, code: number, message: string): void;
+  /** Answers RCPT TO for `address` with `code message`, every time. */
+  refuseRecipient(address: string, code: number, message: string): void;
   close(): Promise<void>;
 }
 
 export async function startSmtp(port = 0): Promise<TestSmtp> {
   const received: TestSmtp['received'] = [];
   const refusals: { code: number; message: string }[] = [];
+  const refusedRecipients = new Map<string, { code: number; message: string }>();
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      const refusal = refusedRecipients.get(address.address.toLowerCase());
+      if (refusal) callback(Object.assign(new Error(refusal.message), { responseCode: refusal.code }));
+      else callback();
+    },
     onData(stream, session, callback) {
       const refusal = refusals.shift();
       const chunks: Buffer[] = [];
@@ -53,6 +62,7 @@ export async function startSmtp(port = 0): Promise<TestSmtp> {
     refuseNext: (count, code, message) => {
       for (let i = 0; i < count; i++) refusals.push({ code, message });
     },
+    refuseRecipient: (address, code, message) => refusedRecipients.set(address.toLowerCase(), { code, message }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

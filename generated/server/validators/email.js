@@ -880,8 +880,8 @@ return errors === 0;
 validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const email_send_2026_09_01 = validate54;
-const schema86 = {"type":"object","allOf":[{"$ref":"#/$defs/MessageInput"}],"$defs":{"Attachment":{"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}},"Mailbox":{"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."},"MessageInput":{"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}}}};
-const schema87 = {"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}};
+const schema86 = {"type":"object","allOf":[{"$ref":"#/$defs/MessageInput"}],"$defs":{"Attachment":{"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}},"Mailbox":{"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."},"MessageInput":{"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}}}};
+const schema87 = {"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}};
 const schema88 = {"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."};
 const schema93 = {"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}};
 const func1 = Object.prototype.hasOwnProperty;
@@ -1453,10 +1453,10 @@ vErrors.push(err45);
 errors++;
 }
 for(const key2 in data17){
-let data18 = data17[key2];
-if(typeof data18 === "string"){
-if(func5(data18) > 1000){
-const err46 = {instancePath:instancePath+"/headers/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const _errs45 = errors;
+if(typeof key2 === "string"){
+if(func5(key2) > 100){
+const err46 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/propertyNames/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters",propertyName:key2};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1466,8 +1466,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/headers/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid16 = _errs45 === errors;
+if(!valid16){
+const err47 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1477,9 +1478,11 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key3 in data17){
+let data18 = data17[key3];
+if(typeof data18 === "string"){
+if(func5(data18) > 1000){
+const err48 = {instancePath:instancePath+"/headers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1489,11 +1492,8 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.tags !== undefined){
-let data19 = data.tags;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(Object.keys(data19).length > 10){
-const err49 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxProperties",keyword:"maxProperties",params:{limit: 10},message:"must NOT have more than 10 properties"};
+else {
+const err49 = {instancePath:instancePath+"/headers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1502,11 +1502,10 @@ vErrors.push(err49);
 }
 errors++;
 }
-for(const key3 in data19){
-let data20 = data19[key3];
-if(typeof data20 === "string"){
-if(func5(data20) > 256){
-const err50 = {instancePath:instancePath+"/tags/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tags/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1516,8 +1515,11 @@ vErrors.push(err50);
 errors++;
 }
 }
-else {
-const err51 = {instancePath:instancePath+"/tags/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tags/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tags !== undefined){
+let data19 = data.tags;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(Object.keys(data19).length > 10){
+const err51 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxProperties",keyword:"maxProperties",params:{limit: 10},message:"must NOT have more than 10 properties"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1526,10 +1528,11 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key4 in data19){
+let data20 = data19[key4];
+if(typeof data20 === "string"){
+if(func5(data20) > 256){
+const err52 = {instancePath:instancePath+"/tags/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tags/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1539,11 +1542,8 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data.scheduledAt !== undefined){
-let data21 = data.scheduledAt;
-if(typeof data21 === "string"){
-if(!(formats0.validate(data21))){
-const err53 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err53 = {instancePath:instancePath+"/tags/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tags/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1553,8 +1553,9 @@ vErrors.push(err53);
 errors++;
 }
 }
+}
 else {
-const err54 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err54 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1564,14 +1565,39 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
-else {
-const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.scheduledAt !== undefined){
+let data21 = data.scheduledAt;
+if(typeof data21 === "string"){
+if(!(formats0.validate(data21))){
+const err55 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
+}
+errors++;
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+}
+else {
+const err57 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
 }
 errors++;
 }
@@ -1611,8 +1637,8 @@ return errors === 0;
 validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const email_sendBatch_2026_09_01 = validate60;
-const schema99 = {"type":"object","required":["messages"],"additionalProperties":false,"properties":{"messages":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"#/$defs/MessageInput"},"description":"The messages."}},"$defs":{"Attachment":{"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}},"Mailbox":{"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."},"MessageInput":{"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}}}};
-const schema100 = {"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}};
+const schema99 = {"type":"object","required":["messages"],"additionalProperties":false,"properties":{"messages":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"#/$defs/MessageInput"},"description":"The messages."}},"$defs":{"Attachment":{"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}},"Mailbox":{"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."},"MessageInput":{"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}}}};
+const schema100 = {"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}};
 const schema101 = {"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."};
 const schema106 = {"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}};
 
@@ -2182,10 +2208,10 @@ vErrors.push(err45);
 errors++;
 }
 for(const key2 in data17){
-let data18 = data17[key2];
-if(typeof data18 === "string"){
-if(func5(data18) > 1000){
-const err46 = {instancePath:instancePath+"/headers/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
+const _errs45 = errors;
+if(typeof key2 === "string"){
+if(func5(key2) > 100){
+const err46 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/propertyNames/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters",propertyName:key2};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -2195,8 +2221,9 @@ vErrors.push(err46);
 errors++;
 }
 }
-else {
-const err47 = {instancePath:instancePath+"/headers/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid16 = _errs45 === errors;
+if(!valid16){
+const err47 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -2206,9 +2233,11 @@ vErrors.push(err47);
 errors++;
 }
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key3 in data17){
+let data18 = data17[key3];
+if(typeof data18 === "string"){
+if(func5(data18) > 1000){
+const err48 = {instancePath:instancePath+"/headers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -2218,11 +2247,8 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.tags !== undefined){
-let data19 = data.tags;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(Object.keys(data19).length > 10){
-const err49 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxProperties",keyword:"maxProperties",params:{limit: 10},message:"must NOT have more than 10 properties"};
+else {
+const err49 = {instancePath:instancePath+"/headers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -2231,11 +2257,10 @@ vErrors.push(err49);
 }
 errors++;
 }
-for(const key3 in data19){
-let data20 = data19[key3];
-if(typeof data20 === "string"){
-if(func5(data20) > 256){
-const err50 = {instancePath:instancePath+"/tags/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tags/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -2245,8 +2270,11 @@ vErrors.push(err50);
 errors++;
 }
 }
-else {
-const err51 = {instancePath:instancePath+"/tags/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tags/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tags !== undefined){
+let data19 = data.tags;
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(Object.keys(data19).length > 10){
+const err51 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/maxProperties",keyword:"maxProperties",params:{limit: 10},message:"must NOT have more than 10 properties"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -2255,10 +2283,11 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key4 in data19){
+let data20 = data19[key4];
+if(typeof data20 === "string"){
+if(func5(data20) > 256){
+const err52 = {instancePath:instancePath+"/tags/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tags/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -2268,11 +2297,8 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data.scheduledAt !== undefined){
-let data21 = data.scheduledAt;
-if(typeof data21 === "string"){
-if(!(formats0.validate(data21))){
-const err53 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err53 = {instancePath:instancePath+"/tags/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tags/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -2282,8 +2308,9 @@ vErrors.push(err53);
 errors++;
 }
 }
+}
 else {
-const err54 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err54 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -2293,14 +2320,39 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
-else {
-const err55 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.scheduledAt !== undefined){
+let data21 = data.scheduledAt;
+if(typeof data21 === "string"){
+if(!(formats0.validate(data21))){
+const err55 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err55];
 }
 else {
 vErrors.push(err55);
+}
+errors++;
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+}
+else {
+const err57 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
 }
 errors++;
 }
