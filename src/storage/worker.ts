@@ -10,6 +10,7 @@ import { collectReleasedBlobs } from './objects.js';
 import type { StorageService } from './service.js';
 import { completeUpload } from './uploads.js';
 import { ApiError } from '../runtime/errors.js';
+import { Poller } from '../runtime/poller.js';
 
 export interface StorageWorkerOptions {
   /** How often landed uploads are looked for (`STORAGE_POLL_MS`). */
@@ -33,8 +34,7 @@ export class StorageWorker {
   readonly #db: Db;
   readonly #storage: StorageService;
   readonly #options: StorageWorkerOptions;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
+  readonly #poller: Poller;
   #stopped = false;
   #lastSweep = 0;
 
@@ -42,25 +42,16 @@ export class StorageWorker {
     this.#db = db;
     this.#storage = storage;
     this.#options = options;
+    this.#poller = new Poller('storage worker', options.pollMs, async () => void (await this.pass()));
   }
 
   start(): void {
-    this.#schedule(0);
+    this.#poller.start();
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
-  }
-
-  #schedule(delay: number): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#running = this.pass().catch((error: unknown) => console.error('storage worker failed:', error));
-      void this.#running.then(() => this.#schedule(this.#options.pollMs));
-    }, delay);
-    this.#timer.unref();
+    await this.#poller.stop();
   }
 
   /** One pass; answers how many uploads were taken in and blobs collected. */
