@@ -8,6 +8,7 @@
  *
  * Delivery is at least once: a worker that dies mid-send leaves its lease to lapse, and another sends again.
  */
+import { Poller } from '../runtime/poller.js';
 import { onDeliveriesQueued } from '../store/events.js';
 import type { Db, WebhookDeliveryTable } from '../store/schema.js';
 import { storeKind } from '../store/open.js';
@@ -23,74 +24,52 @@ export class WebhookWorker {
   readonly #config: WebhookConfig;
   readonly #random: () => number;
   readonly #inFlight = new Set<Promise<void>>();
-  #running = false;
-  /** The poll under way, which `stop` waits for. */
-  #polling: Promise<void> | undefined;
-  #again = false;
-  #timer: NodeJS.Timeout | undefined;
+  readonly #poller: Poller;
   #unsubscribe: (() => void) | undefined;
 
   constructor(db: Db, config: WebhookConfig, options: { random?: () => number } = {}) {
     this.#db = db;
     this.#config = config;
     this.#random = options.random ?? Math.random;
+    this.#poller = new Poller('webhook worker', config.pollMs, () => this.#lease());
   }
 
   start(): void {
-    this.#running = true;
     // Deliveries queued by calls in this process are sent at once; those of other processes at the next poll.
     this.#unsubscribe = onDeliveriesQueued(() => this.wake());
-    this.#schedule(0);
+    this.#poller.start();
   }
 
   /** Looks for due deliveries now rather than at the next poll. */
   wake(): void {
-    if (this.#running) this.#schedule(0);
+    this.#poller.wake();
   }
 
   /** Stops leasing and waits for the poll under way and the deliveries being sent. */
   async stop(): Promise<void> {
-    this.#running = false;
     this.#unsubscribe?.();
-    clearTimeout(this.#timer);
-    await this.#polling;
+    await this.#poller.stop();
     await Promise.allSettled([...this.#inFlight]);
   }
 
-  #schedule(ms: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      if (this.#polling) this.#again = true;
-      else this.#polling = this.#poll().finally(() => (this.#polling = undefined));
-    }, ms);
-    // The worker never keeps a process alive on its own.
-    this.#timer.unref();
-  }
-
-  async #poll(): Promise<void> {
-    this.#again = false;
-    try {
-      let free = this.#config.concurrency - this.#inFlight.size;
-      while (this.#running && free > 0) {
-        const now = Date.now();
-        const ids = await leaseDueDeliveries(this.#db, {
-          now: new Date(now).toISOString(),
-          // The lease outlasts the longest attempt with room to settle it.
-          leaseUntil: new Date(now + 2 * this.#config.timeoutMs + 1000).toISOString(),
-          limit: free,
-          skipLocked: storeKind(this.#db) === 'postgres',
-        });
-        const jobs = await loadDeliveries(this.#db, ids);
-        // Stopped meanwhile: the leases lapse and the deliveries go to the next worker, nothing is half sent.
-        if (!this.#running) break;
-        for (const job of jobs) this.#track(this.#deliver(job));
-        if (ids.length < free) break;
-        free = this.#config.concurrency - this.#inFlight.size;
-      }
-    } catch (error) {
-      console.error('webhook worker: could not lease deliveries:', (error as Error).message);
-    } finally {
-      if (this.#running) this.#schedule(this.#again ? 0 : this.#config.pollMs);
+  /** Leases due deliveries, as many as there is room for, and sends them. */
+  async #lease(): Promise<void> {
+    let free = this.#config.concurrency - this.#inFlight.size;
+    while (this.#poller.running && free > 0) {
+      const now = Date.now();
+      const ids = await leaseDueDeliveries(this.#db, {
+        now: new Date(now).toISOString(),
+        // The lease outlasts the longest attempt with room to settle it.
+        leaseUntil: new Date(now + 2 * this.#config.timeoutMs + 1000).toISOString(),
+        limit: free,
+        skipLocked: storeKind(this.#db) === 'postgres',
+      });
+      const jobs = await loadDeliveries(this.#db, ids);
+      // Stopped meanwhile: the leases lapse and the deliveries go to the next worker, nothing is half sent.
+      if (!this.#poller.running) break;
+      for (const job of jobs) this.#track(this.#deliver(job));
+      if (ids.length < free) break;
+      free = this.#config.concurrency - this.#inFlight.size;
     }
   }
 
