@@ -745,8 +745,8 @@ export class DispatchClient extends BaseClient {
      *
      * Requires the `storage:delete` scope.
      *
-     * Its bytes are freed once no other key holds the same content. The call reports the byte-days the
-     * object was kept (`storedByteDays`), and so does a `put` that replaces an object.
+     * Its bytes are freed once no other key holds the same content; they stop counting toward the
+     * `storage.storedByteDays` meter.
      */
     delete: (payload: StorageDeletePayload, options?: CallOptions): Promise<StorageDeleteResult> =>
       this.call<StorageDeleteResult>('storage', 'delete', payload, options),

@@ -9,7 +9,7 @@ import { ApiError } from '../runtime/errors.js';
 import { getObject, insertUpload, listObjects, storedBytes } from '../store/storage.js';
 import { newId } from '../store/secrets.js';
 import { INLINE_MAX_BYTES } from '../storage/limits.js';
-import { byteDays, checkObjectSize, quotaExceeded, removeObject, storeObject } from '../storage/objects.js';
+import { checkObjectSize, quotaExceeded, removeObject, storeObject } from '../storage/objects.js';
 import type { StorageService } from '../storage/service.js';
 import { toObject } from '../storage/wire.js';
 
@@ -54,7 +54,7 @@ export const storage: StorageHandlers = {
       }
       const object = { key: payload.key, contentType: payload.contentType ?? DEFAULT_TYPE, metadata: payload.metadata ?? {}, staged };
       const { row, replaced } = await storeObject(ctx.db, service.blobs, partition(ctx), object, limits);
-      ctx.reportUnits({ bytes: staged.size, ...(replaced ? { storedByteDays: byteDays(replaced) } : {}) });
+      ctx.reportUnits({ bytes: staged.size });
       const stored = toObject(row);
       ctx.emit('storage.object.created', stored);
       return stored;
@@ -131,7 +131,6 @@ export const storage: StorageHandlers = {
     storageOf(ctx);
     const removed = await removeObject(ctx.db, partition(ctx), payload.key);
     if (!removed) throw notFound(payload.key);
-    ctx.reportUnits({ storedByteDays: byteDays(removed) });
     ctx.emit('storage.object.deleted', toObject(removed));
     return { key: payload.key, deleted: true };
   },

@@ -12,7 +12,7 @@ import { ApiError } from '../runtime/errors.js';
 import type { Partition } from '../store/auth.js';
 import { storeKind } from '../store/open.js';
 import type { Db, StorageObjectTable } from '../store/schema.js';
-import { addUsage, deleteBlobRow, deleteObject, holdBlob, insertObject, releaseBlob, releasedBlobs } from '../store/storage.js';
+import { accrueStoredBytes, addUsage, deleteBlobRow, deleteObject, holdBlob, insertObject, releaseBlob, releasedBlobs } from '../store/storage.js';
 import type { BlobStore, StagedBlob } from './blob-store.js';
 import type { StorageLimits } from './limits.js';
 
@@ -37,6 +37,8 @@ export interface Stored {
 export async function storeObject(db: Db, blobs: BlobStore, p: Partition, object: NewObject, limits: StorageLimits): Promise<Stored> {
   const { staged } = object;
   await lockPartition(db, p);
+  // The bytes stored until now are counted before they change.
+  await accrueStoredBytes(db, p);
   const replaced = await deleteObject(db, p, object.key);
   const stored = await addUsage(db, p, staged.size - Number(replaced?.size ?? 0), replaced ? 0 : 1);
   if (stored > limits.storedBytes && staged.size > Number(replaced?.size ?? 0)) throw quotaExceeded(limits, stored - staged.size + Number(replaced?.size ?? 0));
@@ -63,6 +65,7 @@ export async function removeObject(db: Db, p: Partition, key: string): Promise<S
   await lockPartition(db, p);
   const removed = await deleteObject(db, p, key);
   if (!removed) return undefined;
+  await accrueStoredBytes(db, p);
   await addUsage(db, p, -Number(removed.size), -1);
   await releaseBlob(db, removed.sha256);
   return removed;
@@ -106,7 +109,3 @@ export async function collectReleasedBlobs(db: Db, blobs: BlobStore, graceMs: nu
   });
 }
 
-/** Bytes times days an object was kept, from when its content was stored until `now`. */
-export function byteDays(row: StorageObjectTable, now = Date.now()): number {
-  return (Number(row.size) * Math.max(0, now - Date.parse(row.created_at))) / 86_400_000;
-}

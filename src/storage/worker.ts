@@ -1,10 +1,11 @@
 /**
  * The storage face's background work, run by each server: taking in uploads that landed in S3 on their own
- * (presigned PUTs), dropping signed uploads that expired unused and temporary files a crash left, and
- * collecting content no object has held for the grace period. Every step is safe to run in several processes at once (see uploads.ts, objects.ts).
+ * (presigned PUTs), dropping signed uploads that expired unused and temporary files a crash left,
+ * collecting content no object has held for the grace period, and counting each partition's stored bytes
+ * once a day. Every step is safe to run in several processes at once (see uploads.ts, objects.ts).
  */
 import type { Db } from '../store/schema.js';
-import { getUpload, purgeUploads, takeUpload } from '../store/storage.js';
+import { accrueStoredBytes, getUpload, partitionsToAccrue, purgeUploads, takeUpload } from '../store/storage.js';
 import { TooLargeError } from './digest.js';
 import { collectReleasedBlobs } from './objects.js';
 import type { StorageService } from './service.js';
@@ -26,6 +27,9 @@ const EXPIRED_UPLOAD_GRACE_MS = 3_600_000;
 
 /** Staged content this old was left by a crash (an upload cannot take longer than a day to arrive). */
 const STALE_STAGING_MS = 86_400_000;
+
+/** Stored bytes are counted at least this often per partition, besides whenever they change. */
+const ACCRUAL_INTERVAL_MS = 86_400_000;
 
 /** Collections and purges run at most this often; looking for landed uploads runs every poll. */
 const SWEEP_INTERVAL_MS = 60_000;
@@ -64,8 +68,24 @@ export class StorageWorker {
       // Staged content older than any request could take to arrive was left by a crash.
       await this.#storage.blobs.dropStaleStaging(new Date(now - STALE_STAGING_MS));
       collected = await collectReleasedBlobs(this.#db, this.#storage.blobs, this.#options.gcGraceMs);
+      await this.accrueStored(now);
     }
     return { taken, collected };
+  }
+
+  /**
+   * Counts the stored bytes of every partition not counted for a day (the storage.storedByteDays meter), so
+   * that content kept for months is counted as the days pass, not only when it changes; answers how many.
+   */
+  async accrueStored(now = Date.now()): Promise<number> {
+    let counted = 0;
+    for (const row of await partitionsToAccrue(this.#db, new Date(now - ACCRUAL_INTERVAL_MS).toISOString(), 1000)) {
+      if (this.#stopped) break;
+      const p = { mode: row.mode, entityId: row.entity_id };
+      await this.#db.transaction().execute((trx) => accrueStoredBytes(trx, p, now));
+      counted++;
+    }
+    return counted;
   }
 
   /** Takes in every upload that landed in the blob store; drops those nobody is waiting for. */

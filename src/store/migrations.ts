@@ -585,6 +585,13 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  '0016_storage_accrual': {
+    // Stored bytes accrue as a platform meter (storage.storedByteDays) per partition, from the moment the
+    // partition's bytes last changed or were last counted.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('storage_usage').addColumn('accrued_at', 'text').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -492,6 +492,8 @@ export interface StorageUsageTable {
   entity_id: string;
   bytes: number | string;
   objects: number;
+  /** Until when its stored bytes have been counted (the storage.storedByteDays meter); null before the first. */
+  accrued_at: string | null;
 }
 
 /** A signed upload not yet received: what the object will be once its bytes arrive. */

@@ -7,7 +7,8 @@
 import { sql } from 'kysely';
 import type { Partition } from './auth.js';
 import { storeKind } from './open.js';
-import type { Db, StorageObjectTable, StorageUploadTable } from './schema.js';
+import { periodOf } from '../usage/rollups.js';
+import type { Db, Mode, StorageObjectTable, StorageUploadTable } from './schema.js';
 
 const inPartition = (p: Partition) => ({ mode: p.mode, entity_id: p.entityId });
 
@@ -80,11 +81,57 @@ export async function deleteBlobRow(db: Db, sha256: string): Promise<void> {
 export async function addUsage(db: Db, p: Partition, bytes: number, objects: number): Promise<number> {
   const row = await db
     .insertInto('storage_usage')
-    .values({ ...inPartition(p), bytes, objects })
+    // A new partition's bytes count from now (its earlier bytes were none).
+    .values({ ...inPartition(p), bytes, objects, accrued_at: new Date().toISOString() })
     .onConflict((c) => c.columns(['mode', 'entity_id']).doUpdateSet({ bytes: sql`storage_usage.bytes + ${bytes}`, objects: sql`storage_usage.objects + ${objects}` }))
     .returning('bytes')
     .executeTakeFirstOrThrow();
   return Number(row.bytes);
+}
+
+/** The meter stored bytes accrue to, per partition: bytes × days, in the usage face's meters. */
+export const STORED_BYTES_METER = 'storage.storedByteDays';
+
+/**
+ * Counts a partition's stored bytes from when they were last counted until `now` (bytes × days) into the
+ * `storage.storedByteDays` meter of `now`'s minute, and moves the count on to `now`. Called before its bytes
+ * change (they were that many until then) and once a day by the storage worker. A conditional UPDATE on the
+ * time it read: of two counts racing, one counts the interval.
+ */
+export async function accrueStoredBytes(db: Db, p: Partition, now = Date.now()): Promise<number> {
+  const row = await db.selectFrom('storage_usage').select(['bytes', 'accrued_at']).where('mode', '=', p.mode).where('entity_id', '=', p.entityId).executeTakeFirst();
+  if (!row) return 0;
+  const at = new Date(now).toISOString();
+  const since = row.accrued_at ?? at;
+  if (since >= at) return 0;
+  const moved = await db
+    .updateTable('storage_usage')
+    .set({ accrued_at: at })
+    .where('mode', '=', p.mode)
+    .where('entity_id', '=', p.entityId)
+    .where((eb) => (row.accrued_at === null ? eb('accrued_at', 'is', null) : eb('accrued_at', '=', row.accrued_at)))
+    .executeTakeFirst();
+  const byteDays = (Number(row.bytes) * (now - Date.parse(since))) / 86_400_000;
+  if (Number(moved.numUpdatedRows) !== 1 || byteDays <= 0) return 0;
+  await db
+    .insertInto('usage_meter_rollups')
+    .values({ ...inPartition(p), minute: periodOf(at, 'minute'), type: STORED_BYTES_METER, events: 1, value: byteDays })
+    .onConflict((oc) =>
+      oc.columns(['mode', 'entity_id', 'minute', 'type']).doUpdateSet({ events: sql`usage_meter_rollups.events + 1`, value: sql`usage_meter_rollups.value + excluded.value` }),
+    )
+    .execute();
+  return byteDays;
+}
+
+/** Partitions holding bytes not counted since before `before`, for the storage worker's daily count. */
+export function partitionsToAccrue(db: Db, before: string, limit: number): Promise<{ mode: Mode; entity_id: string }[]> {
+  return db
+    .selectFrom('storage_usage')
+    .select(['mode', 'entity_id'])
+    .where('bytes', '>', 0)
+    .where((eb) => eb.or([eb('accrued_at', 'is', null), eb('accrued_at', '<', before)]))
+    .limit(limit)
+    .execute();
 }
 
 export async function storedBytes(db: Db, p: Partition): Promise<number> {

@@ -30,7 +30,7 @@ export async function ingest(db: Db, origin: Origin, payload: UsageIngestPayload
   const results: UsageIngestOutcome[] = [];
   const candidates = new Map<string, UsageMeterEventTable>();
   for (const event of payload.events) {
-    const problem = timeProblem(event, now);
+    const problem = typeProblem(event) ?? timeProblem(event, now);
     if (problem) results.push({ id: event.id, status: 'invalid', reason: problem });
     else if (candidates.has(event.id)) results.push({ id: event.id, status: 'duplicate' });
     else {
@@ -67,6 +67,13 @@ export async function ingest(db: Db, origin: Origin, payload: UsageIngestPayload
   }
   const count = (status: UsageIngestOutcome['status']) => results.filter((r) => r.status === status).length;
   return { results, accepted: count('accepted'), duplicates: count('duplicate'), invalid: count('invalid') };
+}
+
+/** Meters the platform keeps itself (storage.storedByteDays): a caller's events cannot add to them. */
+const PLATFORM_METERS = /^storage\./;
+
+function typeProblem(event: UsageMeterEvent): string | undefined {
+  return PLATFORM_METERS.test(event.type) ? `type "${event.type}" is a meter the platform keeps (storage.*)` : undefined;
 }
 
 function timeProblem(event: UsageMeterEvent, now: number): string | undefined {

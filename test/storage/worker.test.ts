@@ -60,3 +60,14 @@ it('drops expired uploads and stale temporary files, and collects content no obj
   expect(existsSync(blobs.path(dropped.sha256))).toBe(false);
   expect(await db.selectFrom('storage_usage').select(['bytes', 'objects']).executeTakeFirst()).toMatchObject({ objects: 1 });
 });
+
+it('counts the stored bytes of a partition not counted for a day, once', async () => {
+  const service = storageService(new FileBlobStore(join(dir, 'storage'), () => 'http://unused'), shippedCatalogue().platform.tiers);
+  const worker = new StorageWorker(db, service, { pollMs: 1000, gcGraceMs: 0 });
+  // The object "kept" of the test above holds 4 bytes in test/acme.
+  const inTwoDays = Date.now() + 2 * 86_400_000;
+  expect(await worker.accrueStored(inTwoDays)).toBe(1);
+  expect(await worker.accrueStored(inTwoDays)).toBe(0);
+  const meter = await db.selectFrom('usage_meter_rollups').select(['value']).where('entity_id', '=', 'acme').where('type', '=', 'storage.storedByteDays').execute();
+  expect(meter.reduce((sum, r) => sum + Number(r.value), 0)).toBeCloseTo(8, 1);
+});

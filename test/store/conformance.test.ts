@@ -20,7 +20,7 @@ import type { Db } from '../../src/store/schema.js';
 import { newId, sha256 } from '../../src/store/secrets.js';
 import { implementations, type StoreLocation } from './implementations.js';
 
-const MIGRATIONS = ['0001_keys_and_auth', '0002_idempotency', '0003_events_and_webhooks', '0004_no_unused_event_index', '0005_idempotency_leases', '0006_usage', '0007_ledger', '0008_payments', '0009_usage_coarse_rollups', '0010_intent_attempts', '0011_billing', '0012_event_log', '0013_auth_admin', '0014_storage', '0015_email'];
+const MIGRATIONS = ['0001_keys_and_auth', '0002_idempotency', '0003_events_and_webhooks', '0004_no_unused_event_index', '0005_idempotency_leases', '0006_usage', '0007_ledger', '0008_payments', '0009_usage_coarse_rollups', '0010_intent_attempts', '0011_billing', '0012_event_log', '0013_auth_admin', '0014_storage', '0015_email', '0016_storage_accrual'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const unique = (prefix: string) => `${prefix}_${newId('t')}`;
