@@ -51,6 +51,8 @@ it('drops expired uploads and stale temporary files, and collects content no obj
     await storeObject(trx, blobs, p, { key: 'dropped', contentType: 'text/plain', metadata: {}, staged: dropped }, limits);
   });
   await db.transaction().execute((trx) => removeObject(trx, p, 'dropped'));
+  // With no grace, content released before now is collected: not in the very millisecond of its release.
+  await new Promise((resolve) => setTimeout(resolve, 5));
 
   const result = await new StorageWorker(db, service, { pollMs: 1000, gcGraceMs: 0 }).pass();
   expect(result).toEqual({ taken: 0, collected: 1 });
