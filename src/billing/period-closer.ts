@@ -23,9 +23,6 @@ export interface PeriodCloserOptions {
   apiVersion: string;
 }
 
-/** One hour of grace, as Stripe leaves a draft before finalizing it; a look every 15 s. */
-export const DEFAULT_CLOSER = { graceMs: 3_600_000, intervalMs: 15_000 };
-
 /** At most this many closes or finalizations per kind and pass, so that one pass stays short. */
 const BATCH = 100;
 

@@ -4,7 +4,7 @@
  * compared in lower case (suppression lists, the simulator's addresses).
  */
 import addressparser from 'nodemailer/lib/addressparser';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError, invalidField } from '../runtime/errors.js';
 
 /** A plain address: one @, something on each side, no spaces (the payload schema checks the rest). */
 const ADDRESS = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;
@@ -15,7 +15,7 @@ export function addressOf(mailbox: string, param: string): string {
   const address = parsed.length === 1 ? parsed[0]!.address : undefined;
   if (!address || !ADDRESS.test(address)) {
     const message = `"${mailbox}" is not one e-mail address (write ada@example.com or Ada <ada@example.com>)`;
-    throw new ApiError('payload_invalid', `${param}: ${message}.`, { param, details: { errors: [{ param, message, keyword: 'format' }] } });
+    throw invalidField(param, message, 'format');
   }
   return address.toLowerCase();
 }

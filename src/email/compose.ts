@@ -4,7 +4,7 @@
  * together at most), and the time it may go. Nothing is sent here; see queue.ts and outcomes.ts.
  */
 import type { EmailSendPayload } from '../../generated/server/types.js';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError, invalidField } from '../runtime/errors.js';
 import type { Partition } from '../store/auth.js';
 import { getTemplate, suppressedAmong } from '../store/email.js';
 import { getObject } from '../store/storage.js';
@@ -52,7 +52,7 @@ export interface Composed {
   suppressed: string[];
 }
 
-const invalid = (param: string, message: string) => new ApiError('payload_invalid', `${param}: ${message}.`, { param, details: { errors: [{ param, message, keyword: 'email' }] } });
+const invalid = (param: string, message: string) => invalidField(param, message, 'email');
 
 /** `base` is where the payload is (`/payload`, or `/payload/messages/3` in a batch). */
 export async function compose(db: Db, p: Partition, payload: EmailSendPayload, base: string, now = Date.now()): Promise<Composed> {

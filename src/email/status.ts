@@ -5,7 +5,7 @@
  * sends the status's event and, for a bounce or a complaint, suppresses the addresses it names.
  */
 import type { Partition } from '../store/auth.js';
-import { getMessage, moveMessage, suppress } from '../store/email.js';
+import { moveMessage, suppress } from '../store/email.js';
 import type { Db, EmailMessageTable, EmailStatus } from '../store/schema.js';
 import { releaseAttachments } from './attachments.js';
 import { toMessage } from './wire.js';
@@ -75,8 +75,9 @@ export async function suppressFor(db: Db, row: EmailMessageTable, move: Move): P
 }
 
 /**
- * Moves `row` on; false when it is no longer in a status the move may follow (or, with `leasedUntil`, no
- * longer under that lease). Run in a transaction with the events `emit` writes.
+ * Moves `row` on in the store, by the rules of `movedInMemory`; answers the row as moved, or undefined when it
+ * is no longer in a status the move may follow (or, with `leasedUntil`, no longer under that lease). Run in a
+ * transaction with the events `emit` writes.
  */
 export async function advance(
   db: Db,
@@ -84,16 +85,14 @@ export async function advance(
   move: Move,
   emit: (type: EmailEvent, data: unknown) => void,
   leasedUntil?: string,
-): Promise<boolean> {
+): Promise<EmailMessageTable | undefined> {
+  if (!FOLLOWS[move.status].includes(row.status)) return undefined;
+  const { row: moved, events } = movedInMemory(row, [move]);
   const p: Partition = { mode: row.mode, entityId: row.entity_id };
-  const at = new Date().toISOString();
-  const entry: HistoryEntry = { status: move.status, at, ...(move.detail ? { detail: move.detail } : {}) };
-  const moved = await moveMessage(db, p, row.id, FOLLOWS[move.status], { status: move.status, history: withEntry(row.history, entry), ...move.changes }, leasedUntil);
-  if (!moved) return false;
+  if (!(await moveMessage(db, p, row.id, FOLLOWS[move.status], { status: moved.status, history: moved.history, ...move.changes }, leasedUntil))) return undefined;
   // Leaving the queue: the content its attachments held is the objects' (or the collector's) again.
   if ((row.status === 'queued' || row.status === 'deferred') && ['sent', 'bounced', 'suppressed'].includes(move.status)) await releaseAttachments(db, row);
   await suppressFor(db, row, move);
-  const event = EVENTS[move.status];
-  if (event) emit(event, toMessage((await getMessage(db, p, row.id))!));
-  return true;
+  for (const [type, data] of events) emit(type, data);
+  return moved;
 }

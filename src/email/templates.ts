@@ -5,7 +5,7 @@
  * bodies are.
  */
 import Handlebars from 'handlebars';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError, invalidField } from '../runtime/errors.js';
 
 /** Templates compiled in an environment of their own: no helper a face author registers elsewhere leaks in. */
 const handlebars = Handlebars.create();
@@ -60,7 +60,7 @@ export function renderTemplate(parts: TemplateParts, data: Record<string, unknow
       return handlebars.compile(source, { strict: true, noEscape: !escape, knownHelpers: KNOWN_HELPERS, knownHelpersOnly: true })(data);
     } catch (error) {
       const message = (error as Error).message.split('\n')[0]!;
-      throw new ApiError('payload_invalid', `${param}: ${message}.`, { param, details: { errors: [{ param, message, keyword: 'template' }] } });
+      throw invalidField(param, message, 'template');
     }
   };
   return {

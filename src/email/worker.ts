@@ -8,10 +8,9 @@
  */
 import type { Providers } from '../providers/index.js';
 import type { StorageService } from '../storage/service.js';
-import { DEFAULT_EMAIL_RETRY_SCHEDULE, type EmailQueueConfig } from '../runtime/config.js';
+import { DEFAULT_EMAIL_QUEUE, type EmailQueueConfig } from '../runtime/config.js';
 import type { Partition } from '../store/auth.js';
-import { parseSchedule } from '../webhooks/config.js';
-import { getMessage, leaseDueMessages, suppressedAmong } from '../store/email.js';
+import { leaseDueMessages, suppressedAmong } from '../store/email.js';
 import { writeEvents, type EmittedEvent } from '../store/events.js';
 import { storeKind } from '../store/open.js';
 import type { Db, EmailMessageTable } from '../store/schema.js';
@@ -44,9 +43,8 @@ export function mailWorker(db: Db, providers: Providers, settings: Partial<Email
   const storage = providers.storage;
   return new MailWorker(db, {
     ...(storage ? { storage } : {}),
-    retryOffsetsMs: settings.retryOffsetsMs ?? parseSchedule(DEFAULT_EMAIL_RETRY_SCHEDULE),
-    pollMs: settings.pollMs ?? 1000,
-    concurrency: settings.concurrency ?? 4,
+    ...DEFAULT_EMAIL_QUEUE,
+    ...settings,
     apiVersion,
     ...(transport ? { transport } : {}),
   });
@@ -169,11 +167,11 @@ export class MailWorker {
     await this.#db.transaction().execute(async (trx) => {
       const events: EmittedEvent[] = [];
       const emit = (type: string, data: unknown) => events.push({ id: newId('evt'), type, data });
-      let current = row;
+      let current: EmailMessageTable | undefined = row;
       for (const [i, move] of moves.entries()) {
         // Only the first move is under the lease (the newest, if it was leased again meanwhile): it ends it.
-        if (!(await advance(trx, current, move, emit, i === 0 ? (this.#leases.get(row.id) ?? row.leased_until!) : undefined))) return;
-        current = (await getMessage(trx, p, row.id))!;
+        current = await advance(trx, current, move, emit, i === 0 ? (this.#leases.get(row.id) ?? row.leased_until!) : undefined);
+        if (!current) return;
       }
       if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion, requestId: newId('req') }, events);
     });

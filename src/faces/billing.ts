@@ -10,7 +10,7 @@ import { closePeriod, finalizeInvoice, loadInvoice, payInvoice, readInvoice, set
 import { endOfMinute, period, wholeMinute } from '../billing/periods.js';
 import { checkedPrice, toPrice } from '../billing/prices.js';
 import { toSubscription } from '../billing/wire.js';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError, invalidField } from '../runtime/errors.js';
 import { listPage } from '../runtime/list-page.js';
 import { cancelAtPeriodEnd, getPrices, getSubscription, insertPrice, insertSubscription, listInvoices, listPrices, listSubscriptions } from '../store/billing.js';
 import { getCustomer } from '../store/payments.js';
@@ -23,9 +23,7 @@ const BACKDATE_MS = 35 * 86_400_000;
 
 const partition = (ctx: { mode: Mode; entityId: string }) => ({ mode: ctx.mode, entityId: ctx.entityId });
 
-function invalid(param: string, message: string): ApiError {
-  return new ApiError('payload_invalid', `${param}: ${message}.`, { param, details: { errors: [{ param, message, keyword: 'billing' }] } });
-}
+const invalid = (param: string, message: string) => invalidField(param, message, 'billing');
 
 async function loadSubscription(ctx: { mode: Mode; entityId: string; db: Parameters<typeof getSubscription>[0] }, id: string, param: string): Promise<BillingSubscriptionTable> {
   const row = await getSubscription(ctx.db, partition(ctx), id);

@@ -8,7 +8,7 @@ import { holdAttachments } from '../email/attachments.js';
 import { compose } from '../email/compose.js';
 import { capturedMoves } from '../email/outcomes.js';
 import { announceMail } from '../email/signal.js';
-import { movedInMemory, suppressFor, withEntry, type EmailEvent } from '../email/status.js';
+import { movedInMemory, suppressFor, type EmailEvent } from '../email/status.js';
 import { checkTemplate } from '../email/templates.js';
 import { toMessage, toSuppression, toTemplate } from '../email/wire.js';
 import type { HandlerContext } from '../runtime/context.js';
@@ -34,8 +34,7 @@ async function sendOne(ctx: Ctx, payload: EmailSendPayload, base: string): Promi
   if (suppressed.length > 0) {
     // Sent to no one: one suppressed recipient would otherwise learn nothing, and the others would get a
     // message that names an address it was not sent to.
-    const detail = `On the suppression list: ${suppressed.join(', ')}.`;
-    const stopped = { ...row, status: 'suppressed' as const, next_attempt_at: null, history: withEntry(row.history, { status: 'suppressed', at: row.created_at, detail }) };
+    const stopped = movedInMemory(row, [{ status: 'suppressed', detail: `On the suppression list: ${suppressed.join(', ')}.`, changes: { next_attempt_at: null } }]).row;
     await store.insertMessage(ctx.db, stopped);
     return toMessage(stopped);
   }

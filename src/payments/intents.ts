@@ -8,7 +8,7 @@
  */
 import type { PaymentsCreateIntentPayload, PaymentsIntent, PaymentsPaymentMethod } from '../../generated/server/types.js';
 import type { HandlerContext } from '../runtime/context.js';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError, invalidField } from '../runtime/errors.js';
 import type { Authorization, PaymentMethodInput } from '../providers/payments/processor.js';
 import { openAccounts, postTransfer, type Transfer } from '../store/ledger.js';
 import { getCustomer, getIntent, insertIntent, moveIntent } from '../store/payments.js';
@@ -180,9 +180,7 @@ export async function captureIntent(ctx: Ctx<'payments.intent.succeeded'>, id: s
   const held = Number(row.amount_capturable);
   const amount = amountToCapture ?? held;
   if (row.status === 'requires_capture' && amount > held) {
-    const param = '/payload/amountToCapture';
-    const message = `at most ${held} can be captured`;
-    throw new ApiError('payload_invalid', `${param}: ${message}.`, { param, details: { errors: [{ param, message, keyword: 'maximum' }] } });
+    throw invalidField('/payload/amountToCapture', `at most ${held} can be captured`, 'maximum');
   }
   const processor = processorOf(ctx);
   await claim(ctx, row, ['requires_capture'], 'captured');

@@ -4,7 +4,7 @@
  * the payload schemas already require. A bad currency is `payload_invalid` naming the field.
  */
 import currencyCodes from 'currency-codes';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError, invalidField } from '../runtime/errors.js';
 
 /** The ISO 4217 data of a lower-case code, or undefined when there is no such currency. */
 export function currencyOf(code: string): { code: string; digits: number } | undefined {
@@ -16,5 +16,5 @@ export function currencyOf(code: string): { code: string; digits: number } | und
 export function checkCurrency(code: string, param: string): void {
   if (currencyOf(code)) return;
   const message = `"${code}" is not an ISO 4217 currency code`;
-  throw new ApiError('payload_invalid', `${param}: ${message}.`, { param, details: { errors: [{ param, message, keyword: 'currency' }] } });
+  throw invalidField(param, message, 'currency');
 }

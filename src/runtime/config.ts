@@ -55,6 +55,12 @@ export interface EmailQueueConfig {
 /** Retries of a deferred message over about a day, like a mail server's own queue. */
 export const DEFAULT_EMAIL_RETRY_SCHEDULE = '30s,2m,10m,30m,1h,2h,4h,8h,16h';
 
+/** The mail queue's settings when nothing says otherwise (a server built without them, or no variables set). */
+export const DEFAULT_EMAIL_QUEUE: Omit<EmailQueueConfig, 'worker'> = { retryOffsetsMs: parseSchedule(DEFAULT_EMAIL_RETRY_SCHEDULE), pollMs: 1000, concurrency: 4 };
+
+/** One hour of grace, as Stripe leaves a draft before finalizing it; a look every 15 s. */
+export const DEFAULT_BILLING_CLOSER: Omit<BillingCloserConfig, 'closer'> = { graceMs: 3_600_000, intervalMs: 15_000 };
+
 export interface BillingCloserConfig {
   closer: boolean;
   graceMs: number;
@@ -94,14 +100,14 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     },
     email: {
       worker: choice(env, 'EMAIL_WORKER', ['on', 'off'] as const, 'on') === 'on',
-      retryOffsetsMs: parseSchedule(env.EMAIL_RETRY_SCHEDULE || DEFAULT_EMAIL_RETRY_SCHEDULE, 'EMAIL_RETRY_SCHEDULE'),
-      pollMs: integer(env, 'EMAIL_POLL_MS', 1000),
-      concurrency: integer(env, 'EMAIL_CONCURRENCY', 4),
+      retryOffsetsMs: env.EMAIL_RETRY_SCHEDULE ? parseSchedule(env.EMAIL_RETRY_SCHEDULE, 'EMAIL_RETRY_SCHEDULE') : DEFAULT_EMAIL_QUEUE.retryOffsetsMs,
+      pollMs: integer(env, 'EMAIL_POLL_MS', DEFAULT_EMAIL_QUEUE.pollMs),
+      concurrency: integer(env, 'EMAIL_CONCURRENCY', DEFAULT_EMAIL_QUEUE.concurrency),
     },
     billing: {
       closer: choice(env, 'BILLING_CLOSER', ['on', 'off'] as const, 'on') === 'on',
-      graceMs: integer(env, 'BILLING_GRACE_SECONDS', 3600) * 1000,
-      intervalMs: integer(env, 'BILLING_CLOSE_INTERVAL_MS', 15_000),
+      graceMs: integer(env, 'BILLING_GRACE_SECONDS', DEFAULT_BILLING_CLOSER.graceMs / 1000) * 1000,
+      intervalMs: integer(env, 'BILLING_CLOSE_INTERVAL_MS', DEFAULT_BILLING_CLOSER.intervalMs),
     },
   };
 }

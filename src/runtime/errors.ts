@@ -71,6 +71,14 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * `payload_invalid` for one field a handler checked beyond its schema: the message names the field, and
+ * `details.errors` has the one entry the validation stage would have written (`keyword` says which check).
+ */
+export function invalidField(param: string, message: string, keyword: string): ApiError {
+  return new ApiError('payload_invalid', `${param}: ${message}.`, { param, details: { errors: [{ param, message, keyword }] } });
+}
+
 /** Any thrown value as an ApiError; anything unexpected is logged here and leaves as a 500 that reveals nothing. */
 export function toApiError(error: unknown, requestId: string): ApiError {
   if (error instanceof ApiError) return error;
