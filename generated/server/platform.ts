@@ -84,6 +84,7 @@ export type ErrorCode =
   | 'headers_too_large'
   | 'request_aborted'
   | 'internal_error'
+  | 'not_implemented'
   | 'provider_failed'
   | 'provider_unavailable'
   | 'store_unavailable'
@@ -484,6 +485,17 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       type: 'api_error',
       message: 'The server failed unexpectedly. The request id helps support find it.',
       retryable: true,
+    },
+  ],
+  [
+    'not_implemented',
+    {
+      code: 'not_implemented',
+      status: 501,
+      type: 'api_error',
+      message:
+        'The action is declared but its handler is not written yet (a skeleton made by `dispatch new` answers this); retrying does not help until a release implements it.',
+      retryable: false,
     },
   ],
   [

@@ -1,19 +1,34 @@
 /**
- * The shared front half of `generate` and `check`: build the catalogue, print every diagnostic, and
- * generate the files when there is no error.
+ * The shared front half of `generate` and `check`: read the face files, build the catalogue, print every
+ * diagnostic, and generate the files when there is no error.
  */
 import { formatDiagnostic } from '../spec/diagnostics.js';
 import type { GeneratorPaths } from './paths.js';
 
-export async function buildOutput(paths: GeneratorPaths, files?: Map<string, string>): Promise<Map<string, string> | undefined> {
+export interface BuiltOutput {
+  files: Map<string, string>;
+  /** The diagnostics printed (warnings only, since the catalogue built). */
+  diagnostics: string[];
+  /** Hash of the inputs the output came from (see verified.ts). */
+  inputs: string;
+}
+
+export async function buildOutput(paths: GeneratorPaths, texts?: Map<string, string>): Promise<BuiltOutput | undefined> {
   // Loaded on use so that `serve` and `keys` never load the generator.
-  const [{ buildCatalog }, { generate }] = await Promise.all([import('../spec/index.js'), import('../generate/index.js')]);
+  const [{ buildCatalog }, { readFaceDirectory }, { generate }, { inputsHash }] = await Promise.all([
+    import('../spec/index.js'),
+    import('../spec/face-directory.js'),
+    import('../generate/index.js'),
+    import('../generate/verified.js'),
+  ]);
+  const files = texts ?? readFaceDirectory(paths.facesDir);
   const { catalog, diagnostics } = buildCatalog(paths.facesDir, { files, handlersDir: paths.handlersDir });
-  for (const d of diagnostics) console.error(formatDiagnostic(d));
+  const printed = diagnostics.map(formatDiagnostic);
+  for (const line of printed) console.error(line);
   if (!catalog) {
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
     console.error(`${errors} error${errors === 1 ? '' : 's'}; nothing generated.`);
     return undefined;
   }
-  return generate(catalog);
+  return { files: await generate(catalog), diagnostics: printed, inputs: inputsHash(files, paths.handlersDir) };
 }

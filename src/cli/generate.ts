@@ -6,6 +6,7 @@ import { existsSync, readdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { fromRoot } from '../package-root.js';
+import { MANIFEST_PATH } from '../generate/manifest.js';
 import { generatorPaths, type GeneratorPaths } from './paths.js';
 
 export function registerGenerate(program: Command): void {
@@ -18,7 +19,7 @@ export function registerGenerate(program: Command): void {
     .option('--watch', 'regenerate whenever a face file or template changes')
     .action(async (options: { faces: string; handlers: string; out: string; watch?: boolean }) => {
       const paths = generatorPaths(options);
-      const ok = await runOnce(paths);
+      const ok = await runOnce(paths, Boolean(options.watch));
       if (!options.watch) {
         process.exitCode = ok ? 0 : 1;
         return;
@@ -27,17 +28,32 @@ export function registerGenerate(program: Command): void {
     });
 }
 
-async function runOnce(paths: GeneratorPaths): Promise<boolean> {
+async function runOnce(paths: GeneratorPaths, watching: boolean): Promise<boolean> {
   const started = performance.now();
   // Loaded here so that the other commands never load the generator.
-  const [{ writeGenerated }, { buildOutput }] = await Promise.all([import('../generate/write.js'), import('./build.js')]);
-  const files = await buildOutput(paths);
-  if (!files) return false;
-  const report = writeGenerated(paths.outDir, files);
+  const [{ writeGenerated }, { buildOutput }, memo, { generatorFingerprint }, { recordVerified }] = await Promise.all([
+    import('../generate/write.js'),
+    import('./build.js'),
+    import('../memo/memo.js'),
+    import('../memo/fingerprint.js'),
+    import('../generate/verified.js'),
+  ]);
+  // Taken before anything is read, so that a template saved during the run makes the record miss, not lie.
+  const fingerprint = generatorFingerprint();
+  memo.openCache(fingerprint);
+  const built = await buildOutput(paths);
+  if (!built) return false;
+  const report = writeGenerated(paths.outDir, built.files);
+  // What was just written is current: the next `check` only hashes it.
+  recordVerified(memo.cacheDir(), fingerprint, built.inputs, built.files.get(MANIFEST_PATH)!, built.diagnostics);
   const ms = Math.round(performance.now() - started);
   for (const path of report.written) console.log(`  wrote   ${path}`);
   for (const path of report.deleted) console.log(`  deleted ${path}`);
-  console.log(`${report.written.length} written, ${report.deleted.length} deleted, ${report.unchanged} unchanged in ${ms} ms.`);
+  // A watch prints a run after run: the time tells them apart.
+  const when = watching ? `[${new Date().toISOString().slice(11, 19)}] ` : '';
+  console.log(`${when}${report.written.length} written, ${report.deleted.length} deleted, ${report.unchanged} unchanged in ${ms} ms.`);
+  // After the report: the files are written by then, and the memo is for the next run.
+  memo.saveCache();
   return true;
 }
 
@@ -49,7 +65,7 @@ function watchAndRun(paths: GeneratorPaths): void {
     // Editors write a file in several steps; wait for them to settle.
     timer = setTimeout(() => {
       // One failed run must not stop the ones after it.
-      running = running.then(() => runOnce(paths)).catch((error: unknown) => {
+      running = running.then(() => runOnce(paths, true)).catch((error: unknown) => {
         console.error(error);
         return false;
       });

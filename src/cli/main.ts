@@ -4,8 +4,10 @@
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../runtime/config.js';
 import { registerCheck } from './check.js';
+import { registerDiff } from './diff.js';
 import { registerGenerate } from './generate.js';
 import { registerKeys } from './keys.js';
+import { registerNew } from './new.js';
 import { registerServe } from './serve.js';
 import { registerUsage } from './usage.js';
 import { registerWorker } from './worker.js';
@@ -17,10 +19,12 @@ const program = new Command('dispatch')
   .exitOverride();
 registerGenerate(program);
 registerCheck(program);
+registerDiff(program);
 registerServe(program);
 registerKeys(program);
 registerUsage(program);
 registerWorker(program);
+registerNew(program);
 
 try {
   await program.parseAsync(process.argv);

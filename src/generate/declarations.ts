@@ -3,6 +3,7 @@
  * a type alias otherwise), and prints a list of structures as one source file in a single batch.
  */
 import { Project, StructureKind, type StatementStructures } from 'ts-morph';
+import { memo } from '../memo/memo.js';
 import { isObject } from '../spec/json-schema.js';
 import type { JsonSchema } from '../spec/model.js';
 import { docLines, propertySignatures, typeOf, type TypeOptions } from './schema-to-type.js';
@@ -20,6 +21,14 @@ export function declaration(name: string, schema: JsonSchema, options: TypeOptio
 }
 
 let project: Project | undefined;
+
+/**
+ * Prints each group of structures as its own run of TypeScript: the chunks of a large file (one per face)
+ * that generate() formats and memoizes one by one, so a run reformats only the faces that changed.
+ */
+export function printChunks(path: string, groups: StatementStructures[][]): string[] {
+  return groups.filter((group) => group.length > 0).map((group) => memo('print', { path, group }, () => printStatements(path, group)));
+}
 
 /** Prints structures as TypeScript text. One in-memory project serves the whole run. */
 export function printStatements(path: string, statements: StatementStructures[]): string {

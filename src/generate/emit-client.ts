@@ -10,7 +10,7 @@ import { StructureKind, VariableDeclarationKind, type StatementStructures } from
 import { fromRoot } from '../package-root.js';
 import { materialize } from '../spec/json-schema.js';
 import type { Action, Catalog, Face, JsonSchema } from '../spec/model.js';
-import { declaration, printStatements } from './declarations.js';
+import { declaration, printChunks } from './declarations.js';
 import { typeOf, type TypeOptions } from './schema-to-type.js';
 
 export const CLIENT_RUNTIME_PATH = 'client/runtime.ts';
@@ -54,7 +54,7 @@ interface BatchMethod {
 }
 
 /** The client files, keyed by their path under `generated/`. Throws on a name the client could not hold. */
-export function emitClient(catalog: Catalog): Map<string, string> {
+export function emitClient(catalog: Catalog): Map<string, string | string[]> {
   const latest = catalog.platform.latest;
   const faces = catalog.faces
     .map((face): ClientFace => ({
@@ -67,10 +67,10 @@ export function emitClient(catalog: Catalog): Map<string, string> {
     .filter((f) => f.actions.length > 0 || f.face.events.length > 0);
   const batch = batchMethod(faces);
   checkNames(faces, batch);
-  const files = new Map<string, string>();
+  const files = new Map<string, string | string[]>();
   for (const [name, text] of templates()) files.set(`client/${name}`, text);
-  files.set(CLIENT_TYPES_PATH, printStatements(CLIENT_TYPES_PATH, typeStatements(faces, latest, batch)));
-  files.set(CLIENT_INDEX_PATH, printStatements(CLIENT_INDEX_PATH, indexStatements(faces, latest, batch)));
+  files.set(CLIENT_TYPES_PATH, printChunks(CLIENT_TYPES_PATH, typeStatements(faces, latest, batch)));
+  files.set(CLIENT_INDEX_PATH, printChunks(CLIENT_INDEX_PATH, [indexStatements(faces, latest, batch)]));
   return files;
 }
 
@@ -91,14 +91,18 @@ function batchMethod(faces: ClientFace[]): BatchMethod | undefined {
   return batch;
 }
 
-function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined): StatementStructures[] {
-  const out: StatementStructures[] = [];
+/** types.ts in chunks: the imports, one per face, then the catalogue-wide types. */
+function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined): StatementStructures[][] {
+  const head: StatementStructures[] = [];
+  const groups = [head];
   const ownStreamEvents = faces.some(({ actions }) => actions.some(({ action }) => action.streamEvents.length > 0));
   const runtimeTypes = [...(batch ? ['BatchItemResult'] : []), ...(ownStreamEvents ? ['StreamEvent'] : [])];
   if (runtimeTypes.length) {
-    out.push({ kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './runtime.js', namedImports: runtimeTypes });
+    head.push({ kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './runtime.js', namedImports: runtimeTypes });
   }
   for (const { face, actions } of faces) {
+    const out: StatementStructures[] = [];
+    groups.push(out);
     const options: TypeOptions = { server: false, refName: (name) => face.typeName + name };
     const named = Object.fromEntries(face.schemas.map((s) => [s.name, s.schema]));
     for (const { name, schema } of face.schemas) {
@@ -115,7 +119,9 @@ function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod 
       out.push(declaration(`${event.typeName}Data`, withoutDefs(event.dataSchema), options, docs));
     }
   }
-  out.push(
+  const tail: StatementStructures[] = [];
+  groups.push(tail);
+  tail.push(
     {
       kind: StructureKind.Interface,
       name: 'Actions',
@@ -130,8 +136,8 @@ function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod 
     },
     ...eventStatements(faces),
   );
-  if (batch) out.push(...batchStatements(faces));
-  return out;
+  if (batch) tail.push(...batchStatements(faces));
+  return groups;
 }
 
 /** `EventTypes` and the webhook event body of API.md §12, a union discriminated by `type`. */

@@ -14,26 +14,33 @@ export const SCOPES_PATH = 'server/scopes.ts';
 const json = (value: unknown) => JSON.stringify(value);
 const TYPES = '../../src/runtime/dispatch-types.js';
 
-export function emitDispatch(catalog: Catalog): string {
+/**
+ * The file in chunks: the imports, one constant per face, then the maps. A face's chunk names only that
+ * face, so generate() reformats only the faces that changed.
+ */
+export function emitDispatch(catalog: Catalog): string[] {
   const imports = catalog.faces.map((f) => `import * as ${f.name}Validators from './validators/${f.name}.js';`);
   return [
-    `import type { ActionEntry, EventEntry, FaceEntry } from '${TYPES}';`,
-    ...imports,
-    '',
-    '/** Every face and action the server routes to. */',
-    `export const faces: ReadonlyMap<string, FaceEntry> = new Map<string, FaceEntry>([`,
-    ...catalog.faces.map((f) => `[${json(f.name)}, ${faceEntry(f)}],`),
-    ']);',
-    '',
-    '/** Every event type the faces declare, with the validator of its data. */',
-    `export const eventTypes: ReadonlyMap<string, EventEntry> = new Map<string, EventEntry>([`,
-    ...catalog.faces.flatMap((f) =>
-      f.events.map((e) => `[${json(e.type)}, { type: ${json(e.type)}, face: ${json(f.name)}, summary: ${json(e.summary)}, validate: ${f.name}Validators.${e.validator} }],`),
-    ),
-    ']);',
-    '',
-  ].join('\n');
+    [`import type { ActionEntry, EventEntry, FaceEntry } from '${TYPES}';`, ...imports, ''].join('\n'),
+    ...catalog.faces.map((f) => `const ${faceConstant(f)}: FaceEntry = ${faceEntry(f)};\n`),
+    [
+      '/** Every face and action the server routes to. */',
+      `export const faces: ReadonlyMap<string, FaceEntry> = new Map<string, FaceEntry>([`,
+      ...catalog.faces.map((f) => `[${json(f.name)}, ${faceConstant(f)}],`),
+      ']);',
+      '',
+      '/** Every event type the faces declare, with the validator of its data. */',
+      `export const eventTypes: ReadonlyMap<string, EventEntry> = new Map<string, EventEntry>([`,
+      ...catalog.faces.flatMap((f) =>
+        f.events.map((e) => `[${json(e.type)}, { type: ${json(e.type)}, face: ${json(f.name)}, summary: ${json(e.summary)}, validate: ${f.name}Validators.${e.validator} }],`),
+      ),
+      ']);',
+      '',
+    ].join('\n'),
+  ];
 }
+
+const faceConstant = (face: Face) => `${face.name}Face`;
 
 function faceEntry(face: Face): string {
   const actions = face.actions.map((a) => `[${json(a.name)}, ${actionEntry(face, a)}]`).join(',\n');

@@ -4,6 +4,8 @@
  * the templates hold layout and prose only. Links are relative, so the pages read the same on a code host
  * and under the server's `/docs/`.
  */
+import { describeChange, type Change, type NameStyle } from '../diff/change.js';
+import { memo } from '../memo/memo.js';
 import { BATCH_ACTION } from '../runtime/dispatch-types.js';
 import type { Action, ApiVersion, Catalog, Example, Face, FaceError, RatePolicy, Tier } from '../spec/model.js';
 import { isZeroPrice } from '../spec/price.js';
@@ -35,7 +37,9 @@ const UNITS_ANCHOR = 'prices-and-units';
 export function emitDocs(catalog: Catalog): Map<string, string> {
   const files = new Map<string, string>();
   files.set('docs/index.md', renderDoc('index', indexView(catalog)));
-  for (const face of catalog.faces) files.set(`docs/${facePath(face.name)}`, renderDoc('face', faceView(face, catalog.platform.currency)));
+  const { currency } = catalog.platform;
+  // A face's page depends on the face (whose events name their emitters) and the currency alone.
+  for (const face of catalog.faces) files.set(`docs/${facePath(face.name)}`, memo('doc-face', { face, currency }, () => renderDoc('face', faceView(face, currency))));
   files.set(`docs/${EVENTS_PATH}`, renderDoc('events', eventsView(catalog)));
   files.set('docs/scopes.md', renderDoc('scopes', scopesView(catalog)));
   files.set('docs/errors.md', renderDoc('errors', errorsView(catalog)));
@@ -337,16 +341,23 @@ function versionFacts(version: ApiVersion, latest: string): Fact[] {
   return facts;
 }
 
-/** The changelog lines of one version: actions added and removed, then payload fields. */
-function changes(catalog: Catalog, date: string, previous: string | undefined): string[] {
-  const c = versionChanges(catalog, date, previous);
-  return [
-    ...c.addedActions.map((a) => `Added ${actionLink(a.id)}.`),
-    ...c.removedActions.map((a) => `Removed ${actionLink(a.id)}.`),
-    ...c.addedFields.map((f) => `Added payload field ${code(f.path)} to ${actionLink(f.action.id)}.`),
-    ...c.removedFields.map((f) => `Removed payload field ${code(f.path)} from ${actionLink(f.action.id)}.`),
-  ];
+/** The changelog of one version: breaking changes, then additive ones, each a sentence with its links. */
+function changes(catalog: Catalog, date: string, previous: string | undefined) {
+  const { breaking, additive } = versionChanges(catalog, date, previous);
+  const sentence = (change: Change) => {
+    const text = describeChange(change, docNames);
+    return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+  };
+  return {
+    breaking: breaking.map(sentence),
+    additive: additive.map(sentence),
+    both: breaking.length > 0 && additive.length > 0,
+    none: breaking.length + additive.length === 0,
+  };
 }
+
+/** Faces, actions and event types as links to their pages. */
+const docNames: NameStyle = (kind, id) => (kind === 'action' ? actionLink(id) : kind === 'event' ? eventLink(id) : `[${code(id)}](${facePath(id)})`);
 
 function weight(action: Action): string {
   const parts = [`${action.weight.perCall} per call`];

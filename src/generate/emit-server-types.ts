@@ -6,13 +6,14 @@
  */
 import { StructureKind, type StatementStructures } from 'ts-morph';
 import type { Catalog, Face } from '../spec/model.js';
-import { declaration, printStatements } from './declarations.js';
+import { declaration, printChunks } from './declarations.js';
 import type { TypeOptions } from './schema-to-type.js';
 
 export const SERVER_TYPES_PATH = 'server/types.ts';
 
-export function emitServerTypes(catalog: Catalog): string {
-  const statements: StatementStructures[] = [
+/** The file in chunks: the import, one per face, then the catalogue-wide interfaces. */
+export function emitServerTypes(catalog: Catalog): string[] {
+  const head: StatementStructures[] = [
     {
       kind: StructureKind.ImportDeclaration,
       isTypeOnly: true,
@@ -20,22 +21,22 @@ export function emitServerTypes(catalog: Catalog): string {
       namedImports: ['HandlerContext'],
     },
   ];
-  for (const face of catalog.faces) statements.push(...faceStatements(face));
-  statements.push({
+  const tail: StatementStructures[] = [];
+  tail.push({
     kind: StructureKind.Interface,
     name: 'EventTypes',
     isExported: true,
     docs: ['Every event type and the type of its data; `ctx.emit` is checked against it.'],
     properties: catalog.faces.flatMap((f) => f.events.map((e) => ({ name: JSON.stringify(e.type), type: `${e.typeName}Data` }))),
   });
-  statements.push({
+  tail.push({
     kind: StructureKind.Interface,
     name: 'Handlers',
     isExported: true,
     docs: ['Every face and its handlers; `src/faces/<face>.ts` exports each entry. Built-in faces (batch) have none.'],
     properties: catalog.faces.filter((f) => !f.builtin).map((f) => ({ name: f.name, type: `${f.typeName}Handlers` })),
   });
-  return printStatements(SERVER_TYPES_PATH, statements);
+  return printChunks(SERVER_TYPES_PATH, [head, ...catalog.faces.map(faceStatements), tail]);
 }
 
 function faceStatements(face: Face): StatementStructures[] {

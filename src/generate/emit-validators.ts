@@ -3,34 +3,25 @@
  * schema and one per event type's data, so the server never compiles a schema at start. Defaults in the schemas are filled in.
  */
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { faceAjv } from '../spec/face-ajv.js';
+import { memo } from '../memo/memo.js';
+import { faceValidators } from '../spec/face-ajv.js';
 import type { Face } from '../spec/model.js';
 
 export const validatorsPath = (face: string) => `server/validators/${face}.js`;
 export const validatorTypesPath = (face: string) => `server/validators/${face}.d.ts`;
 
 export function emitValidators(face: Face): { code: string; types: string } {
-  const ajv = faceAjv(face);
-  const exports: Record<string, string> = {};
-  for (const action of face.actions) {
-    for (const variant of action.variants) {
-      // Lint has usually compiled it already in this instance; a catalogue built otherwise is added here.
-      if (!ajv.getSchema(variant.validator)) ajv.addSchema(variant.schema, variant.validator);
-      exports[variant.validator] = variant.validator;
-    }
-  }
-  for (const event of face.events) {
-    if (!ajv.getSchema(event.validator)) ajv.addSchema(event.dataSchema, event.validator);
-    exports[event.validator] = event.validator;
-  }
-  const code = esmImports(standaloneCode.default(ajv, exports));
-  const names = Object.keys(exports);
-  const types = [
-    `import type { ValidateFunction } from 'ajv';`,
-    ...names.map((n) => `export declare const ${n}: ValidateFunction;`),
-    '',
-  ].join('\n');
-  return { code, types };
+  const names = [...face.actions.flatMap((a) => a.variants.map((v) => v.validator)), ...face.events.map((e) => e.validator)];
+  const schemas = [...face.actions.flatMap((a) => a.variants.map((v) => v.schema)), ...face.events.map((e) => e.dataSchema)];
+  // The printed code depends on these schemas under these names and nothing else (see faceValidators).
+  return memo('validators', { names, schemas }, () => {
+    const { ajv, refused } = faceValidators(face);
+    const [error] = refused.values();
+    if (error) throw error;
+    const code = esmImports(standaloneCode.default(ajv, Object.fromEntries(names.map((n) => [n, n]))));
+    const types = [`import type { ValidateFunction } from 'ajv';`, ...names.map((n) => `export declare const ${n}: ValidateFunction;`), ''].join('\n');
+    return { code, types };
+  });
 }
 
 /**

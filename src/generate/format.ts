@@ -6,6 +6,7 @@
  * nothing for a reader.
  */
 import * as prettier from 'prettier';
+import { memoAsync } from '../memo/memo.js';
 
 const OPTIONS: prettier.Options = { singleQuote: true, printWidth: 120, trailingComma: 'all', proseWrap: 'preserve' };
 
@@ -15,4 +16,11 @@ const PARSERS: [suffix: string, parser: string][] = [['.ts', 'babel-ts']];
 export async function format(path: string, text: string): Promise<string> {
   const parser = PARSERS.find(([suffix]) => path.endsWith(suffix))?.[1];
   return parser ? prettier.format(text, { ...OPTIONS, parser }) : text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/** format(), memoized by the file's kind and text: unchanged text is never formatted twice. */
+export function formatCached(path: string, text: string): Promise<string> {
+  const parser = PARSERS.find(([suffix]) => path.endsWith(suffix))?.[1];
+  if (!parser) return format(path, text);
+  return memoAsync('format', { parser, text }, () => format(path, text));
 }

@@ -1,7 +1,8 @@
 /**
- * The Handlebars templates of the docs (`templates/docs/*.md.hbs`), each read and compiled once per
- * process on first use. Files whose name starts with `_` are partials, registered under the rest of their
- * name (`_table.md.hbs` → `{{> table}}`).
+ * The Handlebars templates of the docs (`templates/docs/*.md.hbs`), read on every use and compiled again
+ * whenever their text changed, so that a long `generate --watch` renders with the templates as saved (its
+ * memo keys include their text). Files whose name starts with `_` are partials, registered under the rest of
+ * their name (`_table.md.hbs` → `{{> table}}`).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
@@ -19,28 +20,39 @@ const SUFFIX = '.md.hbs';
  */
 const COMPILE_OPTIONS: CompileOptions = { noEscape: true, strict: true };
 
-let env: typeof Handlebars | undefined;
-const compiled = new Map<DocTemplate, Handlebars.TemplateDelegate>();
+interface Environment {
+  /** The partials' names and texts, as registered. */
+  partials: string;
+  handlebars: typeof Handlebars;
+  compiled: Map<DocTemplate, { text: string; template: Handlebars.TemplateDelegate }>;
+}
+
+let env: Environment | undefined;
 
 /** Renders one page template with a plain view model. */
 export function renderDoc(name: DocTemplate, view: object): string {
-  let template = compiled.get(name);
-  if (!template) {
-    template = environment().compile(read(`${name}${SUFFIX}`), COMPILE_OPTIONS);
-    compiled.set(name, template);
+  const current = environment();
+  const text = read(`${name}${SUFFIX}`);
+  let page = current.compiled.get(name);
+  if (page?.text !== text) {
+    page = { text, template: current.handlebars.compile(text, COMPILE_OPTIONS) };
+    current.compiled.set(name, page);
   }
-  return template(view);
+  return page.template(view);
 }
 
-/** An isolated Handlebars instance, so partials never leak into (or from) other users of the library. */
-function environment(): typeof Handlebars {
-  if (env) return env;
-  env = Handlebars.create();
-  for (const file of readdirSync(DIR).sort()) {
-    if (file.startsWith('_') && file.endsWith(SUFFIX)) {
-      env.registerPartial(file.slice(1, -SUFFIX.length), env.compile(read(file), COMPILE_OPTIONS));
-    }
-  }
+/**
+ * An isolated Handlebars instance, so partials never leak into (or from) other users of the library; made
+ * again, with every page recompiled, when a partial changed.
+ */
+function environment(): Environment {
+  const files = readdirSync(DIR).filter((file) => file.startsWith('_') && file.endsWith(SUFFIX)).sort();
+  const partials = files.map((file) => [file, read(file)] as const);
+  const signature = JSON.stringify(partials);
+  if (env?.partials === signature) return env;
+  const handlebars = Handlebars.create();
+  for (const [file, text] of partials) handlebars.registerPartial(file.slice(1, -SUFFIX.length), handlebars.compile(text, COMPILE_OPTIONS));
+  env = { partials: signature, handlebars, compiled: new Map() };
   return env;
 }
 

@@ -4,7 +4,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { MANIFEST_PATH } from './index.js';
+import { MANIFEST_PATH } from './manifest.js';
 
 export interface WriteReport {
   written: string[];

@@ -48,6 +48,10 @@ export const DIAGNOSTICS = {
     severity: 'error',
     message: 'Version {version} {change}, a breaking change; it must be announced at least 90 days before {version} ({detail}).',
   },
+  'breaking-change': {
+    severity: 'error',
+    message: '{change} in served {versions} ({class}); a breaking change must come in a new API version announced at least 90 days ahead.',
+  },
   'no-stable-version': { severity: 'error', message: 'platform.yaml declares no stable version.' },
   'duplicate-version': { severity: 'error', message: 'Version {version} is declared more than once.' },
   'duplicate-error-code': { severity: 'error', message: 'Error code "{code}" is already defined {where}.' },

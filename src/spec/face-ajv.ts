@@ -1,20 +1,74 @@
 /**
- * One ajv instance per face, configured as the generated validators are (strict, all errors, defaults,
- * standalone source). Lint compiles every payload schema in it to check it; the validators emitter then
- * prints that same compiled code, so each schema is compiled once per run.
+ * ajv for a face's schemas, configured as the generated validators are (strict, all errors, defaults,
+ * standalone source).
+ *
+ * `faceValidators` compiles the schemas that become `generated/server/validators/<face>.js` (every payload
+ * variant, action by action, then every event's data) in one instance, always in that order and nothing
+ * else: ajv names its functions by compile order, so the printed code depends on the face alone, whether
+ * lint compiled it in this run or the validators emitter does. Lint checks results and examples in a
+ * second instance (`checkAjv`) that is never printed.
+ *
+ * Schemas are checked against the JSON Schema 2020-12 meta-schema by one instance shared by every face:
+ * each instance would otherwise compile the meta-schema for itself, which costs more than compiling the
+ * payloads of a small face.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { Face } from './model.js';
 
-const instances = new WeakMap<Face, Ajv2020>();
+const OPTIONS = { strict: true, allErrors: true, useDefaults: true, logger: false, code: { source: true, esm: true, lines: true } } as const;
 
-export function faceAjv(face: Face): Ajv2020 {
-  let ajv = instances.get(face);
+export interface FaceValidators {
+  ajv: Ajv2020;
+  /** Validator name → why ajv refused its schema; the others are compiled in `ajv`. */
+  refused: Map<string, Error>;
+}
+
+const validators = new WeakMap<Face, FaceValidators>();
+const checkers = new WeakMap<Face, Ajv2020>();
+let metaAjv: Ajv2020 | undefined;
+
+function newAjv(code: typeof OPTIONS.code | { optimize: false } = OPTIONS.code): Ajv2020 {
+  const ajv = new Ajv2020({ ...OPTIONS, code, validateSchema: false });
+  addFormats.default(ajv);
+  return ajv;
+}
+
+export function faceValidators(face: Face): FaceValidators {
+  let compiled = validators.get(face);
+  if (compiled) return compiled;
+  compiled = { ajv: newAjv(), refused: new Map() };
+  const schemas = [
+    ...face.actions.flatMap((a) => a.variants.map((v) => [v.validator, v.schema] as const)),
+    ...face.events.map((e) => [e.validator, e.dataSchema] as const),
+  ];
+  for (const [name, schema] of schemas) {
+    try {
+      assertValidSchema(schema);
+      compiled.ajv.addSchema(schema, name);
+      compiled.ajv.getSchema(name);
+    } catch (error) {
+      compiled.ajv.removeSchema(name);
+      compiled.refused.set(name, error as Error);
+    }
+  }
+  validators.set(face, compiled);
+  return compiled;
+}
+
+/** The instance lint compiles result schemas in, to check them and the examples. */
+export function checkAjv(face: Face): Ajv2020 {
+  let ajv = checkers.get(face);
   if (!ajv) {
-    ajv = new Ajv2020({ strict: true, allErrors: true, useDefaults: true, logger: false, code: { source: true, esm: true, lines: true } });
-    addFormats.default(ajv);
-    instances.set(face, ajv);
+    // Its code is run, never printed: no source kept, and no optimizing passes over it.
+    ajv = newAjv({ optimize: false });
+    checkers.set(face, ajv);
   }
   return ajv;
+}
+
+/** Throws as ajv itself would (`schema is invalid: ...`) when `schema` breaks the 2020-12 meta-schema. */
+export function assertValidSchema(schema: unknown): void {
+  metaAjv ??= new Ajv2020({ ...OPTIONS, code: {} });
+  if (!metaAjv.validateSchema(schema as object)) throw new Error(`schema is invalid: ${metaAjv.errorsText(metaAjv.errors)}`);
 }

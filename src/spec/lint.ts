@@ -6,17 +6,18 @@
  */
 import type { ValidateFunction } from 'ajv';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
-import { faceAjv } from './face-ajv.js';
+import { sha256 } from '../hash.js';
+import { memo } from '../memo/memo.js';
+import { assertValidSchema, checkAjv, faceValidators } from './face-ajv.js';
 import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
 import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
+import { NOTICE_DAYS, noticeDays } from './notice.js';
 import type { RawFace } from './resolve.js';
 import { invalidPrice } from './rules/invalid-price.js';
 import { typeNameClash } from './rules/type-name-clash.js';
 import { unknownUnit } from './rules/unknown-unit.js';
 import type { JsonPath, SourceFile } from './source.js';
 
-const NOTICE_DAYS = 90;
-const DAY_MS = 86_400_000;
 const EVENT_NAME = /^[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*\.[a-z][a-zA-Z0-9]*$/;
 
 interface BreakingChange {
@@ -63,7 +64,12 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     out.push(...annotations(schema, ['schemas', name], source, checkVersion, breaking));
     out.push(...unknownRefs(schema, ['schemas', name], source, raw));
   }
-  for (const event of face.events) out.push(...lintEvent(face, event, source, raw));
+  const checked: Checked = { events: [], actions: [] };
+  for (const event of face.events) {
+    const problems = lintEvent(face, event, source, raw);
+    out.push(...problems);
+    if (problems.every((d) => d.code !== 'unknown-ref')) checked.events.push(event.type);
+  }
   out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source), ...typeNameClash(face, source));
 
   for (const action of face.actions) {
@@ -89,14 +95,15 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
       badRefs.push(...unknownRefs(event.data, [...eventAt, 'data'], source, raw));
     }
     out.push(...badRefs);
-    if (badRefs.length === 0) out.push(...schemasAndExamples(face, action, source, at));
+    if (badRefs.length === 0) checked.actions.push(action.name);
   }
+  out.push(...schemaDiagnostics(face, source, checked));
 
   for (const change of breaking) {
     const version = platform.versions.find((v) => v.date === change.version);
     if (!version) continue;
     const announced = version.announced;
-    const days = announced ? Math.floor((Date.parse(version.date) - Date.parse(announced)) / DAY_MS) : undefined;
+    const days = noticeDays(version);
     if (days === undefined || days < NOTICE_DAYS) {
       const detail = announced ? `announced ${announced}, ${days} days before` : 'platform.yaml gives it no "announced" date';
       out.push(diagnostic('breaking-change-notice', source.at(change.at), { version: version.date, change: change.change, detail }));
@@ -105,24 +112,14 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
   return out;
 }
 
-/** An event type: its name and its data schema (references, ajv); rules/event-links.ts checks that it is emitted. */
+/** An event type: its name and its references; its data schema is checked with the others (schemaDiagnostics). */
 function lintEvent(face: Face, event: EventType, source: SourceFile, raw: RawFace): Diagnostic[] {
   const at: JsonPath = ['events', event.type];
   const out: Diagnostic[] = [];
   if (!EVENT_NAME.test(event.type) || !event.type.startsWith(`${face.name}.`)) {
     out.push(diagnostic('invalid-event-name', source.at(at, true), { event: event.type, face: face.name }));
   }
-  const badRefs = unknownRefs(event.data, [...at, 'data'], source, raw);
-  out.push(...badRefs);
-  if (badRefs.length > 0) return out;
-  const ajv = faceAjv(face);
-  try {
-    ajv.addSchema(event.dataSchema, event.validator);
-    ajv.getSchema(event.validator);
-  } catch (error) {
-    ajv.removeSchema(event.validator);
-    out.push(diagnostic('invalid-json-schema', source.at([...at, 'data']), { what: `${event.type} data`, detail: (error as Error).message }));
-  }
+  out.push(...unknownRefs(event.data, [...at, 'data'], source, raw));
   return out;
 }
 
@@ -165,22 +162,46 @@ function unknownRefs(schema: JsonSchema, base: JsonPath, source: SourceFile, raw
   return out;
 }
 
-function schemasAndExamples(face: Face, action: Action, source: SourceFile, at: (...p: JsonPath) => JsonPath): Diagnostic[] {
-  const out: Diagnostic[] = [];
-  const ajv = faceAjv(face);
-  const compile = (schema: JsonSchema, what: string, path: JsonPath, name?: string): ValidateFunction | undefined => {
-    try {
-      if (!name) return ajv.compile(schema);
-      ajv.addSchema(schema, name);
-      return ajv.getSchema(name);
-    } catch (error) {
-      if (name) ajv.removeSchema(name);
-      out.push(diagnostic('invalid-json-schema', source.at(path), { what, detail: (error as Error).message }));
-      return undefined;
+/** The events and actions whose references all resolve: those whose schemas ajv can be asked about. */
+interface Checked {
+  events: string[];
+  actions: string[];
+}
+
+/**
+ * What ajv says of the face's schemas and examples: the costly part of lint, so it is memoized by the face
+ * file's text (the positions) and the resolved face (the schemas, as the platform's versions shape them).
+ */
+function schemaDiagnostics(face: Face, source: SourceFile, checked: Checked): Diagnostic[] {
+  return memo('schema-diagnostics', { file: source.path, text: sha256(source.text), face, checked }, () => {
+    const { refused } = faceValidators(face);
+    const out: Diagnostic[] = [];
+    for (const event of face.events.filter((e) => checked.events.includes(e.type))) {
+      const error = refused.get(event.validator);
+      if (error) out.push(diagnostic('invalid-json-schema', source.at(['events', event.type, 'data']), { what: `${event.type} data`, detail: error.message }));
     }
-  };
-  const payloads = action.variants.map((v) => compile(v.schema, 'payload', at('payload'), v.validator));
-  const result = compile(action.resultSchema, 'result', at('result'));
+    for (const action of face.actions.filter((a) => checked.actions.includes(a.name))) out.push(...schemasAndExamples(face, action, source));
+    return out;
+  });
+}
+
+function schemasAndExamples(face: Face, action: Action, source: SourceFile): Diagnostic[] {
+  const at = (...path: JsonPath) => ['actions', action.name, ...path];
+  const out: Diagnostic[] = [];
+  const { ajv, refused } = faceValidators(face);
+  const payloads = action.variants.map((v) => {
+    const error = refused.get(v.validator);
+    if (error) out.push(diagnostic('invalid-json-schema', source.at(at('payload')), { what: 'payload', detail: error.message }));
+    return error ? undefined : ajv.getSchema(v.validator);
+  });
+  const checker = checkAjv(face);
+  let result: ValidateFunction | undefined;
+  try {
+    assertValidSchema(action.resultSchema);
+    result = checker.compile(action.resultSchema);
+  } catch (error) {
+    out.push(diagnostic('invalid-json-schema', source.at(at('result')), { what: 'result', detail: (error as Error).message }));
+  }
   const latestPayload = payloads.at(-1);
   action.examples.forEach((example, i) => {
     // Validation fills in defaults; the docs show the example as written.

@@ -2,10 +2,12 @@
  * Reads `platform.yaml` and every face file of a faces directory, keeping each YAML document for
  * positions. Syntax problems and duplicate keys are reported here; nothing is interpreted yet.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { readFaceDirectory } from './face-directory.js';
 import { parseSource, type SourceFile } from './source.js';
+
+export { readFaceDirectory };
 
 export const PLATFORM_FILE = 'platform.yaml';
 
@@ -23,7 +25,7 @@ export function loadSources(dir: string, files?: Map<string, string>): LoadedSou
   let platform: SourceFile | undefined;
   for (const [name, text] of [...texts].sort(([a], [b]) => a.localeCompare(b))) {
     const shown = relative(process.cwd(), join(dir, name)) || name;
-    const parsed = parseSource(shown, text);
+    const parsed = parseOnce(shown, text);
     diagnostics.push(...parsed.diagnostics);
     if (name === PLATFORM_FILE) platform = parsed.source;
     else faces.push(parsed.source);
@@ -35,10 +37,16 @@ export function loadSources(dir: string, files?: Map<string, string>): LoadedSou
   return { platform, faces, diagnostics };
 }
 
-export function readFaceDirectory(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const name of readdirSync(dir)) {
-    if (name.endsWith('.yaml')) files.set(name, readFileSync(join(dir, name), 'utf8'));
-  }
-  return files;
+/**
+ * The last parse of each file, reused while its text is unchanged: `generate --watch` reads every face file
+ * on each run, and parsing is most of what an unchanged face costs. Later stages only read the parse.
+ */
+const parses = new Map<string, { text: string; parsed: ReturnType<typeof parseSource> }>();
+
+function parseOnce(path: string, text: string): ReturnType<typeof parseSource> {
+  const last = parses.get(path);
+  if (last?.text === text) return last.parsed;
+  const parsed = parseSource(path, text);
+  parses.set(path, { text, parsed });
+  return parsed;
 }

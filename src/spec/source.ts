@@ -10,6 +10,7 @@ export type JsonPath = readonly (string | number)[];
 export interface SourceFile {
   /** Path as shown in diagnostics (relative to the working directory). */
   readonly path: string;
+  readonly text: string;
   readonly doc: Document.Parsed;
   readonly value: unknown;
   /** Position of the node at `path`; of its key when `key` is set; of the deepest existing parent otherwise. */
@@ -31,7 +32,7 @@ export function parseSource(path: string, text: string): { source: SourceFile; d
   }
   if (doc.errors.length === 0) findDuplicateKeys(doc, doc.contents, [], (p, k) => diagnostics.push(duplicate(at, p, k)));
   const value = doc.errors.length === 0 ? doc.toJS({ maxAliasCount: 1000 }) : undefined;
-  return { source: { path, doc, value, at }, diagnostics };
+  return { source: { path, text, doc, value, at }, diagnostics };
 }
 
 function duplicate(at: SourceFile['at'], parent: (string | number)[], key: string): Diagnostic {

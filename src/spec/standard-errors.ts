@@ -49,6 +49,7 @@ export const STANDARD_ERRORS: readonly FaceError[] = [
   e(431, 'invalid_request_error', 'headers_too_large', false, 'The request headers are larger than the server accepts.'),
   e(499, 'api_error', 'request_aborted', false, 'The client closed the connection before the stream ended: the action was stopped and its store effects rolled back. Only ever seen as a replay under the same idempotency key; retry with a new one.'),
   e(500, 'api_error', 'internal_error', true, 'The server failed unexpectedly. The request id helps support find it.'),
+  e(501, 'api_error', 'not_implemented', false, 'The action is declared but its handler is not written yet (a skeleton made by `dispatch new` answers this); retrying does not help until a release implements it.'),
   e(502, 'provider_error', 'provider_failed', true, 'The backend of the face answered with an error.'),
   e(503, 'provider_error', 'provider_unavailable', true, 'The backend of the face is down or not configured.'),
   e(503, 'api_error', 'store_unavailable', true, 'The database cannot be reached (a restart, a failover); nothing was answered for the call, so retry after `Retry-After` seconds with the same idempotency key.'),

@@ -65,7 +65,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+export { sha256 } from '../hash.js';
 
 export function equalSecrets(a: string, b: string): boolean {
   const x = Buffer.from(a);

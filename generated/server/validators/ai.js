@@ -2,15 +2,15 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const ai_embed_2026_09_01 = validate21;
-const schema32 = {"type":"object","required":["model","input"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"input":{"description":"The text to embed, or a list of up to 256 texts; each text has 1 to 32000 characters.","oneOf":[{"$ref":"#/$defs/EmbeddingText"},{"type":"array","minItems":1,"maxItems":256,"items":{"$ref":"#/$defs/EmbeddingText"}}]},"dimensions":{"type":"integer","minimum":1,"maximum":4096,"description":"The length of each vector; without it the model's own."}},"$defs":{"EmbeddingText":{"type":"string","minLength":1,"maxLength":32000,"description":"A text to embed."}}};
-const schema33 = {"type":"string","minLength":1,"maxLength":32000,"description":"A text to embed."};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+export const ai_embed_2026_09_01 = validate0;
+const schema0 = {"type":"object","required":["model","input"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"input":{"description":"The text to embed, or a list of up to 256 texts; each text has 1 to 32000 characters.","oneOf":[{"$ref":"#/$defs/EmbeddingText"},{"type":"array","minItems":1,"maxItems":256,"items":{"$ref":"#/$defs/EmbeddingText"}}]},"dimensions":{"type":"integer","minimum":1,"maximum":4096,"description":"The length of each vector; without it the model's own."}},"$defs":{"EmbeddingText":{"type":"string","minLength":1,"maxLength":32000,"description":"A text to embed."}}};
+const schema1 = {"type":"string","minLength":1,"maxLength":32000,"description":"A text to embed."};
+const func0 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -53,7 +53,7 @@ errors++;
 if(data.model !== undefined){
 let data0 = data.model;
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func0(data0) > 200){
 const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -63,7 +63,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -92,7 +92,7 @@ let valid1 = false;
 let passing0 = null;
 const _errs6 = errors;
 if(typeof data1 === "string"){
-if(func1(data1) > 32000){
+if(func0(data1) > 32000){
 const err6 = {instancePath:instancePath+"/input",schemaPath:"#/$defs/EmbeddingText/maxLength",keyword:"maxLength",params:{limit: 32000},message:"must NOT have more than 32000 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -102,7 +102,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data1) < 1){
+if(func0(data1) < 1){
 const err7 = {instancePath:instancePath+"/input",schemaPath:"#/$defs/EmbeddingText/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -154,7 +154,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 if(typeof data2 === "string"){
-if(func1(data2) > 32000){
+if(func0(data2) > 32000){
 const err11 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/EmbeddingText/maxLength",keyword:"maxLength",params:{limit: 32000},message:"must NOT have more than 32000 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -164,7 +164,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(func1(data2) < 1){
+if(func0(data2) < 1){
 const err12 = {instancePath:instancePath+"/input/" + i0,schemaPath:"#/$defs/EmbeddingText/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -276,18 +276,18 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ai_generate_2026_01_01 = validate23;
-const schema36 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."}}};
+export const ai_generate_2026_01_01 = validate1;
+const schema3 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."}}};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -330,7 +330,7 @@ errors++;
 if(data.model !== undefined){
 let data0 = data.model;
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func0(data0) > 200){
 const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -340,7 +340,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -365,7 +365,7 @@ errors++;
 if(data.prompt !== undefined){
 let data1 = data.prompt;
 if(typeof data1 === "string"){
-if(func1(data1) > 200000){
+if(func0(data1) > 200000){
 const err6 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -375,7 +375,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data1) < 1){
+if(func0(data1) < 1){
 const err7 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -400,7 +400,7 @@ errors++;
 if(data.input !== undefined){
 let data2 = data.input;
 if(typeof data2 === "string"){
-if(func1(data2) > 200000){
+if(func0(data2) > 200000){
 const err9 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -503,18 +503,18 @@ vErrors.push(err17);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ai_generate_2026_09_01 = validate24;
-const schema37 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"sampling":{"type":"object","additionalProperties":false,"description":"Sampling settings.","properties":{"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."},"topP":{"type":"number","exclusiveMinimum":0,"maximum":1,"description":"Nucleus sampling mass."}}}}};
+export const ai_generate_2026_09_01 = validate2;
+const schema4 = {"type":"object","required":["model","prompt"],"additionalProperties":false,"properties":{"model":{"type":"string","minLength":1,"maxLength":200,"description":"Model identifier."},"prompt":{"type":"string","minLength":1,"maxLength":200000,"description":"Instruction text."},"input":{"type":"string","maxLength":200000,"description":"Optional text for the prompt to operate on."},"maxTokens":{"type":"integer","minimum":1,"maximum":32000,"description":"Upper bound on the tokens generated."},"sampling":{"type":"object","additionalProperties":false,"description":"Sampling settings.","properties":{"temperature":{"type":"number","minimum":0,"maximum":2,"description":"Sampling temperature."},"topP":{"type":"number","exclusiveMinimum":0,"maximum":1,"description":"Nucleus sampling mass."}}}}};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate2.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -557,7 +557,7 @@ errors++;
 if(data.model !== undefined){
 let data0 = data.model;
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func0(data0) > 200){
 const err3 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -567,7 +567,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -592,7 +592,7 @@ errors++;
 if(data.prompt !== undefined){
 let data1 = data.prompt;
 if(typeof data1 === "string"){
-if(func1(data1) > 200000){
+if(func0(data1) > 200000){
 const err6 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -602,7 +602,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data1) < 1){
+if(func0(data1) < 1){
 const err7 = {instancePath:instancePath+"/prompt",schemaPath:"#/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -627,7 +627,7 @@ errors++;
 if(data.input !== undefined){
 let data2 = data.input;
 if(typeof data2 === "string"){
-if(func1(data2) > 200000){
+if(func0(data2) > 200000){
 const err9 = {instancePath:instancePath+"/input",schemaPath:"#/properties/input/maxLength",keyword:"maxLength",params:{limit: 200000},message:"must NOT have more than 200000 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -792,18 +792,18 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const ai_models_2026_09_01 = validate26;
-const schema39 = {"type":"object","additionalProperties":false,"properties":{}};
+export const ai_models_2026_09_01 = validate3;
+const schema5 = {"type":"object","additionalProperties":false,"properties":{}};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate3.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -832,18 +832,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_ai_generate_completed = validate20;
-const schema31 = {"type":"object","required":["model","tokens","streamed"],"additionalProperties":false,"properties":{"model":{"type":"string","description":"The model that answered."},"tokens":{"type":"object","required":["input","output"],"additionalProperties":false,"description":"Tokens read and written by the call.","properties":{"input":{"type":"integer","minimum":0,"description":"Tokens in the prompt and input."},"output":{"type":"integer","minimum":0,"description":"Tokens generated."}}},"streamed":{"type":"boolean","description":"True when the answer was streamed."}}};
+export const event_ai_generate_completed = validate4;
+const schema6 = {"type":"object","required":["model","tokens","streamed"],"additionalProperties":false,"properties":{"model":{"type":"string","description":"The model that answered."},"tokens":{"type":"object","required":["input","output"],"additionalProperties":false,"description":"Tokens read and written by the call.","properties":{"input":{"type":"integer","minimum":0,"description":"Tokens in the prompt and input."},"output":{"type":"integer","minimum":0,"description":"Tokens generated."}}},"streamed":{"type":"boolean","description":"True when the answer was streamed."}}};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1025,7 +1025,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

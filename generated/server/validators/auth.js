@@ -2,15 +2,15 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const auth_deleteUser_2026_09_01 = validate42;
-const schema50 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
-const schema51 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
-const pattern4 = new RegExp("^usr_[0-9A-Za-z]+$", "u");
+export const auth_deleteUser_2026_09_01 = validate0;
+const schema0 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema1 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+const pattern0 = new RegExp("^usr_[0-9A-Za-z]+$", "u");
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43,7 +43,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -76,19 +76,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_disableUser_2026_09_01 = validate44;
-const schema54 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
-const schema55 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+export const auth_disableUser_2026_09_01 = validate1;
+const schema2 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema3 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -121,7 +121,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -154,19 +154,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_enableUser_2026_09_01 = validate50;
-const schema60 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
-const schema61 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+export const auth_enableUser_2026_09_01 = validate2;
+const schema4 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema5 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate2.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -199,7 +199,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -232,20 +232,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_import_2026_01_01 = validate56;
-const schema66 = {"type":"object","required":["users"],"additionalProperties":false,"properties":{"users":{"type":"array","minItems":1,"maxItems":1000,"description":"The users to create, at most 1000.","items":{"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}}}}};
+export const auth_import_2026_01_01 = validate3;
+const schema6 = {"type":"object","required":["users"],"additionalProperties":false,"properties":{"users":{"type":"array","minItems":1,"maxItems":1000,"description":"The users to create, at most 1000.","items":{"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}}}}};
 const formats0 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+const func0 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate3.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -337,7 +337,7 @@ errors++;
 if(data1.email !== undefined){
 let data2 = data1.email;
 if(typeof data2 === "string"){
-if(func1(data2) > 254){
+if(func0(data2) > 254){
 const err7 = {instancePath:instancePath+"/users/" + i0+"/email",schemaPath:"#/properties/users/items/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -372,7 +372,7 @@ errors++;
 if(data1.password !== undefined){
 let data3 = data1.password;
 if(typeof data3 === "string"){
-if(func1(data3) > 256){
+if(func0(data3) > 256){
 const err10 = {instancePath:instancePath+"/users/" + i0+"/password",schemaPath:"#/properties/users/items/properties/password/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -382,7 +382,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(func1(data3) < 8){
+if(func0(data3) < 8){
 const err11 = {instancePath:instancePath+"/users/" + i0+"/password",schemaPath:"#/properties/users/items/properties/password/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -407,7 +407,7 @@ errors++;
 if(data1.name !== undefined){
 let data4 = data1.name;
 if(typeof data4 === "string"){
-if(func1(data4) > 200){
+if(func0(data4) > 200){
 const err13 = {instancePath:instancePath+"/users/" + i0+"/name",schemaPath:"#/properties/users/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err13];
@@ -417,7 +417,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(func1(data4) < 1){
+if(func0(data4) < 1){
 const err14 = {instancePath:instancePath+"/users/" + i0+"/name",schemaPath:"#/properties/users/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err14];
@@ -474,19 +474,19 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_listUsers_2026_09_01 = validate60;
-const schema70 = {"type":"object","additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"Only the user with this e-mail address (compared case-insensitively)."},"disabled":{"type":"boolean","description":"Only disabled users (true), or only enabled ones (false)."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
-const schema71 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+export const auth_listUsers_2026_09_01 = validate4;
+const schema7 = {"type":"object","additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"Only the user with this e-mail address (compared case-insensitively)."},"disabled":{"type":"boolean","description":"Only disabled users (true), or only enabled ones (false)."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/UserId"}},"$defs":{"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema8 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -512,7 +512,7 @@ errors++;
 if(data.email !== undefined){
 let data0 = data.email;
 if(typeof data0 === "string"){
-if(func1(data0) > 254){
+if(func0(data0) > 254){
 const err1 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -592,7 +592,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data3 = data.startingAfter;
 if(typeof data3 === "string"){
-if(!pattern4.test(data3)){
+if(!pattern0.test(data3)){
 const err8 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -625,18 +625,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_login_2026_01_01 = validate64;
-const schema75 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"E-mail address."},"password":{"type":"string","maxLength":256,"description":"Password."},"ttlSeconds":{"type":"integer","minimum":60,"maximum":2592000,"default":86400,"description":"Session lifetime in seconds."}}};
+export const auth_login_2026_01_01 = validate5;
+const schema9 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","maxLength":254,"description":"E-mail address."},"password":{"type":"string","maxLength":256,"description":"Password."},"ttlSeconds":{"type":"integer","minimum":60,"maximum":2592000,"default":86400,"description":"Session lifetime in seconds."}}};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -682,7 +682,7 @@ errors++;
 if(data.email !== undefined){
 let data0 = data.email;
 if(typeof data0 === "string"){
-if(func1(data0) > 254){
+if(func0(data0) > 254){
 const err3 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -707,7 +707,7 @@ errors++;
 if(data.password !== undefined){
 let data1 = data.password;
 if(typeof data1 === "string"){
-if(func1(data1) > 256){
+if(func0(data1) > 256){
 const err5 = {instancePath:instancePath+"/password",schemaPath:"#/properties/password/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -773,18 +773,18 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_logout_2026_01_01 = validate68;
-const schema79 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
+export const auth_logout_2026_01_01 = validate6;
+const schema10 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate6.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -817,7 +817,7 @@ errors++;
 if(data.token !== undefined){
 let data0 = data.token;
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func0(data0) > 200){
 const err2 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -850,18 +850,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_session_2026_01_01 = validate70;
-const schema81 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
+export const auth_session_2026_01_01 = validate7;
+const schema11 = {"type":"object","required":["token"],"additionalProperties":false,"properties":{"token":{"type":"string","maxLength":200,"description":"The session token."}}};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -894,7 +894,7 @@ errors++;
 if(data.token !== undefined){
 let data0 = data.token;
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func0(data0) > 200){
 const err2 = {instancePath:instancePath+"/token",schemaPath:"#/properties/token/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -927,18 +927,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const auth_signup_2026_01_01 = validate74;
-const schema85 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}};
+export const auth_signup_2026_01_01 = validate8;
+const schema12 = {"type":"object","required":["email","password"],"additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":254,"description":"E-mail address; compared case-insensitively."},"password":{"type":"string","minLength":8,"maxLength":256,"description":"At least 8 characters."},"name":{"type":"string","minLength":1,"maxLength":200,"description":"Display name."}}};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate8.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -981,7 +981,7 @@ errors++;
 if(data.email !== undefined){
 let data0 = data.email;
 if(typeof data0 === "string"){
-if(func1(data0) > 254){
+if(func0(data0) > 254){
 const err3 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 254},message:"must NOT have more than 254 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1016,7 +1016,7 @@ errors++;
 if(data.password !== undefined){
 let data1 = data.password;
 if(typeof data1 === "string"){
-if(func1(data1) > 256){
+if(func0(data1) > 256){
 const err6 = {instancePath:instancePath+"/password",schemaPath:"#/properties/password/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1026,7 +1026,7 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(func1(data1) < 8){
+if(func0(data1) < 8){
 const err7 = {instancePath:instancePath+"/password",schemaPath:"#/properties/password/minLength",keyword:"minLength",params:{limit: 8},message:"must NOT have fewer than 8 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -1051,7 +1051,7 @@ errors++;
 if(data.name !== undefined){
 let data2 = data.name;
 if(typeof data2 === "string"){
-if(func1(data2) > 200){
+if(func0(data2) > 200){
 const err9 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1061,7 +1061,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(func1(data2) < 1){
+if(func0(data2) < 1){
 const err10 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -1094,18 +1094,18 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_auth_import_succeeded = validate20;
-const schema31 = {"type":"object","required":["count","userIds"],"additionalProperties":false,"properties":{"count":{"type":"integer","minimum":1,"description":"How many users were imported."},"userIds":{"type":"array","items":{"type":"string"},"description":"Their ids, in the order of the import."}}};
+export const event_auth_import_succeeded = validate9;
+const schema13 = {"type":"object","required":["count","userIds"],"additionalProperties":false,"properties":{"count":{"type":"integer","minimum":1,"description":"How many users were imported."},"userIds":{"type":"array","items":{"type":"string"},"description":"Their ids, in the order of the import."}}};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1209,21 +1209,21 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_auth_login_succeeded = validate21;
-const schema32 = {"type":"object","required":["user","expiresAt"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"},"expiresAt":{"type":"string","format":"date-time","description":"When the session ends."}},"$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
-const schema33 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
-const schema34 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
-const formats2 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+export const event_auth_login_succeeded = validate10;
+const schema14 = {"type":"object","required":["user","expiresAt"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"},"expiresAt":{"type":"string","format":"date-time","description":"When the session ends."}},"$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema15 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
+const schema16 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+const formats8 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1276,7 +1276,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -1338,7 +1338,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data3 = data.createdAt;
 if(typeof data3 === "string"){
-if(!(formats2.validate(data3))){
+if(!(formats8.validate(data3))){
 const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1363,7 +1363,7 @@ errors++;
 if(data.disabledAt !== undefined){
 let data4 = data.disabledAt;
 if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
+if(!(formats8.validate(data4))){
 const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -1396,16 +1396,16 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate10.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1446,15 +1446,15 @@ errors++;
 }
 }
 if(data.user !== undefined){
-if(!(validate22(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate11(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
 errors = vErrors.length;
 }
 }
 if(data.expiresAt !== undefined){
 let data1 = data.expiresAt;
 if(typeof data1 === "string"){
-if(!(formats2.validate(data1))){
+if(!(formats8.validate(data1))){
 const err3 = {instancePath:instancePath+"/expiresAt",schemaPath:"#/properties/expiresAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1487,20 +1487,20 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_auth_signup_succeeded = validate24;
-const schema35 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}},"$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
-const schema36 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
-const schema37 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+export const event_auth_signup_succeeded = validate13;
+const schema17 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}},"$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema18 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
+const schema19 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate14.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1553,7 +1553,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -1615,7 +1615,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data3 = data.createdAt;
 if(typeof data3 === "string"){
-if(!(formats2.validate(data3))){
+if(!(formats8.validate(data3))){
 const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1640,7 +1640,7 @@ errors++;
 if(data.disabledAt !== undefined){
 let data4 = data.disabledAt;
 if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
+if(!(formats8.validate(data4))){
 const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -1673,16 +1673,16 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate13.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1713,8 +1713,8 @@ errors++;
 }
 }
 if(data.user !== undefined){
-if(!(validate25(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate14(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate14.errors : vErrors.concat(validate14.errors);
 errors = vErrors.length;
 }
 }
@@ -1729,21 +1729,21 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_auth_user_deleted = validate27;
-const schema38 = {"$ref":"#/$defs/UserChange","$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserChange":{"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
-const schema39 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}};
-const schema40 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
-const schema41 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+export const event_auth_user_deleted = validate16;
+const schema20 = {"$ref":"#/$defs/UserChange","$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserChange":{"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema21 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}};
+const schema22 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
+const schema23 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate18.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1796,7 +1796,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -1858,7 +1858,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data3 = data.createdAt;
 if(typeof data3 === "string"){
-if(!(formats2.validate(data3))){
+if(!(formats8.validate(data3))){
 const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1883,7 +1883,7 @@ errors++;
 if(data.disabledAt !== undefined){
 let data4 = data.disabledAt;
 if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
+if(!(formats8.validate(data4))){
 const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -1916,11 +1916,355 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate17.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.user === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "user")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+if(!(validate18(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate16.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+errors = vErrors.length;
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_auth_user_disabled = validate21;
+const schema24 = {"$ref":"#/$defs/UserChange","$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserChange":{"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema25 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}};
+const schema26 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
+const schema27 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.email === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "email")) || (key0 === "name")) || (key0 === "createdAt")) || (key0 === "disabledAt"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.email !== undefined){
+let data1 = data.email;
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data3 = data.createdAt;
+if(typeof data3 === "string"){
+if(!(formats8.validate(data3))){
+const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.disabledAt !== undefined){
+let data4 = data.disabledAt;
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.user === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "user")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+if(!(validate23(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate21.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate22(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+validate21.errors = vErrors;
+return errors === 0;
+}
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_auth_user_enabled = validate26;
+const schema28 = {"$ref":"#/$defs/UserChange","$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserChange":{"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
+const schema29 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}};
+const schema30 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
+const schema31 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1933,8 +2277,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.user === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -1943,9 +2287,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(key0 === "user")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.email === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -1954,21 +2297,148 @@ vErrors.push(err1);
 }
 errors++;
 }
-}
-if(data.user !== undefined){
-if(!(validate29(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.createdAt === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
 else {
 vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "id") || (key0 === "email")) || (key0 === "name")) || (key0 === "createdAt")) || (key0 === "disabledAt"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.email !== undefined){
+let data1 = data.email;
+if(typeof data1 === "string"){
+if(!(formats0.test(data1))){
+const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data3 = data.createdAt;
+if(typeof data3 === "string"){
+if(!(formats8.validate(data3))){
+const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.disabledAt !== undefined){
+let data4 = data.disabledAt;
+if(typeof data4 === "string"){
+if(!(formats8.validate(data4))){
+const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
 }
 errors++;
 }
@@ -1988,537 +2458,67 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate28(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.user === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "user")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.user !== undefined){
+if(!(validate28(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
 }
 validate27.errors = vErrors;
 return errors === 0;
 }
 validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_auth_user_disabled = validate32;
-const schema42 = {"$ref":"#/$defs/UserChange","$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserChange":{"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
-const schema43 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}};
-const schema44 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
-const schema45 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate26.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.email === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.createdAt === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((key0 === "id") || (key0 === "email")) || (key0 === "name")) || (key0 === "createdAt")) || (key0 === "disabledAt"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.email !== undefined){
-let data1 = data.email;
-if(typeof data1 === "string"){
-if(!(formats0.test(data1))){
-const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.createdAt !== undefined){
-let data3 = data.createdAt;
-if(typeof data3 === "string"){
-if(!(formats2.validate(data3))){
-const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.disabledAt !== undefined){
-let data4 = data.disabledAt;
-if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
-const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-validate34.errors = vErrors;
-return errors === 0;
-}
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate33.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.user === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "user")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.user !== undefined){
-if(!(validate34(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate33.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate32.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
-errors = vErrors.length;
-}
-validate32.errors = vErrors;
-return errors === 0;
-}
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_auth_user_enabled = validate37;
-const schema46 = {"$ref":"#/$defs/UserChange","$defs":{"User":{"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}},"UserChange":{"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}},"UserId":{"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."}}};
-const schema47 = {"type":"object","required":["user"],"additionalProperties":false,"properties":{"user":{"$ref":"#/$defs/User"}}};
-const schema48 = {"type":"object","description":"An end user of the entity.","required":["id","email","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/UserId"},"email":{"type":"string","format":"email","description":"E-mail address, lower-cased."},"name":{"type":"string","description":"Display name."},"createdAt":{"type":"string","format":"date-time","description":"When the user signed up."},"disabledAt":{"type":"string","format":"date-time","description":"When the user was disabled; absent while it is enabled."}}};
-const schema49 = {"type":"string","pattern":"^usr_[0-9A-Za-z]+$","description":"User id."};
-
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate39.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.email === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "email"},message:"must have required property '"+"email"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.createdAt === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((key0 === "id") || (key0 === "email")) || (key0 === "name")) || (key0 === "createdAt")) || (key0 === "disabledAt"))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/pattern",keyword:"pattern",params:{pattern: "^usr_[0-9A-Za-z]+$"},message:"must match pattern \""+"^usr_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/UserId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.email !== undefined){
-let data1 = data.email;
-if(typeof data1 === "string"){
-if(!(formats0.test(data1))){
-const err6 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-if(data.createdAt !== undefined){
-let data3 = data.createdAt;
-if(typeof data3 === "string"){
-if(!(formats2.validate(data3))){
-const err9 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.disabledAt !== undefined){
-let data4 = data.disabledAt;
-if(typeof data4 === "string"){
-if(!(formats2.validate(data4))){
-const err11 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/disabledAt",schemaPath:"#/properties/disabledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-validate39.errors = vErrors;
-return errors === 0;
-}
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate38.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.user === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "user"},message:"must have required property '"+"user"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(key0 === "user")){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.user !== undefined){
-if(!(validate39(data.user, {instancePath:instancePath+"/user",parentData:data,parentDataProperty:"user",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-validate38.errors = vErrors;
-return errors === 0;
-}
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate37.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate38(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
-errors = vErrors.length;
-}
-validate37.errors = vErrors;
-return errors === 0;
-}
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

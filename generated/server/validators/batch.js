@@ -2,15 +2,15 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const batch_run_2026_01_01 = validate20;
-const schema31 = {"type":"object","required":["mode","requests"],"additionalProperties":false,"properties":{"mode":{"type":"string","enum":["atomic","bestEffort"],"description":"`atomic`: all or nothing, in one transaction; `bestEffort`: every request on its own."},"requests":{"type":"array","minItems":1,"description":"The calls, run in order; at most the platform's batch size (100).","items":{"$ref":"#/$defs/BatchRequest"}}},"$defs":{"BatchRequest":{"type":"object","description":"One call of the batch.","required":["face","action","payload"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":64,"description":"Your label for the request, unique in the batch; defaults to its position: \"0\", \"1\", ..."},"face":{"type":"string","minLength":1,"maxLength":64,"description":"The face to call."},"action":{"type":"string","minLength":1,"maxLength":64,"description":"The action of the face."},"payload":{"type":"object","description":"The action's payload."}}}}};
-const schema32 = {"type":"object","description":"One call of the batch.","required":["face","action","payload"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":64,"description":"Your label for the request, unique in the batch; defaults to its position: \"0\", \"1\", ..."},"face":{"type":"string","minLength":1,"maxLength":64,"description":"The face to call."},"action":{"type":"string","minLength":1,"maxLength":64,"description":"The action of the face."},"payload":{"type":"object","description":"The action's payload."}}};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+export const batch_run_2026_01_01 = validate0;
+const schema0 = {"type":"object","required":["mode","requests"],"additionalProperties":false,"properties":{"mode":{"type":"string","enum":["atomic","bestEffort"],"description":"`atomic`: all or nothing, in one transaction; `bestEffort`: every request on its own."},"requests":{"type":"array","minItems":1,"description":"The calls, run in order; at most the platform's batch size (100).","items":{"$ref":"#/$defs/BatchRequest"}}},"$defs":{"BatchRequest":{"type":"object","description":"One call of the batch.","required":["face","action","payload"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":64,"description":"Your label for the request, unique in the batch; defaults to its position: \"0\", \"1\", ..."},"face":{"type":"string","minLength":1,"maxLength":64,"description":"The face to call."},"action":{"type":"string","minLength":1,"maxLength":64,"description":"The action of the face."},"payload":{"type":"object","description":"The action's payload."}}}}};
+const schema1 = {"type":"object","description":"One call of the batch.","required":["face","action","payload"],"additionalProperties":false,"properties":{"id":{"type":"string","minLength":1,"maxLength":64,"description":"Your label for the request, unique in the batch; defaults to its position: \"0\", \"1\", ..."},"face":{"type":"string","minLength":1,"maxLength":64,"description":"The face to call."},"action":{"type":"string","minLength":1,"maxLength":64,"description":"The action of the face."},"payload":{"type":"object","description":"The action's payload."}}};
+const func0 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -63,7 +63,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data0 === "atomic") || (data0 === "bestEffort"))){
-const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema0.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -135,7 +135,7 @@ errors++;
 if(data2.id !== undefined){
 let data3 = data2.id;
 if(typeof data3 === "string"){
-if(func1(data3) > 64){
+if(func0(data3) > 64){
 const err10 = {instancePath:instancePath+"/requests/" + i0+"/id",schemaPath:"#/$defs/BatchRequest/properties/id/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -145,7 +145,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(func1(data3) < 1){
+if(func0(data3) < 1){
 const err11 = {instancePath:instancePath+"/requests/" + i0+"/id",schemaPath:"#/$defs/BatchRequest/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -170,7 +170,7 @@ errors++;
 if(data2.face !== undefined){
 let data4 = data2.face;
 if(typeof data4 === "string"){
-if(func1(data4) > 64){
+if(func0(data4) > 64){
 const err13 = {instancePath:instancePath+"/requests/" + i0+"/face",schemaPath:"#/$defs/BatchRequest/properties/face/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err13];
@@ -180,7 +180,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(func1(data4) < 1){
+if(func0(data4) < 1){
 const err14 = {instancePath:instancePath+"/requests/" + i0+"/face",schemaPath:"#/$defs/BatchRequest/properties/face/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err14];
@@ -205,7 +205,7 @@ errors++;
 if(data2.action !== undefined){
 let data5 = data2.action;
 if(typeof data5 === "string"){
-if(func1(data5) > 64){
+if(func0(data5) > 64){
 const err16 = {instancePath:instancePath+"/requests/" + i0+"/action",schemaPath:"#/$defs/BatchRequest/properties/action/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -215,7 +215,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(func1(data5) < 1){
+if(func0(data5) < 1){
 const err17 = {instancePath:instancePath+"/requests/" + i0+"/action",schemaPath:"#/$defs/BatchRequest/properties/action/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
@@ -285,7 +285,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -2,15 +2,15 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const billing_cancelSubscription_2026_09_01 = validate71;
-const schema124 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"atPeriodEnd":{"type":"boolean","default":false,"description":"End when the current period does."}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema125 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const pattern5 = new RegExp("^sub_[0-9A-Za-z]+$", "u");
+export const billing_cancelSubscription_2026_09_01 = validate0;
+const schema0 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"atPeriodEnd":{"type":"boolean","default":false,"description":"End when the current period does."}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema1 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const pattern0 = new RegExp("^sub_[0-9A-Za-z]+$", "u");
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46,7 +46,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -89,24 +89,24 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_createPrice_2026_09_01 = validate75;
-const schema131 = {"type":"object","required":["currency","type"],"additionalProperties":false,"properties":{"nickname":{"type":"string","maxLength":200,"description":"A name for people."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case."},"type":{"type":"string","enum":["flat","perUnit","graduated"],"description":"How the quantity is charged."},"amount":{"type":"integer","minimum":0,"maximum":99999999,"description":"`flat`: the fee per period, in minor units."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"tiers":{"type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/PriceTier"},"description":"`graduated`: the tiers, in order; the last one's `upTo` is null."},"usage":{"$ref":"#/$defs/PriceUsage"}},"$defs":{"PriceTier":{"type":"object","required":["upTo","unitAmount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's inclusive upper bound of quantity; `null` on the last tier."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"flatAmount":{"type":"integer","minimum":0,"maximum":99999999,"description":"Minor units charged once when the quantity reaches into the tier."}}},"PriceUsage":{"type":"object","required":["source"],"additionalProperties":false,"description":"What a per-unit or graduated price counts: `cost`, the calls' cost in the platform's currency; `meter`, the values of ingested events of `meterType`.","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","minLength":1,"maxLength":100,"description":"The `type` of the ingested events (with `source: meter`)."}}},"UnitAmount":{"type":"string","pattern":"^[0-9]{1,12}(\\.[0-9]{1,12})?$","description":"Minor units per unit, as a decimal string of at most 12 digits before and after the point (`\"0.05\"` is a twentieth of a cent)."}}};
-const schema132 = {"type":"string","pattern":"^[0-9]{1,12}(\\.[0-9]{1,12})?$","description":"Minor units per unit, as a decimal string of at most 12 digits before and after the point (`\"0.05\"` is a twentieth of a cent)."};
-const schema135 = {"type":"object","required":["source"],"additionalProperties":false,"description":"What a per-unit or graduated price counts: `cost`, the calls' cost in the platform's currency; `meter`, the values of ingested events of `meterType`.","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","minLength":1,"maxLength":100,"description":"The `type` of the ingested events (with `source: meter`)."}}};
-const func14 = require("ajv/dist/runtime/ucs2length").default;
-const pattern61 = new RegExp("^[a-z]{3}$", "u");
-const pattern80 = new RegExp("^[0-9]{1,12}(\\.[0-9]{1,12})?$", "u");
-const schema133 = {"type":"object","required":["upTo","unitAmount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's inclusive upper bound of quantity; `null` on the last tier."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"flatAmount":{"type":"integer","minimum":0,"maximum":99999999,"description":"Minor units charged once when the quantity reaches into the tier."}}};
+export const billing_createPrice_2026_09_01 = validate1;
+const schema2 = {"type":"object","required":["currency","type"],"additionalProperties":false,"properties":{"nickname":{"type":"string","maxLength":200,"description":"A name for people."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case."},"type":{"type":"string","enum":["flat","perUnit","graduated"],"description":"How the quantity is charged."},"amount":{"type":"integer","minimum":0,"maximum":99999999,"description":"`flat`: the fee per period, in minor units."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"tiers":{"type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/PriceTier"},"description":"`graduated`: the tiers, in order; the last one's `upTo` is null."},"usage":{"$ref":"#/$defs/PriceUsage"}},"$defs":{"PriceTier":{"type":"object","required":["upTo","unitAmount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's inclusive upper bound of quantity; `null` on the last tier."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"flatAmount":{"type":"integer","minimum":0,"maximum":99999999,"description":"Minor units charged once when the quantity reaches into the tier."}}},"PriceUsage":{"type":"object","required":["source"],"additionalProperties":false,"description":"What a per-unit or graduated price counts: `cost`, the calls' cost in the platform's currency; `meter`, the values of ingested events of `meterType`.","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","minLength":1,"maxLength":100,"description":"The `type` of the ingested events (with `source: meter`)."}}},"UnitAmount":{"type":"string","pattern":"^[0-9]{1,12}(\\.[0-9]{1,12})?$","description":"Minor units per unit, as a decimal string of at most 12 digits before and after the point (`\"0.05\"` is a twentieth of a cent)."}}};
+const schema3 = {"type":"string","pattern":"^[0-9]{1,12}(\\.[0-9]{1,12})?$","description":"Minor units per unit, as a decimal string of at most 12 digits before and after the point (`\"0.05\"` is a twentieth of a cent)."};
+const schema6 = {"type":"object","required":["source"],"additionalProperties":false,"description":"What a per-unit or graduated price counts: `cost`, the calls' cost in the platform's currency; `meter`, the values of ingested events of `meterType`.","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","minLength":1,"maxLength":100,"description":"The `type` of the ingested events (with `source: meter`)."}}};
+const func0 = require("ajv/dist/runtime/ucs2length").default;
+const pattern1 = new RegExp("^[a-z]{3}$", "u");
+const pattern2 = new RegExp("^[0-9]{1,12}(\\.[0-9]{1,12})?$", "u");
+const schema4 = {"type":"object","required":["upTo","unitAmount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's inclusive upper bound of quantity; `null` on the last tier."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"flatAmount":{"type":"integer","minimum":0,"maximum":99999999,"description":"Minor units charged once when the quantity reaches into the tier."}}};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate2.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -149,7 +149,7 @@ errors++;
 if(data.upTo !== undefined){
 let data0 = data.upTo;
 if((!((typeof data0 == "number") && (isFinite(data0)))) && (data0 !== null)){
-const err3 = {instancePath:instancePath+"/upTo",schemaPath:"#/properties/upTo/type",keyword:"type",params:{type: schema133.properties.upTo.type},message:"must be number,null"};
+const err3 = {instancePath:instancePath+"/upTo",schemaPath:"#/properties/upTo/type",keyword:"type",params:{type: schema4.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -162,7 +162,7 @@ errors++;
 if(data.unitAmount !== undefined){
 let data1 = data.unitAmount;
 if(typeof data1 === "string"){
-if(!pattern80.test(data1)){
+if(!pattern2.test(data1)){
 const err4 = {instancePath:instancePath+"/unitAmount",schemaPath:"#/$defs/UnitAmount/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,12}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,12}(\\.[0-9]{1,12})?$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -230,16 +230,16 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -282,7 +282,7 @@ errors++;
 if(data.nickname !== undefined){
 let data0 = data.nickname;
 if(typeof data0 === "string"){
-if(func14(data0) > 200){
+if(func0(data0) > 200){
 const err3 = {instancePath:instancePath+"/nickname",schemaPath:"#/properties/nickname/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -307,7 +307,7 @@ errors++;
 if(data.currency !== undefined){
 let data1 = data.currency;
 if(typeof data1 === "string"){
-if(!pattern61.test(data1)){
+if(!pattern1.test(data1)){
 const err5 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -342,7 +342,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((data2 === "flat") || (data2 === "perUnit")) || (data2 === "graduated"))){
-const err8 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema131.properties.type.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/enum",keyword:"enum",params:{allowedValues: schema2.properties.type.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -390,7 +390,7 @@ errors++;
 if(data.unitAmount !== undefined){
 let data4 = data.unitAmount;
 if(typeof data4 === "string"){
-if(!pattern80.test(data4)){
+if(!pattern2.test(data4)){
 const err12 = {instancePath:instancePath+"/unitAmount",schemaPath:"#/$defs/UnitAmount/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,12}(\\.[0-9]{1,12})?$"},message:"must match pattern \""+"^[0-9]{1,12}(\\.[0-9]{1,12})?$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -437,8 +437,8 @@ errors++;
 }
 const len0 = data5.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate76(data5[i0], {instancePath:instancePath+"/tiers/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate2(data5[i0], {instancePath:instancePath+"/tiers/" + i0,parentData:data5,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate2.errors : vErrors.concat(validate2.errors);
 errors = vErrors.length;
 }
 }
@@ -492,7 +492,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data8 === "cost") || (data8 === "meter"))){
-const err20 = {instancePath:instancePath+"/usage/source",schemaPath:"#/$defs/PriceUsage/properties/source/enum",keyword:"enum",params:{allowedValues: schema135.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/usage/source",schemaPath:"#/$defs/PriceUsage/properties/source/enum",keyword:"enum",params:{allowedValues: schema6.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -505,7 +505,7 @@ errors++;
 if(data7.meterType !== undefined){
 let data9 = data7.meterType;
 if(typeof data9 === "string"){
-if(func14(data9) > 100){
+if(func0(data9) > 100){
 const err21 = {instancePath:instancePath+"/usage/meterType",schemaPath:"#/$defs/PriceUsage/properties/meterType/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err21];
@@ -515,7 +515,7 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(func14(data9) < 1){
+if(func0(data9) < 1){
 const err22 = {instancePath:instancePath+"/usage/meterType",schemaPath:"#/$defs/PriceUsage/properties/meterType/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err22];
@@ -560,20 +560,20 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_finalizeInvoice_2026_09_01 = validate83;
-const schema143 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
-const schema144 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const billing_finalizeInvoice_2026_09_01 = validate4;
+const schema7 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
+const schema8 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 const pattern4 = new RegExp("^in_[0-9A-Za-z]+$", "u");
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -639,19 +639,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_getInvoice_2026_09_01 = validate91;
-const schema158 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
-const schema159 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const billing_getInvoice_2026_09_01 = validate5;
+const schema9 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
+const schema10 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -717,20 +717,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_getPrice_2026_09_01 = validate99;
-const schema173 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/PriceId"}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
-const schema174 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+export const billing_getPrice_2026_09_01 = validate6;
+const schema11 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/PriceId"}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
+const schema12 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
 const pattern6 = new RegExp("^price_[0-9A-Za-z]+$", "u");
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate6.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -796,19 +796,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_getSubscription_2026_09_01 = validate105;
-const schema182 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema183 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+export const billing_getSubscription_2026_09_01 = validate7;
+const schema13 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema14 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -841,7 +841,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -874,20 +874,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_listInvoices_2026_09_01 = validate109;
-const schema189 = {"type":"object","additionalProperties":false,"properties":{"subscription":{"$ref":"#/$defs/SubscriptionId"},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Only these."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema190 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema191 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const billing_listInvoices_2026_09_01 = validate8;
+const schema15 = {"type":"object","additionalProperties":false,"properties":{"subscription":{"$ref":"#/$defs/SubscriptionId"},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Only these."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema16 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema17 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate8.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -913,7 +913,7 @@ errors++;
 if(data.subscription !== undefined){
 let data0 = data.subscription;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern0.test(data0)){
 const err1 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -948,7 +948,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((data1 === "draft") || (data1 === "open")) || (data1 === "paid")) || (data1 === "void")) || (data1 === "uncollectible"))){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema189.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema15.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1027,19 +1027,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_listPrices_2026_09_01 = validate117;
-const schema205 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/PriceId"}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
-const schema206 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+export const billing_listPrices_2026_09_01 = validate9;
+const schema18 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/PriceId"}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
+const schema19 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1131,20 +1131,20 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate117.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_listSubscriptions_2026_09_01 = validate123;
-const schema214 = {"type":"object","additionalProperties":false,"properties":{"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Only this customer's."},"status":{"type":"string","enum":["active","canceled"],"description":"Only these."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema215 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const pattern59 = new RegExp("^cus_[0-9A-Za-z]+$", "u");
+export const billing_listSubscriptions_2026_09_01 = validate10;
+const schema20 = {"type":"object","additionalProperties":false,"properties":{"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Only this customer's."},"status":{"type":"string","enum":["active","canceled"],"description":"Only these."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema21 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const pattern11 = new RegExp("^cus_[0-9A-Za-z]+$", "u");
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate10.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1170,7 +1170,7 @@ errors++;
 if(data.customer !== undefined){
 let data0 = data.customer;
 if(typeof data0 === "string"){
-if(!pattern59.test(data0)){
+if(!pattern11.test(data0)){
 const err1 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -1205,7 +1205,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data1 === "active") || (data1 === "canceled"))){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema214.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema20.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1251,7 +1251,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data3 = data.startingAfter;
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
+if(!pattern0.test(data3)){
 const err8 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -1284,19 +1284,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_markInvoiceUncollectible_2026_09_01 = validate127;
-const schema221 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
-const schema222 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const billing_markInvoiceUncollectible_2026_09_01 = validate11;
+const schema22 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
+const schema23 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1362,23 +1362,23 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate127.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_payInvoice_2026_09_01 = validate135;
-const schema236 = {"type":"object","required":["id","paymentMethod"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"},"paymentMethod":{"$ref":"#/$defs/PaymentMethod"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PaymentMethod":{"description":"What pays: a card (test mode: the sandbox's card numbers choose the outcome), or a payment method id (`pm_…`), as `payments.createIntent` takes.","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]}}};
-const schema237 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema238 = {"description":"What pays: a card (test mode: the sandbox's card numbers choose the outcome), or a payment method id (`pm_…`), as `payments.createIntent` takes.","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]};
-const pattern151 = new RegExp("^[0-9]{12,19}$", "u");
-const pattern152 = new RegExp("^[0-9]{3,4}$", "u");
-const pattern153 = new RegExp("^pm_[0-9A-Za-z_]+$", "u");
+export const billing_payInvoice_2026_09_01 = validate12;
+const schema24 = {"type":"object","required":["id","paymentMethod"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"},"paymentMethod":{"$ref":"#/$defs/PaymentMethod"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PaymentMethod":{"description":"What pays: a card (test mode: the sandbox's card numbers choose the outcome), or a payment method id (`pm_…`), as `payments.createIntent` takes.","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]}}};
+const schema25 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema26 = {"description":"What pays: a card (test mode: the sandbox's card numbers choose the outcome), or a payment method id (`pm_…`), as `payments.createIntent` takes.","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]};
+const pattern15 = new RegExp("^[0-9]{12,19}$", "u");
+const pattern16 = new RegExp("^[0-9]{3,4}$", "u");
+const pattern17 = new RegExp("^pm_[0-9A-Za-z_]+$", "u");
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate12.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1520,7 +1520,7 @@ errors++;
 if(data2.number !== undefined){
 let data3 = data2.number;
 if(typeof data3 === "string"){
-if(!pattern151.test(data3)){
+if(!pattern15.test(data3)){
 const err11 = {instancePath:instancePath+"/paymentMethod/card/number",schemaPath:"#/$defs/PaymentMethod/oneOf/0/properties/card/properties/number/pattern",keyword:"pattern",params:{pattern: "^[0-9]{12,19}$"},message:"must match pattern \""+"^[0-9]{12,19}$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -1615,7 +1615,7 @@ errors++;
 if(data2.cvc !== undefined){
 let data6 = data2.cvc;
 if(typeof data6 === "string"){
-if(!pattern152.test(data6)){
+if(!pattern16.test(data6)){
 const err19 = {instancePath:instancePath+"/paymentMethod/card/cvc",schemaPath:"#/$defs/PaymentMethod/oneOf/0/properties/card/properties/cvc/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,4}$"},message:"must match pattern \""+"^[0-9]{3,4}$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -1693,7 +1693,7 @@ errors++;
 if(data1.id !== undefined){
 let data7 = data1.id;
 if(typeof data7 === "string"){
-if(!pattern153.test(data7)){
+if(!pattern17.test(data7)){
 const err25 = {instancePath:instancePath+"/paymentMethod/id",schemaPath:"#/$defs/PaymentMethod/oneOf/1/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm_[0-9A-Za-z_]+$"},message:"must match pattern \""+"^pm_[0-9A-Za-z_]+$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -1773,21 +1773,21 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate135.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
-validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_subscribe_2026_09_01 = validate143;
-const schema252 = {"type":"object","required":["customer","prices"],"additionalProperties":false,"properties":{"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays."},"prices":{"type":"array","minItems":1,"maxItems":20,"uniqueItems":true,"items":{"$ref":"#/$defs/PriceId"},"description":"The prices to bill."},"interval":{"type":"string","enum":["day","week","month"],"default":"month","description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"maximum":12,"default":1,"description":"How many intervals make a period."},"backdateStartDate":{"type":"string","format":"date-time","description":"Start billing at this earlier time."},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
-const schema253 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const func0 = require("ajv/dist/runtime/equal").default;
+export const billing_subscribe_2026_09_01 = validate13;
+const schema27 = {"type":"object","required":["customer","prices"],"additionalProperties":false,"properties":{"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays."},"prices":{"type":"array","minItems":1,"maxItems":20,"uniqueItems":true,"items":{"$ref":"#/$defs/PriceId"},"description":"The prices to bill."},"interval":{"type":"string","enum":["day","week","month"],"default":"month","description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"maximum":12,"default":1,"description":"How many intervals make a period."},"backdateStartDate":{"type":"string","format":"date-time","description":"Start billing at this earlier time."},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
+const schema28 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const func3 = require("ajv/dist/runtime/equal").default;
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate143.evaluated;
+const evaluated0 = validate13.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1836,7 +1836,7 @@ errors++;
 if(data.customer !== undefined){
 let data0 = data.customer;
 if(typeof data0 === "string"){
-if(!pattern59.test(data0)){
+if(!pattern11.test(data0)){
 const err3 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1913,7 +1913,7 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func0(data1[i1], data1[j0])){
+if(func3(data1[i1], data1[j0])){
 const err9 = {instancePath:instancePath+"/prices",schemaPath:"#/properties/prices/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1951,7 +1951,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((data3 === "day") || (data3 === "week")) || (data3 === "month"))){
-const err12 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema252.properties.interval.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema27.properties.interval.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2034,7 +2034,7 @@ errors++;
 for(const key1 in data6){
 let data7 = data6[key1];
 if(typeof data7 === "string"){
-if(func14(data7) > 500){
+if(func0(data7) > 500){
 const err19 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err19];
@@ -2079,19 +2079,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate143.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
-validate143.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_upcomingInvoice_2026_09_01 = validate147;
-const schema259 = {"type":"object","required":["subscription"],"additionalProperties":false,"properties":{"subscription":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema260 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+export const billing_upcomingInvoice_2026_09_01 = validate14;
+const schema29 = {"type":"object","required":["subscription"],"additionalProperties":false,"properties":{"subscription":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema30 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate14.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2124,7 +2124,7 @@ errors++;
 if(data.subscription !== undefined){
 let data0 = data.subscription;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -2157,19 +2157,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate147.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_voidInvoice_2026_09_01 = validate155;
-const schema273 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
-const schema274 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const billing_voidInvoice_2026_09_01 = validate15;
+const schema31 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
+const schema32 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2235,22 +2235,2455 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate155.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate155.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_billing_invoice_created = validate20;
-const schema31 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema32 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema33 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema34 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const func1 = Object.prototype.hasOwnProperty;
-const schema35 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema36 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema37 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const pattern7 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
-const schema39 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+export const event_billing_invoice_created = validate16;
+const schema33 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema34 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema35 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema36 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const func5 = Object.prototype.hasOwnProperty;
+const schema37 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema38 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema39 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const pattern25 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+const schema41 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate19.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.source === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.from === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.to === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.quantity === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "source") || (key0 === "meterType")) || (key0 === "from")) || (key0 === "to")) || (key0 === "quantity"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data0 = data.source;
+if(typeof data0 !== "string"){
+const err5 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!((data0 === "cost") || (data0 === "meter"))){
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema41.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.meterType !== undefined){
+if(typeof data.meterType !== "string"){
+const err7 = {instancePath:instancePath+"/meterType",schemaPath:"#/properties/meterType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.from !== undefined){
+let data2 = data.from;
+if(typeof data2 === "string"){
+if(!(formats0.validate(data2))){
+const err8 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.to !== undefined){
+let data3 = data.to;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err10 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.quantity !== undefined){
+let data4 = data.quantity;
+if(typeof data4 === "string"){
+if(!pattern25.test(data4)){
+const err12 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate19.errors = vErrors;
+return errors === 0;
+}
+validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate18.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.price === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "price"},message:"must have required property '"+"price"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.periodStart === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.periodEnd === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.quantity === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.amount === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.exactAmount === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "exactAmount"},message:"must have required property '"+"exactAmount"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func5.call(schema37.properties, key0))){
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.price !== undefined){
+let data0 = data.price;
+if(typeof data0 === "string"){
+if(!pattern6.test(data0)){
+const err8 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/pattern",keyword:"pattern",params:{pattern: "^price_[0-9A-Za-z]+$"},message:"must match pattern \""+"^price_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.periodStart !== undefined){
+let data2 = data.periodStart;
+if(typeof data2 === "string"){
+if(!(formats0.validate(data2))){
+const err11 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.periodEnd !== undefined){
+let data3 = data.periodEnd;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err13 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.late !== undefined){
+if(typeof data.late !== "boolean"){
+const err15 = {instancePath:instancePath+"/late",schemaPath:"#/properties/late/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.quantity !== undefined){
+let data5 = data.quantity;
+if(typeof data5 === "string"){
+if(!pattern25.test(data5)){
+const err16 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.amount !== undefined){
+let data6 = data.amount;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err18 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.exactAmount !== undefined){
+let data7 = data.exactAmount;
+if(typeof data7 === "string"){
+if(!pattern25.test(data7)){
+const err19 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.usage !== undefined){
+if(!(validate19(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
+errors = vErrors.length;
+}
+}
+if(data.tiers !== undefined){
+let data9 = data.tiers;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.upTo === undefined){
+const err21 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "upTo"},message:"must have required property '"+"upTo"+"'"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(data10.quantity === undefined){
+const err22 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data10.unitAmount === undefined){
+const err23 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "unitAmount"},message:"must have required property '"+"unitAmount"+"'"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data10.flatAmount === undefined){
+const err24 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "flatAmount"},message:"must have required property '"+"flatAmount"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data10.amount === undefined){
+const err25 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+for(const key1 in data10){
+if(!(((((key1 === "upTo") || (key1 === "quantity")) || (key1 === "unitAmount")) || (key1 === "flatAmount")) || (key1 === "amount"))){
+const err26 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data10.upTo !== undefined){
+let data11 = data10.upTo;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema37.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data10.quantity !== undefined){
+let data12 = data10.quantity;
+if(typeof data12 === "string"){
+if(!pattern25.test(data12)){
+const err28 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data10.unitAmount !== undefined){
+let data13 = data10.unitAmount;
+if(typeof data13 === "string"){
+if(!pattern25.test(data13)){
+const err30 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data10.flatAmount !== undefined){
+let data14 = data10.flatAmount;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err32 = {instancePath:instancePath+"/tiers/" + i0+"/flatAmount",schemaPath:"#/properties/tiers/items/properties/flatAmount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data10.amount !== undefined){
+let data15 = data10.amount;
+if(typeof data15 === "string"){
+if(!pattern25.test(data15)){
+const err33 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+validate18.errors = vErrors;
+return errors === 0;
+}
+validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate17.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.subscription === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "subscription"},message:"must have required property '"+"subscription"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.customer === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer"},message:"must have required property '"+"customer"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.status === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.currency === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.periodStart === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.periodEnd === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.lines === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.total === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.amountDue === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountDue"},message:"must have required property '"+"amountDue"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.amountPaid === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountPaid"},message:"must have required property '"+"amountPaid"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.attemptCount === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attemptCount"},message:"must have required property '"+"attemptCount"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func5.call(schema34.properties, key0))){
+const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/pattern",keyword:"pattern",params:{pattern: "^in_[0-9A-Za-z]+$"},message:"must match pattern \""+"^in_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.number !== undefined){
+if(typeof data.number !== "string"){
+const err16 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.subscription !== undefined){
+let data2 = data.subscription;
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+const err17 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.customer !== undefined){
+if(typeof data.customer !== "string"){
+const err19 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data4 = data.status;
+if(typeof data4 !== "string"){
+const err20 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema34.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.currency !== undefined){
+if(typeof data.currency !== "string"){
+const err22 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.periodStart !== undefined){
+let data6 = data.periodStart;
+if(typeof data6 === "string"){
+if(!(formats0.validate(data6))){
+const err23 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.periodEnd !== undefined){
+let data7 = data.periodEnd;
+if(typeof data7 === "string"){
+if(!(formats0.validate(data7))){
+const err25 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.lines !== undefined){
+let data8 = data.lines;
+if(Array.isArray(data8)){
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate18(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate18.errors : vErrors.concat(validate18.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/lines",schemaPath:"#/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.total !== undefined){
+let data10 = data.total;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err28 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.amountDue !== undefined){
+let data11 = data.amountDue;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err29 = {instancePath:instancePath+"/amountDue",schemaPath:"#/properties/amountDue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.amountPaid !== undefined){
+let data12 = data.amountPaid;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err30 = {instancePath:instancePath+"/amountPaid",schemaPath:"#/properties/amountPaid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.paymentIntent !== undefined){
+if(typeof data.paymentIntent !== "string"){
+const err31 = {instancePath:instancePath+"/paymentIntent",schemaPath:"#/properties/paymentIntent/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.attemptCount !== undefined){
+let data14 = data.attemptCount;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err32 = {instancePath:instancePath+"/attemptCount",schemaPath:"#/properties/attemptCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data15 = data.createdAt;
+if(typeof data15 === "string"){
+if(!(formats0.validate(data15))){
+const err33 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.finalizedAt !== undefined){
+let data16 = data.finalizedAt;
+if(typeof data16 === "string"){
+if(!(formats0.validate(data16))){
+const err35 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.paidAt !== undefined){
+let data17 = data.paidAt;
+if(typeof data17 === "string"){
+if(!(formats0.validate(data17))){
+const err37 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.voidedAt !== undefined){
+let data18 = data.voidedAt;
+if(typeof data18 === "string"){
+if(!(formats0.validate(data18))){
+const err39 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.markedUncollectibleAt !== undefined){
+let data19 = data.markedUncollectibleAt;
+if(typeof data19 === "string"){
+if(!(formats0.validate(data19))){
+const err41 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+else {
+const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate16.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+errors = vErrors.length;
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_invoice_finalized = validate23;
+const schema46 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema47 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema48 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema49 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema50 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema51 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema52 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const schema54 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.source === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.from === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.to === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.quantity === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "source") || (key0 === "meterType")) || (key0 === "from")) || (key0 === "to")) || (key0 === "quantity"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data0 = data.source;
+if(typeof data0 !== "string"){
+const err5 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!((data0 === "cost") || (data0 === "meter"))){
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema54.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.meterType !== undefined){
+if(typeof data.meterType !== "string"){
+const err7 = {instancePath:instancePath+"/meterType",schemaPath:"#/properties/meterType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.from !== undefined){
+let data2 = data.from;
+if(typeof data2 === "string"){
+if(!(formats0.validate(data2))){
+const err8 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.to !== undefined){
+let data3 = data.to;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err10 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.quantity !== undefined){
+let data4 = data.quantity;
+if(typeof data4 === "string"){
+if(!pattern25.test(data4)){
+const err12 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.price === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "price"},message:"must have required property '"+"price"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.periodStart === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.periodEnd === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.quantity === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.amount === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.exactAmount === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "exactAmount"},message:"must have required property '"+"exactAmount"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func5.call(schema50.properties, key0))){
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.price !== undefined){
+let data0 = data.price;
+if(typeof data0 === "string"){
+if(!pattern6.test(data0)){
+const err8 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/pattern",keyword:"pattern",params:{pattern: "^price_[0-9A-Za-z]+$"},message:"must match pattern \""+"^price_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.periodStart !== undefined){
+let data2 = data.periodStart;
+if(typeof data2 === "string"){
+if(!(formats0.validate(data2))){
+const err11 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.periodEnd !== undefined){
+let data3 = data.periodEnd;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err13 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.late !== undefined){
+if(typeof data.late !== "boolean"){
+const err15 = {instancePath:instancePath+"/late",schemaPath:"#/properties/late/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.quantity !== undefined){
+let data5 = data.quantity;
+if(typeof data5 === "string"){
+if(!pattern25.test(data5)){
+const err16 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.amount !== undefined){
+let data6 = data.amount;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err18 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.exactAmount !== undefined){
+let data7 = data.exactAmount;
+if(typeof data7 === "string"){
+if(!pattern25.test(data7)){
+const err19 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.usage !== undefined){
+if(!(validate26(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+errors = vErrors.length;
+}
+}
+if(data.tiers !== undefined){
+let data9 = data.tiers;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.upTo === undefined){
+const err21 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "upTo"},message:"must have required property '"+"upTo"+"'"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(data10.quantity === undefined){
+const err22 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data10.unitAmount === undefined){
+const err23 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "unitAmount"},message:"must have required property '"+"unitAmount"+"'"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data10.flatAmount === undefined){
+const err24 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "flatAmount"},message:"must have required property '"+"flatAmount"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data10.amount === undefined){
+const err25 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+for(const key1 in data10){
+if(!(((((key1 === "upTo") || (key1 === "quantity")) || (key1 === "unitAmount")) || (key1 === "flatAmount")) || (key1 === "amount"))){
+const err26 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data10.upTo !== undefined){
+let data11 = data10.upTo;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema50.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data10.quantity !== undefined){
+let data12 = data10.quantity;
+if(typeof data12 === "string"){
+if(!pattern25.test(data12)){
+const err28 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data10.unitAmount !== undefined){
+let data13 = data10.unitAmount;
+if(typeof data13 === "string"){
+if(!pattern25.test(data13)){
+const err30 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data10.flatAmount !== undefined){
+let data14 = data10.flatAmount;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err32 = {instancePath:instancePath+"/tiers/" + i0+"/flatAmount",schemaPath:"#/properties/tiers/items/properties/flatAmount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data10.amount !== undefined){
+let data15 = data10.amount;
+if(typeof data15 === "string"){
+if(!pattern25.test(data15)){
+const err33 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate24.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.subscription === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "subscription"},message:"must have required property '"+"subscription"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.customer === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer"},message:"must have required property '"+"customer"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.status === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.currency === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.periodStart === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.periodEnd === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.lines === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.total === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.amountDue === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountDue"},message:"must have required property '"+"amountDue"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.amountPaid === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountPaid"},message:"must have required property '"+"amountPaid"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.attemptCount === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attemptCount"},message:"must have required property '"+"attemptCount"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func5.call(schema47.properties, key0))){
+const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern4.test(data0)){
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/pattern",keyword:"pattern",params:{pattern: "^in_[0-9A-Za-z]+$"},message:"must match pattern \""+"^in_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.number !== undefined){
+if(typeof data.number !== "string"){
+const err16 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.subscription !== undefined){
+let data2 = data.subscription;
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+const err17 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.customer !== undefined){
+if(typeof data.customer !== "string"){
+const err19 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data4 = data.status;
+if(typeof data4 !== "string"){
+const err20 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema47.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.currency !== undefined){
+if(typeof data.currency !== "string"){
+const err22 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.periodStart !== undefined){
+let data6 = data.periodStart;
+if(typeof data6 === "string"){
+if(!(formats0.validate(data6))){
+const err23 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.periodEnd !== undefined){
+let data7 = data.periodEnd;
+if(typeof data7 === "string"){
+if(!(formats0.validate(data7))){
+const err25 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.lines !== undefined){
+let data8 = data.lines;
+if(Array.isArray(data8)){
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/lines",schemaPath:"#/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.total !== undefined){
+let data10 = data.total;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err28 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.amountDue !== undefined){
+let data11 = data.amountDue;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err29 = {instancePath:instancePath+"/amountDue",schemaPath:"#/properties/amountDue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.amountPaid !== undefined){
+let data12 = data.amountPaid;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err30 = {instancePath:instancePath+"/amountPaid",schemaPath:"#/properties/amountPaid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.paymentIntent !== undefined){
+if(typeof data.paymentIntent !== "string"){
+const err31 = {instancePath:instancePath+"/paymentIntent",schemaPath:"#/properties/paymentIntent/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.attemptCount !== undefined){
+let data14 = data.attemptCount;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err32 = {instancePath:instancePath+"/attemptCount",schemaPath:"#/properties/attemptCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data15 = data.createdAt;
+if(typeof data15 === "string"){
+if(!(formats0.validate(data15))){
+const err33 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.finalizedAt !== undefined){
+let data16 = data.finalizedAt;
+if(typeof data16 === "string"){
+if(!(formats0.validate(data16))){
+const err35 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.paidAt !== undefined){
+let data17 = data.paidAt;
+if(typeof data17 === "string"){
+if(!(formats0.validate(data17))){
+const err37 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.voidedAt !== undefined){
+let data18 = data.voidedAt;
+if(typeof data18 === "string"){
+if(!(formats0.validate(data18))){
+const err39 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.markedUncollectibleAt !== undefined){
+let data19 = data.markedUncollectibleAt;
+if(typeof data19 === "string"){
+if(!(formats0.validate(data19))){
+const err41 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+else {
+const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+validate24.errors = vErrors;
+return errors === 0;
+}
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2262,6 +4695,35 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_invoice_markedUncollectible = validate30;
+const schema59 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema60 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema61 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema62 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema63 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema64 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema65 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const schema67 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.source === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
@@ -2328,7 +4790,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema39.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema67.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2403,7 +4865,7 @@ errors++;
 if(data.quantity !== undefined){
 let data4 = data.quantity;
 if(typeof data4 === "string"){
-if(!pattern7.test(data4)){
+if(!pattern25.test(data4)){
 const err12 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -2436,16 +4898,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2524,7 +4986,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema35.properties, key0))){
+if(!(func5.call(schema63.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2637,7 +5099,7 @@ errors++;
 if(data.quantity !== undefined){
 let data5 = data.quantity;
 if(typeof data5 === "string"){
-if(!pattern7.test(data5)){
+if(!pattern25.test(data5)){
 const err16 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -2675,7 +5137,7 @@ errors++;
 if(data.exactAmount !== undefined){
 let data7 = data.exactAmount;
 if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
+if(!pattern25.test(data7)){
 const err19 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -2698,8 +5160,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate23(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+if(!(validate33(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
 }
@@ -2775,7 +5237,7 @@ errors++;
 if(data10.upTo !== undefined){
 let data11 = data10.upTo;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema35.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema63.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2788,7 +5250,7 @@ errors++;
 if(data10.quantity !== undefined){
 let data12 = data10.quantity;
 if(typeof data12 === "string"){
-if(!pattern7.test(data12)){
+if(!pattern25.test(data12)){
 const err28 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -2813,7 +5275,7 @@ errors++;
 if(data10.unitAmount !== undefined){
 let data13 = data10.unitAmount;
 if(typeof data13 === "string"){
-if(!pattern7.test(data13)){
+if(!pattern25.test(data13)){
 const err30 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -2851,7 +5313,7 @@ errors++;
 if(data10.amount !== undefined){
 let data15 = data10.amount;
 if(typeof data15 === "string"){
-if(!pattern7.test(data15)){
+if(!pattern25.test(data15)){
 const err33 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -2908,16 +5370,16 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3056,7 +5518,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema32.properties, key0))){
+if(!(func5.call(schema60.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -3107,7 +5569,7 @@ errors++;
 if(data.subscription !== undefined){
 let data2 = data.subscription;
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
+if(!pattern0.test(data2)){
 const err17 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -3154,7 +5616,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema32.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema60.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3231,8 +5693,8 @@ let data8 = data.lines;
 if(Array.isArray(data8)){
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate22(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+if(!(validate32(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
 errors = vErrors.length;
 }
 }
@@ -3448,40 +5910,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate20.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-validate20.errors = vErrors;
-return errors === 0;
-}
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_invoice_finalized = validate27;
-const schema44 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema45 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema46 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema47 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema48 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema49 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema50 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const schema52 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3493,6 +5926,35 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate31(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+errors = vErrors.length;
+}
+validate30.errors = vErrors;
+return errors === 0;
+}
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_invoice_paid = validate37;
+const schema72 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema73 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema74 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema75 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema76 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema77 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema78 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const schema80 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.source === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
@@ -3559,7 +6021,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema52.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema80.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3634,7 +6096,7 @@ errors++;
 if(data.quantity !== undefined){
 let data4 = data.quantity;
 if(typeof data4 === "string"){
-if(!pattern7.test(data4)){
+if(!pattern25.test(data4)){
 const err12 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -3667,16 +6129,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3755,7 +6217,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema48.properties, key0))){
+if(!(func5.call(schema76.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -3868,7 +6330,7 @@ errors++;
 if(data.quantity !== undefined){
 let data5 = data.quantity;
 if(typeof data5 === "string"){
-if(!pattern7.test(data5)){
+if(!pattern25.test(data5)){
 const err16 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -3906,7 +6368,7 @@ errors++;
 if(data.exactAmount !== undefined){
 let data7 = data.exactAmount;
 if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
+if(!pattern25.test(data7)){
 const err19 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -3929,8 +6391,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate30(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if(!(validate40(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
 errors = vErrors.length;
 }
 }
@@ -4006,7 +6468,7 @@ errors++;
 if(data10.upTo !== undefined){
 let data11 = data10.upTo;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema48.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema76.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4019,7 +6481,7 @@ errors++;
 if(data10.quantity !== undefined){
 let data12 = data10.quantity;
 if(typeof data12 === "string"){
-if(!pattern7.test(data12)){
+if(!pattern25.test(data12)){
 const err28 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -4044,7 +6506,7 @@ errors++;
 if(data10.unitAmount !== undefined){
 let data13 = data10.unitAmount;
 if(typeof data13 === "string"){
-if(!pattern7.test(data13)){
+if(!pattern25.test(data13)){
 const err30 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -4082,7 +6544,7 @@ errors++;
 if(data10.amount !== undefined){
 let data15 = data10.amount;
 if(typeof data15 === "string"){
-if(!pattern7.test(data15)){
+if(!pattern25.test(data15)){
 const err33 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -4139,16 +6601,16 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4287,7 +6749,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema45.properties, key0))){
+if(!(func5.call(schema73.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -4338,7 +6800,7 @@ errors++;
 if(data.subscription !== undefined){
 let data2 = data.subscription;
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
+if(!pattern0.test(data2)){
 const err17 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -4385,7 +6847,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema45.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema73.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4462,8 +6924,8 @@ let data8 = data.lines;
 if(Array.isArray(data8)){
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate29(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate29.errors : vErrors.concat(validate29.errors);
+if(!(validate39(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
 errors = vErrors.length;
 }
 }
@@ -4679,40 +7141,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate27.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate28(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
-errors = vErrors.length;
-}
-validate27.errors = vErrors;
-return errors === 0;
-}
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_invoice_markedUncollectible = validate34;
-const schema57 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema58 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema59 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema60 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema61 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema62 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema63 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const schema65 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4724,6 +7157,35 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate38(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+errors = vErrors.length;
+}
+validate37.errors = vErrors;
+return errors === 0;
+}
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_invoice_paymentFailed = validate44;
+const schema85 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema86 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema87 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema88 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema89 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema90 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema91 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const schema93 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate47.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.source === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
@@ -4790,7 +7252,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema65.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema93.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4865,7 +7327,7 @@ errors++;
 if(data.quantity !== undefined){
 let data4 = data.quantity;
 if(typeof data4 === "string"){
-if(!pattern7.test(data4)){
+if(!pattern25.test(data4)){
 const err12 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -4898,16 +7360,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4986,7 +7448,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema61.properties, key0))){
+if(!(func5.call(schema89.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -5099,7 +7561,7 @@ errors++;
 if(data.quantity !== undefined){
 let data5 = data.quantity;
 if(typeof data5 === "string"){
-if(!pattern7.test(data5)){
+if(!pattern25.test(data5)){
 const err16 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -5137,7 +7599,7 @@ errors++;
 if(data.exactAmount !== undefined){
 let data7 = data.exactAmount;
 if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
+if(!pattern25.test(data7)){
 const err19 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -5160,8 +7622,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate37(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+if(!(validate47(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
 errors = vErrors.length;
 }
 }
@@ -5237,7 +7699,7 @@ errors++;
 if(data10.upTo !== undefined){
 let data11 = data10.upTo;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema61.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema89.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5250,7 +7712,7 @@ errors++;
 if(data10.quantity !== undefined){
 let data12 = data10.quantity;
 if(typeof data12 === "string"){
-if(!pattern7.test(data12)){
+if(!pattern25.test(data12)){
 const err28 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -5275,7 +7737,7 @@ errors++;
 if(data10.unitAmount !== undefined){
 let data13 = data10.unitAmount;
 if(typeof data13 === "string"){
-if(!pattern7.test(data13)){
+if(!pattern25.test(data13)){
 const err30 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -5313,7 +7775,7 @@ errors++;
 if(data10.amount !== undefined){
 let data15 = data10.amount;
 if(typeof data15 === "string"){
-if(!pattern7.test(data15)){
+if(!pattern25.test(data15)){
 const err33 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -5370,16 +7832,16 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5518,7 +7980,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema58.properties, key0))){
+if(!(func5.call(schema86.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -5569,7 +8031,7 @@ errors++;
 if(data.subscription !== undefined){
 let data2 = data.subscription;
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
+if(!pattern0.test(data2)){
 const err17 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -5616,7 +8078,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema58.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema86.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -5693,8 +8155,8 @@ let data8 = data.lines;
 if(Array.isArray(data8)){
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate36(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate36.errors : vErrors.concat(validate36.errors);
+if(!(validate46(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
 errors = vErrors.length;
 }
 }
@@ -5910,40 +8372,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate34.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate35(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
-errors = vErrors.length;
-}
-validate34.errors = vErrors;
-return errors === 0;
-}
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_invoice_paid = validate41;
-const schema70 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema71 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema72 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema73 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema74 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema75 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema76 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const schema78 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
 
 function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5955,6 +8388,35 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate45(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+errors = vErrors.length;
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_invoice_voided = validate51;
+const schema98 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema99 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema100 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema101 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema102 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema103 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema104 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const schema106 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate54.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.source === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
@@ -6021,7 +8483,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema78.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema106.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6096,7 +8558,7 @@ errors++;
 if(data.quantity !== undefined){
 let data4 = data.quantity;
 if(typeof data4 === "string"){
-if(!pattern7.test(data4)){
+if(!pattern25.test(data4)){
 const err12 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -6129,16 +8591,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6217,7 +8679,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema74.properties, key0))){
+if(!(func5.call(schema102.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -6330,7 +8792,7 @@ errors++;
 if(data.quantity !== undefined){
 let data5 = data.quantity;
 if(typeof data5 === "string"){
-if(!pattern7.test(data5)){
+if(!pattern25.test(data5)){
 const err16 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -6368,7 +8830,7 @@ errors++;
 if(data.exactAmount !== undefined){
 let data7 = data.exactAmount;
 if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
+if(!pattern25.test(data7)){
 const err19 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -6391,8 +8853,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate44(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
+if(!(validate54(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
 errors = vErrors.length;
 }
 }
@@ -6468,7 +8930,7 @@ errors++;
 if(data10.upTo !== undefined){
 let data11 = data10.upTo;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema74.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema102.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -6481,7 +8943,7 @@ errors++;
 if(data10.quantity !== undefined){
 let data12 = data10.quantity;
 if(typeof data12 === "string"){
-if(!pattern7.test(data12)){
+if(!pattern25.test(data12)){
 const err28 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err28];
@@ -6506,7 +8968,7 @@ errors++;
 if(data10.unitAmount !== undefined){
 let data13 = data10.unitAmount;
 if(typeof data13 === "string"){
-if(!pattern7.test(data13)){
+if(!pattern25.test(data13)){
 const err30 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -6544,7 +9006,7 @@ errors++;
 if(data10.amount !== undefined){
 let data15 = data10.amount;
 if(typeof data15 === "string"){
-if(!pattern7.test(data15)){
+if(!pattern25.test(data15)){
 const err33 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -6601,16 +9063,16 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6749,7 +9211,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema71.properties, key0))){
+if(!(func5.call(schema99.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -6800,7 +9262,7 @@ errors++;
 if(data.subscription !== undefined){
 let data2 = data.subscription;
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
+if(!pattern0.test(data2)){
 const err17 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -6847,7 +9309,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema71.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema99.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6924,8 +9386,8 @@ let data8 = data.lines;
 if(Array.isArray(data8)){
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate43(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate53(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
 errors = vErrors.length;
 }
 }
@@ -7141,40 +9603,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate41.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate42(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
-errors = vErrors.length;
-}
-validate41.errors = vErrors;
-return errors === 0;
-}
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_invoice_paymentFailed = validate48;
-const schema83 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema84 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema85 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema86 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema87 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema88 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema89 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const schema91 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7186,662 +9619,26 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.source === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.from === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.to === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.quantity === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((key0 === "source") || (key0 === "meterType")) || (key0 === "from")) || (key0 === "to")) || (key0 === "quantity"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.source !== undefined){
-let data0 = data.source;
-if(typeof data0 !== "string"){
-const err5 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema91.properties.source.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.meterType !== undefined){
-if(typeof data.meterType !== "string"){
-const err7 = {instancePath:instancePath+"/meterType",schemaPath:"#/properties/meterType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.from !== undefined){
-let data2 = data.from;
-if(typeof data2 === "string"){
-if(!(formats0.validate(data2))){
-const err8 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.to !== undefined){
-let data3 = data.to;
-if(typeof data3 === "string"){
-if(!(formats0.validate(data3))){
-const err10 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.quantity !== undefined){
-let data4 = data.quantity;
-if(typeof data4 === "string"){
-if(!pattern7.test(data4)){
-const err12 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
+if(!(validate52(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+errors = vErrors.length;
 }
 validate51.errors = vErrors;
 return errors === 0;
 }
 validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const event_billing_subscription_canceled = validate58;
+const schema111 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema112 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
+const schema113 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema114 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema115 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.price === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "price"},message:"must have required property '"+"price"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.description === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.periodStart === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.periodEnd === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.quantity === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data.amount === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data.exactAmount === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "exactAmount"},message:"must have required property '"+"exactAmount"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func1.call(schema87.properties, key0))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.price !== undefined){
-let data0 = data.price;
-if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
-const err8 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/pattern",keyword:"pattern",params:{pattern: "^price_[0-9A-Za-z]+$"},message:"must match pattern \""+"^price_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.periodStart !== undefined){
-let data2 = data.periodStart;
-if(typeof data2 === "string"){
-if(!(formats0.validate(data2))){
-const err11 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.periodEnd !== undefined){
-let data3 = data.periodEnd;
-if(typeof data3 === "string"){
-if(!(formats0.validate(data3))){
-const err13 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.late !== undefined){
-if(typeof data.late !== "boolean"){
-const err15 = {instancePath:instancePath+"/late",schemaPath:"#/properties/late/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.quantity !== undefined){
-let data5 = data.quantity;
-if(typeof data5 === "string"){
-if(!pattern7.test(data5)){
-const err16 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.amount !== undefined){
-let data6 = data.amount;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err18 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.exactAmount !== undefined){
-let data7 = data.exactAmount;
-if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
-const err19 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data.usage !== undefined){
-if(!(validate51(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-}
-if(data.tiers !== undefined){
-let data9 = data.tiers;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.upTo === undefined){
-const err21 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "upTo"},message:"must have required property '"+"upTo"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data10.quantity === undefined){
-const err22 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(data10.unitAmount === undefined){
-const err23 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "unitAmount"},message:"must have required property '"+"unitAmount"+"'"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(data10.flatAmount === undefined){
-const err24 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "flatAmount"},message:"must have required property '"+"flatAmount"+"'"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(data10.amount === undefined){
-const err25 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-for(const key1 in data10){
-if(!(((((key1 === "upTo") || (key1 === "quantity")) || (key1 === "unitAmount")) || (key1 === "flatAmount")) || (key1 === "amount"))){
-const err26 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data10.upTo !== undefined){
-let data11 = data10.upTo;
-if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema87.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data10.quantity !== undefined){
-let data12 = data10.quantity;
-if(typeof data12 === "string"){
-if(!pattern7.test(data12)){
-const err28 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data10.unitAmount !== undefined){
-let data13 = data10.unitAmount;
-if(typeof data13 === "string"){
-if(!pattern7.test(data13)){
-const err30 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data10.flatAmount !== undefined){
-let data14 = data10.flatAmount;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err32 = {instancePath:instancePath+"/tiers/" + i0+"/flatAmount",schemaPath:"#/properties/tiers/items/properties/flatAmount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data10.amount !== undefined){
-let data15 = data10.amount;
-if(typeof data15 === "string"){
-if(!pattern7.test(data15)){
-const err33 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate50.errors = vErrors;
-return errors === 0;
-}
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7859,8 +9656,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.subscription === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "subscription"},message:"must have required property '"+"subscription"+"'"};
+if(data.customer === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer"},message:"must have required property '"+"customer"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7869,8 +9666,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.customer === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer"},message:"must have required property '"+"customer"+"'"};
+if(data.prices === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "prices"},message:"must have required property '"+"prices"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7879,8 +9676,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.status === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(data.currency === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -7889,8 +9686,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.currency === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
+if(data.interval === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "interval"},message:"must have required property '"+"interval"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -7899,8 +9696,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.periodStart === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
+if(data.intervalCount === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intervalCount"},message:"must have required property '"+"intervalCount"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -7909,8 +9706,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.periodEnd === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
+if(data.status === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7919,8 +9716,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.lines === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
+if(data.cancelAtPeriodEnd === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cancelAtPeriodEnd"},message:"must have required property '"+"cancelAtPeriodEnd"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7929,8 +9726,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.total === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
+if(data.currentPeriodStart === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currentPeriodStart"},message:"must have required property '"+"currentPeriodStart"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7939,8 +9736,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.amountDue === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountDue"},message:"must have required property '"+"amountDue"+"'"};
+if(data.currentPeriodEnd === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currentPeriodEnd"},message:"must have required property '"+"currentPeriodEnd"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7949,8 +9746,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.amountPaid === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountPaid"},message:"must have required property '"+"amountPaid"+"'"};
+if(data.startDate === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "startDate"},message:"must have required property '"+"startDate"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7959,8 +9756,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.attemptCount === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attemptCount"},message:"must have required property '"+"attemptCount"+"'"};
+if(data.createdAt === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7969,8 +9766,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.createdAt === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+for(const key0 in data){
+if(!(func5.call(schema112.properties, key0))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7979,9 +9777,12 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema84.properties, key0))){
-const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7991,11 +9792,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/pattern",keyword:"pattern",params:{pattern: "^in_[0-9A-Za-z]+$"},message:"must match pattern \""+"^in_[0-9A-Za-z]+$"+"\""};
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8005,8 +9803,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-else {
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.customer !== undefined){
+let data1 = data.customer;
+if(typeof data1 === "string"){
+if(!pattern11.test(data1)){
+const err15 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8016,9 +9817,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.number !== undefined){
-if(typeof data.number !== "string"){
-const err16 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err16 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8028,11 +9828,15 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.subscription !== undefined){
-let data2 = data.subscription;
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-const err17 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
+if(data.prices !== undefined){
+let data2 = data.prices;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 === "string"){
+if(!pattern6.test(data3)){
+const err17 = {instancePath:instancePath+"/prices/" + i0,schemaPath:"#/$defs/PriceId/pattern",keyword:"pattern",params:{pattern: "^price_[0-9A-Za-z]+$"},message:"must match pattern \""+"^price_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8043,7 +9847,7 @@ errors++;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err18 = {instancePath:instancePath+"/prices/" + i0,schemaPath:"#/$defs/PriceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8053,9 +9857,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.customer !== undefined){
-if(typeof data.customer !== "string"){
-const err19 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err19 = {instancePath:instancePath+"/prices",schemaPath:"#/properties/prices/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8065,10 +9869,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data4 = data.status;
-if(typeof data4 !== "string"){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.currency !== undefined){
+let data4 = data.currency;
+if(typeof data4 === "string"){
+if(!pattern1.test(data4)){
+const err20 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8077,8 +9882,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema84.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err21 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8088,9 +9894,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.currency !== undefined){
-if(typeof data.currency !== "string"){
-const err22 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.interval !== undefined){
+let data5 = data.interval;
+if(typeof data5 !== "string"){
+const err22 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8099,12 +9906,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data.periodStart !== undefined){
-let data6 = data.periodStart;
-if(typeof data6 === "string"){
-if(!(formats0.validate(data6))){
-const err23 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!(((data5 === "day") || (data5 === "week")) || (data5 === "month"))){
+const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema112.properties.interval.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -8114,8 +9917,10 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.intervalCount !== undefined){
+let data6 = data.intervalCount;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err24 = {instancePath:instancePath+"/intervalCount",schemaPath:"#/properties/intervalCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -8124,12 +9929,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data.periodEnd !== undefined){
-let data7 = data.periodEnd;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err25 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 1 || isNaN(data6)){
+const err25 = {instancePath:instancePath+"/intervalCount",schemaPath:"#/properties/intervalCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8139,8 +9941,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-else {
-const err26 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.status !== undefined){
+let data7 = data.status;
+if(typeof data7 !== "string"){
+const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8149,20 +9954,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.lines !== undefined){
-let data8 = data.lines;
-if(Array.isArray(data8)){
-const len0 = data8.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate50(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate50.errors : vErrors.concat(validate50.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/lines",schemaPath:"#/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(!((data7 === "active") || (data7 === "canceled"))){
+const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema112.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8172,10 +9965,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.total !== undefined){
-let data10 = data.total;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err28 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.cancelAtPeriodEnd !== undefined){
+if(typeof data.cancelAtPeriodEnd !== "boolean"){
+const err28 = {instancePath:instancePath+"/cancelAtPeriodEnd",schemaPath:"#/properties/cancelAtPeriodEnd/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8185,10 +9977,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.amountDue !== undefined){
-let data11 = data.amountDue;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err29 = {instancePath:instancePath+"/amountDue",schemaPath:"#/properties/amountDue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.currentPeriodStart !== undefined){
+let data9 = data.currentPeriodStart;
+if(typeof data9 === "string"){
+if(!(formats0.validate(data9))){
+const err29 = {instancePath:instancePath+"/currentPeriodStart",schemaPath:"#/properties/currentPeriodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8198,10 +9991,8 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.amountPaid !== undefined){
-let data12 = data.amountPaid;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err30 = {instancePath:instancePath+"/amountPaid",schemaPath:"#/properties/amountPaid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err30 = {instancePath:instancePath+"/currentPeriodStart",schemaPath:"#/properties/currentPeriodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8211,9 +10002,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data.paymentIntent !== undefined){
-if(typeof data.paymentIntent !== "string"){
-const err31 = {instancePath:instancePath+"/paymentIntent",schemaPath:"#/properties/paymentIntent/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.currentPeriodEnd !== undefined){
+let data10 = data.currentPeriodEnd;
+if(typeof data10 === "string"){
+if(!(formats0.validate(data10))){
+const err31 = {instancePath:instancePath+"/currentPeriodEnd",schemaPath:"#/properties/currentPeriodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8223,10 +10016,8 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data.attemptCount !== undefined){
-let data14 = data.attemptCount;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err32 = {instancePath:instancePath+"/attemptCount",schemaPath:"#/properties/attemptCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err32 = {instancePath:instancePath+"/currentPeriodEnd",schemaPath:"#/properties/currentPeriodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8236,11 +10027,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data15 = data.createdAt;
-if(typeof data15 === "string"){
-if(!(formats0.validate(data15))){
-const err33 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.startDate !== undefined){
+let data11 = data.startDate;
+if(typeof data11 === "string"){
+if(!(formats0.validate(data11))){
+const err33 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8251,7 +10042,7 @@ errors++;
 }
 }
 else {
-const err34 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err34 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8261,11 +10052,11 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data.finalizedAt !== undefined){
-let data16 = data.finalizedAt;
-if(typeof data16 === "string"){
-if(!(formats0.validate(data16))){
-const err35 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.canceledAt !== undefined){
+let data12 = data.canceledAt;
+if(typeof data12 === "string"){
+if(!(formats0.validate(data12))){
+const err35 = {instancePath:instancePath+"/canceledAt",schemaPath:"#/properties/canceledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8276,7 +10067,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err36 = {instancePath:instancePath+"/canceledAt",schemaPath:"#/properties/canceledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -8286,11 +10077,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data.paidAt !== undefined){
-let data17 = data.paidAt;
-if(typeof data17 === "string"){
-if(!(formats0.validate(data17))){
-const err37 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.latestInvoice !== undefined){
+let data13 = data.latestInvoice;
+if(typeof data13 === "string"){
+if(!pattern4.test(data13)){
+const err37 = {instancePath:instancePath+"/latestInvoice",schemaPath:"#/$defs/InvoiceId/pattern",keyword:"pattern",params:{pattern: "^in_[0-9A-Za-z]+$"},message:"must match pattern \""+"^in_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -8301,7 +10092,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/latestInvoice",schemaPath:"#/$defs/InvoiceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8311,11 +10102,11 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.voidedAt !== undefined){
-let data18 = data.voidedAt;
-if(typeof data18 === "string"){
-if(!(formats0.validate(data18))){
-const err39 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.metadata !== undefined){
+let data14 = data.metadata;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(Object.keys(data14).length > 20){
+const err39 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -8324,9 +10115,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-else {
-const err40 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data14){
+let data15 = data14[key1];
+if(typeof data15 === "string"){
+if(func0(data15) > 500){
+const err40 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -8336,11 +10129,8 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data.markedUncollectibleAt !== undefined){
-let data19 = data.markedUncollectibleAt;
-if(typeof data19 === "string"){
-if(!(formats0.validate(data19))){
-const err41 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err41 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -8350,8 +10140,9 @@ vErrors.push(err41);
 errors++;
 }
 }
+}
 else {
-const err42 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err42 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -8361,9 +10152,11 @@ vErrors.push(err42);
 errors++;
 }
 }
-}
-else {
-const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.createdAt !== undefined){
+let data16 = data.createdAt;
+if(typeof data16 === "string"){
+if(!(formats0.validate(data16))){
+const err43 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -8372,40 +10165,34 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate49.errors = vErrors;
+}
+else {
+const err44 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate48.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate49(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
-errors = vErrors.length;
-}
-validate48.errors = vErrors;
-return errors === 0;
-}
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_invoice_voided = validate55;
-const schema96 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema97 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema98 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema99 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema100 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema101 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema102 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const schema104 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
 
 function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8417,1782 +10204,21 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.source === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.from === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.to === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.quantity === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((key0 === "source") || (key0 === "meterType")) || (key0 === "from")) || (key0 === "to")) || (key0 === "quantity"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.source !== undefined){
-let data0 = data.source;
-if(typeof data0 !== "string"){
-const err5 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema104.properties.source.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.meterType !== undefined){
-if(typeof data.meterType !== "string"){
-const err7 = {instancePath:instancePath+"/meterType",schemaPath:"#/properties/meterType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.from !== undefined){
-let data2 = data.from;
-if(typeof data2 === "string"){
-if(!(formats0.validate(data2))){
-const err8 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.to !== undefined){
-let data3 = data.to;
-if(typeof data3 === "string"){
-if(!(formats0.validate(data3))){
-const err10 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.quantity !== undefined){
-let data4 = data.quantity;
-if(typeof data4 === "string"){
-if(!pattern7.test(data4)){
-const err12 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
+if(!(validate59(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+errors = vErrors.length;
 }
 validate58.errors = vErrors;
 return errors === 0;
 }
 validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate57.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.price === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "price"},message:"must have required property '"+"price"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.description === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.periodStart === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.periodEnd === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.quantity === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data.amount === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data.exactAmount === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "exactAmount"},message:"must have required property '"+"exactAmount"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func1.call(schema100.properties, key0))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.price !== undefined){
-let data0 = data.price;
-if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
-const err8 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/pattern",keyword:"pattern",params:{pattern: "^price_[0-9A-Za-z]+$"},message:"must match pattern \""+"^price_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.periodStart !== undefined){
-let data2 = data.periodStart;
-if(typeof data2 === "string"){
-if(!(formats0.validate(data2))){
-const err11 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.periodEnd !== undefined){
-let data3 = data.periodEnd;
-if(typeof data3 === "string"){
-if(!(formats0.validate(data3))){
-const err13 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.late !== undefined){
-if(typeof data.late !== "boolean"){
-const err15 = {instancePath:instancePath+"/late",schemaPath:"#/properties/late/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.quantity !== undefined){
-let data5 = data.quantity;
-if(typeof data5 === "string"){
-if(!pattern7.test(data5)){
-const err16 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.amount !== undefined){
-let data6 = data.amount;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err18 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.exactAmount !== undefined){
-let data7 = data.exactAmount;
-if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
-const err19 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data.usage !== undefined){
-if(!(validate58(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
-errors = vErrors.length;
-}
-}
-if(data.tiers !== undefined){
-let data9 = data.tiers;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.upTo === undefined){
-const err21 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "upTo"},message:"must have required property '"+"upTo"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data10.quantity === undefined){
-const err22 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(data10.unitAmount === undefined){
-const err23 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "unitAmount"},message:"must have required property '"+"unitAmount"+"'"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(data10.flatAmount === undefined){
-const err24 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "flatAmount"},message:"must have required property '"+"flatAmount"+"'"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(data10.amount === undefined){
-const err25 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-for(const key1 in data10){
-if(!(((((key1 === "upTo") || (key1 === "quantity")) || (key1 === "unitAmount")) || (key1 === "flatAmount")) || (key1 === "amount"))){
-const err26 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data10.upTo !== undefined){
-let data11 = data10.upTo;
-if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema100.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data10.quantity !== undefined){
-let data12 = data10.quantity;
-if(typeof data12 === "string"){
-if(!pattern7.test(data12)){
-const err28 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data10.unitAmount !== undefined){
-let data13 = data10.unitAmount;
-if(typeof data13 === "string"){
-if(!pattern7.test(data13)){
-const err30 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data10.flatAmount !== undefined){
-let data14 = data10.flatAmount;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err32 = {instancePath:instancePath+"/tiers/" + i0+"/flatAmount",schemaPath:"#/properties/tiers/items/properties/flatAmount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data10.amount !== undefined){
-let data15 = data10.amount;
-if(typeof data15 === "string"){
-if(!pattern7.test(data15)){
-const err33 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate57.errors = vErrors;
-return errors === 0;
-}
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate56.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.subscription === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "subscription"},message:"must have required property '"+"subscription"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.customer === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer"},message:"must have required property '"+"customer"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.status === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.currency === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data.periodStart === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data.periodEnd === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data.lines === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data.total === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(data.amountDue === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountDue"},message:"must have required property '"+"amountDue"+"'"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(data.amountPaid === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountPaid"},message:"must have required property '"+"amountPaid"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(data.attemptCount === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attemptCount"},message:"must have required property '"+"attemptCount"+"'"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data.createdAt === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func1.call(schema97.properties, key0))){
-const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/pattern",keyword:"pattern",params:{pattern: "^in_[0-9A-Za-z]+$"},message:"must match pattern \""+"^in_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.number !== undefined){
-if(typeof data.number !== "string"){
-const err16 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.subscription !== undefined){
-let data2 = data.subscription;
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-const err17 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.customer !== undefined){
-if(typeof data.customer !== "string"){
-const err19 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data4 = data.status;
-if(typeof data4 !== "string"){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema97.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data.currency !== undefined){
-if(typeof data.currency !== "string"){
-const err22 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.periodStart !== undefined){
-let data6 = data.periodStart;
-if(typeof data6 === "string"){
-if(!(formats0.validate(data6))){
-const err23 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.periodEnd !== undefined){
-let data7 = data.periodEnd;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err25 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.lines !== undefined){
-let data8 = data.lines;
-if(Array.isArray(data8)){
-const len0 = data8.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate57(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/lines",schemaPath:"#/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.total !== undefined){
-let data10 = data.total;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err28 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data.amountDue !== undefined){
-let data11 = data.amountDue;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err29 = {instancePath:instancePath+"/amountDue",schemaPath:"#/properties/amountDue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.amountPaid !== undefined){
-let data12 = data.amountPaid;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err30 = {instancePath:instancePath+"/amountPaid",schemaPath:"#/properties/amountPaid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data.paymentIntent !== undefined){
-if(typeof data.paymentIntent !== "string"){
-const err31 = {instancePath:instancePath+"/paymentIntent",schemaPath:"#/properties/paymentIntent/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data.attemptCount !== undefined){
-let data14 = data.attemptCount;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err32 = {instancePath:instancePath+"/attemptCount",schemaPath:"#/properties/attemptCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.createdAt !== undefined){
-let data15 = data.createdAt;
-if(typeof data15 === "string"){
-if(!(formats0.validate(data15))){
-const err33 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data.finalizedAt !== undefined){
-let data16 = data.finalizedAt;
-if(typeof data16 === "string"){
-if(!(formats0.validate(data16))){
-const err35 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(data.paidAt !== undefined){
-let data17 = data.paidAt;
-if(typeof data17 === "string"){
-if(!(formats0.validate(data17))){
-const err37 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data.voidedAt !== undefined){
-let data18 = data.voidedAt;
-if(typeof data18 === "string"){
-if(!(formats0.validate(data18))){
-const err39 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-else {
-const err40 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data.markedUncollectibleAt !== undefined){
-let data19 = data.markedUncollectibleAt;
-if(typeof data19 === "string"){
-if(!(formats0.validate(data19))){
-const err41 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-}
-else {
-const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-validate56.errors = vErrors;
-return errors === 0;
-}
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate55.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate56(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
-errors = vErrors.length;
-}
-validate55.errors = vErrors;
-return errors === 0;
-}
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_subscription_canceled = validate62;
-const schema109 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema110 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
-const schema111 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema112 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema113 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate63.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.customer === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer"},message:"must have required property '"+"customer"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.prices === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "prices"},message:"must have required property '"+"prices"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.currency === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.interval === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "interval"},message:"must have required property '"+"interval"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data.intervalCount === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intervalCount"},message:"must have required property '"+"intervalCount"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data.status === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data.cancelAtPeriodEnd === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cancelAtPeriodEnd"},message:"must have required property '"+"cancelAtPeriodEnd"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data.currentPeriodStart === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currentPeriodStart"},message:"must have required property '"+"currentPeriodStart"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(data.currentPeriodEnd === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currentPeriodEnd"},message:"must have required property '"+"currentPeriodEnd"+"'"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(data.startDate === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "startDate"},message:"must have required property '"+"startDate"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(data.createdAt === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func1.call(schema110.properties, key0))){
-const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.customer !== undefined){
-let data1 = data.customer;
-if(typeof data1 === "string"){
-if(!pattern59.test(data1)){
-const err15 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.prices !== undefined){
-let data2 = data.prices;
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 === "string"){
-if(!pattern6.test(data3)){
-const err17 = {instancePath:instancePath+"/prices/" + i0,schemaPath:"#/$defs/PriceId/pattern",keyword:"pattern",params:{pattern: "^price_[0-9A-Za-z]+$"},message:"must match pattern \""+"^price_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/prices/" + i0,schemaPath:"#/$defs/PriceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/prices",schemaPath:"#/properties/prices/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.currency !== undefined){
-let data4 = data.currency;
-if(typeof data4 === "string"){
-if(!pattern61.test(data4)){
-const err20 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data.interval !== undefined){
-let data5 = data.interval;
-if(typeof data5 !== "string"){
-const err22 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(!(((data5 === "day") || (data5 === "week")) || (data5 === "month"))){
-const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema110.properties.interval.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.intervalCount !== undefined){
-let data6 = data.intervalCount;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err24 = {instancePath:instancePath+"/intervalCount",schemaPath:"#/properties/intervalCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 < 1 || isNaN(data6)){
-const err25 = {instancePath:instancePath+"/intervalCount",schemaPath:"#/properties/intervalCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-if(data.status !== undefined){
-let data7 = data.status;
-if(typeof data7 !== "string"){
-const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(!((data7 === "active") || (data7 === "canceled"))){
-const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema110.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.cancelAtPeriodEnd !== undefined){
-if(typeof data.cancelAtPeriodEnd !== "boolean"){
-const err28 = {instancePath:instancePath+"/cancelAtPeriodEnd",schemaPath:"#/properties/cancelAtPeriodEnd/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data.currentPeriodStart !== undefined){
-let data9 = data.currentPeriodStart;
-if(typeof data9 === "string"){
-if(!(formats0.validate(data9))){
-const err29 = {instancePath:instancePath+"/currentPeriodStart",schemaPath:"#/properties/currentPeriodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/currentPeriodStart",schemaPath:"#/properties/currentPeriodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data.currentPeriodEnd !== undefined){
-let data10 = data.currentPeriodEnd;
-if(typeof data10 === "string"){
-if(!(formats0.validate(data10))){
-const err31 = {instancePath:instancePath+"/currentPeriodEnd",schemaPath:"#/properties/currentPeriodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/currentPeriodEnd",schemaPath:"#/properties/currentPeriodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.startDate !== undefined){
-let data11 = data.startDate;
-if(typeof data11 === "string"){
-if(!(formats0.validate(data11))){
-const err33 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data.canceledAt !== undefined){
-let data12 = data.canceledAt;
-if(typeof data12 === "string"){
-if(!(formats0.validate(data12))){
-const err35 = {instancePath:instancePath+"/canceledAt",schemaPath:"#/properties/canceledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/canceledAt",schemaPath:"#/properties/canceledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(data.latestInvoice !== undefined){
-let data13 = data.latestInvoice;
-if(typeof data13 === "string"){
-if(!pattern4.test(data13)){
-const err37 = {instancePath:instancePath+"/latestInvoice",schemaPath:"#/$defs/InvoiceId/pattern",keyword:"pattern",params:{pattern: "^in_[0-9A-Za-z]+$"},message:"must match pattern \""+"^in_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/latestInvoice",schemaPath:"#/$defs/InvoiceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data.metadata !== undefined){
-let data14 = data.metadata;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(Object.keys(data14).length > 20){
-const err39 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-for(const key1 in data14){
-let data15 = data14[key1];
-if(typeof data15 === "string"){
-if(func14(data15) > 500){
-const err40 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-else {
-const err41 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data.createdAt !== undefined){
-let data16 = data.createdAt;
-if(typeof data16 === "string"){
-if(!(formats0.validate(data16))){
-const err43 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-else {
-const err44 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-}
-else {
-const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-validate63.errors = vErrors;
-return errors === 0;
-}
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
+export const event_billing_subscription_created = validate61;
+const schema116 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema117 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
+const schema118 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema119 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema120 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
 function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10204,32 +10230,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate63(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
-errors = vErrors.length;
-}
-validate62.errors = vErrors;
-return errors === 0;
-}
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_subscription_created = validate65;
-const schema114 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema115 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
-const schema116 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema117 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema118 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate66.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
@@ -10352,7 +10352,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema115.properties, key0))){
+if(!(func5.call(schema117.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -10366,7 +10366,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern0.test(data0)){
 const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -10391,7 +10391,7 @@ errors++;
 if(data.customer !== undefined){
 let data1 = data.customer;
 if(typeof data1 === "string"){
-if(!pattern59.test(data1)){
+if(!pattern11.test(data1)){
 const err15 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -10457,7 +10457,7 @@ errors++;
 if(data.currency !== undefined){
 let data4 = data.currency;
 if(typeof data4 === "string"){
-if(!pattern61.test(data4)){
+if(!pattern1.test(data4)){
 const err20 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -10492,7 +10492,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((data5 === "day") || (data5 === "week")) || (data5 === "month"))){
-const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema115.properties.interval.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema117.properties.interval.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10540,7 +10540,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((data7 === "active") || (data7 === "canceled"))){
-const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema115.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema117.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10703,7 +10703,7 @@ errors++;
 for(const key1 in data14){
 let data15 = data14[key1];
 if(typeof data15 === "string"){
-if(func14(data15) > 500){
+if(func0(data15) > 500){
 const err40 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err40];
@@ -10773,11 +10773,37 @@ vErrors.push(err45);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate61.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate62(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
+errors = vErrors.length;
+}
+validate61.errors = vErrors;
+return errors === 0;
+}
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_subscription_updated = validate64;
+const schema121 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema122 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
+const schema123 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema124 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema125 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10789,32 +10815,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate66(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
-errors = vErrors.length;
-}
-validate65.errors = vErrors;
-return errors === 0;
-}
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_subscription_updated = validate68;
-const schema119 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema120 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
-const schema121 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema122 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema123 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate69.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
@@ -10937,7 +10937,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema120.properties, key0))){
+if(!(func5.call(schema122.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -10951,7 +10951,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern0.test(data0)){
 const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -10976,7 +10976,7 @@ errors++;
 if(data.customer !== undefined){
 let data1 = data.customer;
 if(typeof data1 === "string"){
-if(!pattern59.test(data1)){
+if(!pattern11.test(data1)){
 const err15 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -11042,7 +11042,7 @@ errors++;
 if(data.currency !== undefined){
 let data4 = data.currency;
 if(typeof data4 === "string"){
-if(!pattern61.test(data4)){
+if(!pattern1.test(data4)){
 const err20 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -11077,7 +11077,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((data5 === "day") || (data5 === "week")) || (data5 === "month"))){
-const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema120.properties.interval.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema122.properties.interval.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -11125,7 +11125,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((data7 === "active") || (data7 === "canceled"))){
-const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema120.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema122.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -11288,7 +11288,7 @@ errors++;
 for(const key1 in data14){
 let data15 = data14[key1];
 if(typeof data15 === "string"){
-if(func14(data15) > 500){
+if(func0(data15) > 500){
 const err40 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err40];
@@ -11358,27 +11358,27 @@ vErrors.push(err45);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate65(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
-validate68.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -2,15 +2,15 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const email_createTemplate_2026_09_01 = validate32;
-const schema51 = {"type":"object","required":["name","subject"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9_.-]{0,99}$","description":"Its name: lower-case letters, digits, `_`, `.`, `-`."},"subject":{"type":"string","minLength":1,"maxLength":998,"description":"The subject."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."}}};
-const pattern8 = new RegExp("^[a-z0-9][a-z0-9_.-]{0,99}$", "u");
-const func5 = require("ajv/dist/runtime/ucs2length").default;
+export const email_createTemplate_2026_09_01 = validate0;
+const schema0 = {"type":"object","required":["name","subject"],"additionalProperties":false,"properties":{"name":{"type":"string","pattern":"^[a-z0-9][a-z0-9_.-]{0,99}$","description":"Its name: lower-case letters, digits, `_`, `.`, `-`."},"subject":{"type":"string","minLength":1,"maxLength":998,"description":"The subject."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."}}};
+const pattern0 = new RegExp("^[a-z0-9][a-z0-9_.-]{0,99}$", "u");
+const func0 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -53,7 +53,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(!pattern8.test(data0)){
+if(!pattern0.test(data0)){
 const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_.-]{0,99}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_.-]{0,99}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -78,7 +78,7 @@ errors++;
 if(data.subject !== undefined){
 let data1 = data.subject;
 if(typeof data1 === "string"){
-if(func5(data1) > 998){
+if(func0(data1) > 998){
 const err5 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/maxLength",keyword:"maxLength",params:{limit: 998},message:"must NOT have more than 998 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -88,7 +88,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(func5(data1) < 1){
+if(func0(data1) < 1){
 const err6 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -113,7 +113,7 @@ errors++;
 if(data.text !== undefined){
 let data2 = data.text;
 if(typeof data2 === "string"){
-if(func5(data2) > 1000000){
+if(func0(data2) > 1000000){
 const err8 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/maxLength",keyword:"maxLength",params:{limit: 1000000},message:"must NOT have more than 1000000 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -138,7 +138,7 @@ errors++;
 if(data.html !== undefined){
 let data3 = data.html;
 if(typeof data3 === "string"){
-if(func5(data3) > 1000000){
+if(func0(data3) > 1000000){
 const err10 = {instancePath:instancePath+"/html",schemaPath:"#/properties/html/maxLength",keyword:"maxLength",params:{limit: 1000000},message:"must NOT have more than 1000000 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -171,20 +171,20 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const email_deleteSuppression_2026_09_01 = validate34;
-const schema54 = {"type":"object","required":["address"],"additionalProperties":false,"properties":{"address":{"$ref":"#/$defs/Address"}},"$defs":{"Address":{"type":"string","format":"email","maxLength":320,"description":"An e-mail address."}}};
-const schema55 = {"type":"string","format":"email","maxLength":320,"description":"An e-mail address."};
-const formats28 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+export const email_deleteSuppression_2026_09_01 = validate1;
+const schema1 = {"type":"object","required":["address"],"additionalProperties":false,"properties":{"address":{"$ref":"#/$defs/Address"}},"$defs":{"Address":{"type":"string","format":"email","maxLength":320,"description":"An e-mail address."}}};
+const schema2 = {"type":"string","format":"email","maxLength":320,"description":"An e-mail address."};
+const formats0 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -217,7 +217,7 @@ errors++;
 if(data.address !== undefined){
 let data0 = data.address;
 if(typeof data0 === "string"){
-if(func5(data0) > 320){
+if(func0(data0) > 320){
 const err2 = {instancePath:instancePath+"/address",schemaPath:"#/$defs/Address/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -227,7 +227,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(!(formats28.test(data0))){
+if(!(formats0.test(data0))){
 const err3 = {instancePath:instancePath+"/address",schemaPath:"#/$defs/Address/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -260,18 +260,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const email_deleteTemplate_2026_09_01 = validate36;
-const schema57 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":100,"description":"Its name."}}};
+export const email_deleteTemplate_2026_09_01 = validate2;
+const schema3 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":100,"description":"Its name."}}};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate2.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -304,7 +304,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(func5(data0) > 100){
+if(func0(data0) > 100){
 const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -337,20 +337,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const email_get_2026_09_01 = validate38;
-const schema59 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/MessageId"}},"$defs":{"MessageId":{"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."}}};
-const schema60 = {"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."};
-const pattern4 = new RegExp("^em_[0-9A-Za-z]+$", "u");
+export const email_get_2026_09_01 = validate3;
+const schema4 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/MessageId"}},"$defs":{"MessageId":{"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."}}};
+const schema5 = {"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."};
+const pattern1 = new RegExp("^em_[0-9A-Za-z]+$", "u");
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate3.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -383,7 +383,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern1.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/pattern",keyword:"pattern",params:{pattern: "^em_[0-9A-Za-z]+$"},message:"must match pattern \""+"^em_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -416,18 +416,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const email_getTemplate_2026_09_01 = validate42;
-const schema66 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":100,"description":"Its name."}}};
+export const email_getTemplate_2026_09_01 = validate4;
+const schema6 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":100,"description":"Its name."}}};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -460,7 +460,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(func5(data0) > 100){
+if(func0(data0) > 100){
 const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -493,21 +493,21 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const email_list_2026_09_01 = validate44;
-const schema69 = {"type":"object","additionalProperties":false,"properties":{"status":{"$ref":"#/$defs/Status"},"to":{"$ref":"#/$defs/Address"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/MessageId"}},"$defs":{"Address":{"type":"string","format":"email","maxLength":320,"description":"An e-mail address."},"MessageId":{"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."},"Status":{"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."}}};
-const schema70 = {"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."};
-const schema71 = {"type":"string","format":"email","maxLength":320,"description":"An e-mail address."};
-const schema72 = {"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."};
+export const email_list_2026_09_01 = validate5;
+const schema7 = {"type":"object","additionalProperties":false,"properties":{"status":{"$ref":"#/$defs/Status"},"to":{"$ref":"#/$defs/Address"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/MessageId"}},"$defs":{"Address":{"type":"string","format":"email","maxLength":320,"description":"An e-mail address."},"MessageId":{"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."},"Status":{"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."}}};
+const schema8 = {"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."};
+const schema9 = {"type":"string","format":"email","maxLength":320,"description":"An e-mail address."};
+const schema10 = {"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -543,7 +543,7 @@ vErrors.push(err1);
 errors++;
 }
 if(!(((((((data0 === "queued") || (data0 === "deferred")) || (data0 === "sent")) || (data0 === "delivered")) || (data0 === "bounced")) || (data0 === "complained")) || (data0 === "suppressed"))){
-const err2 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/Status/enum",keyword:"enum",params:{allowedValues: schema70.enum},message:"must be equal to one of the allowed values"};
+const err2 = {instancePath:instancePath+"/status",schemaPath:"#/$defs/Status/enum",keyword:"enum",params:{allowedValues: schema8.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -556,7 +556,7 @@ errors++;
 if(data.to !== undefined){
 let data1 = data.to;
 if(typeof data1 === "string"){
-if(func5(data1) > 320){
+if(func0(data1) > 320){
 const err3 = {instancePath:instancePath+"/to",schemaPath:"#/$defs/Address/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -566,7 +566,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!(formats28.test(data1))){
+if(!(formats0.test(data1))){
 const err4 = {instancePath:instancePath+"/to",schemaPath:"#/$defs/Address/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -624,7 +624,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data3 = data.startingAfter;
 if(typeof data3 === "string"){
-if(!pattern4.test(data3)){
+if(!pattern1.test(data3)){
 const err9 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/MessageId/pattern",keyword:"pattern",params:{pattern: "^em_[0-9A-Za-z]+$"},message:"must match pattern \""+"^em_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -657,19 +657,19 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const email_listSuppressions_2026_09_01 = validate48;
-const schema78 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/Address"}},"$defs":{"Address":{"type":"string","format":"email","maxLength":320,"description":"An e-mail address."}}};
-const schema79 = {"type":"string","format":"email","maxLength":320,"description":"An e-mail address."};
+export const email_listSuppressions_2026_09_01 = validate6;
+const schema11 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/Address"}},"$defs":{"Address":{"type":"string","format":"email","maxLength":320,"description":"An e-mail address."}}};
+const schema12 = {"type":"string","format":"email","maxLength":320,"description":"An e-mail address."};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate6.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -728,7 +728,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data1 = data.startingAfter;
 if(typeof data1 === "string"){
-if(func5(data1) > 320){
+if(func0(data1) > 320){
 const err4 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/Address/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -738,7 +738,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(formats28.test(data1))){
+if(!(formats0.test(data1))){
 const err5 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/Address/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -771,18 +771,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const email_listTemplates_2026_09_01 = validate52;
-const schema83 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"type":"string","maxLength":100,"description":"The last name of the previous page."}}};
+export const email_listTemplates_2026_09_01 = validate7;
+const schema13 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"type":"string","maxLength":100,"description":"The last name of the previous page."}}};
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -841,7 +841,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data1 = data.startingAfter;
 if(typeof data1 === "string"){
-if(func5(data1) > 100){
+if(func0(data1) > 100){
 const err4 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/properties/startingAfter/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -874,23 +874,23 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const email_send_2026_09_01 = validate54;
-const schema86 = {"type":"object","allOf":[{"$ref":"#/$defs/MessageInput"}],"$defs":{"Attachment":{"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}},"Mailbox":{"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."},"MessageInput":{"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}}}};
-const schema87 = {"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}};
-const schema88 = {"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."};
-const schema93 = {"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}};
-const func1 = Object.prototype.hasOwnProperty;
-const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+export const email_send_2026_09_01 = validate8;
+const schema14 = {"type":"object","allOf":[{"$ref":"#/$defs/MessageInput"}],"$defs":{"Attachment":{"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}},"Mailbox":{"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."},"MessageInput":{"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}}}};
+const schema15 = {"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}};
+const schema16 = {"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."};
+const schema21 = {"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}};
+const func10 = Object.prototype.hasOwnProperty;
+const formats6 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -919,7 +919,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema87.properties, key0))){
+if(!(func10.call(schema15.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -933,7 +933,7 @@ errors++;
 if(data.from !== undefined){
 let data0 = data.from;
 if(typeof data0 === "string"){
-if(func5(data0) > 400){
+if(func0(data0) > 400){
 const err3 = {instancePath:instancePath+"/from",schemaPath:"#/$defs/Mailbox/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -943,7 +943,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func5(data0) < 3){
+if(func0(data0) < 3){
 const err4 = {instancePath:instancePath+"/from",schemaPath:"#/$defs/Mailbox/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -992,7 +992,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 if(typeof data2 === "string"){
-if(func5(data2) > 400){
+if(func0(data2) > 400){
 const err8 = {instancePath:instancePath+"/to/" + i0,schemaPath:"#/$defs/Mailbox/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1002,7 +1002,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func5(data2) < 3){
+if(func0(data2) < 3){
 const err9 = {instancePath:instancePath+"/to/" + i0,schemaPath:"#/$defs/Mailbox/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1053,7 +1053,7 @@ const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
 let data4 = data3[i1];
 if(typeof data4 === "string"){
-if(func5(data4) > 400){
+if(func0(data4) > 400){
 const err13 = {instancePath:instancePath+"/cc/" + i1,schemaPath:"#/$defs/Mailbox/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
 if(vErrors === null){
 vErrors = [err13];
@@ -1063,7 +1063,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(func5(data4) < 3){
+if(func0(data4) < 3){
 const err14 = {instancePath:instancePath+"/cc/" + i1,schemaPath:"#/$defs/Mailbox/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err14];
@@ -1114,7 +1114,7 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(typeof data6 === "string"){
-if(func5(data6) > 400){
+if(func0(data6) > 400){
 const err18 = {instancePath:instancePath+"/bcc/" + i2,schemaPath:"#/$defs/Mailbox/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
 if(vErrors === null){
 vErrors = [err18];
@@ -1124,7 +1124,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(func5(data6) < 3){
+if(func0(data6) < 3){
 const err19 = {instancePath:instancePath+"/bcc/" + i2,schemaPath:"#/$defs/Mailbox/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err19];
@@ -1161,7 +1161,7 @@ errors++;
 if(data.replyTo !== undefined){
 let data7 = data.replyTo;
 if(typeof data7 === "string"){
-if(func5(data7) > 400){
+if(func0(data7) > 400){
 const err22 = {instancePath:instancePath+"/replyTo",schemaPath:"#/$defs/Mailbox/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
 if(vErrors === null){
 vErrors = [err22];
@@ -1171,7 +1171,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(func5(data7) < 3){
+if(func0(data7) < 3){
 const err23 = {instancePath:instancePath+"/replyTo",schemaPath:"#/$defs/Mailbox/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err23];
@@ -1196,7 +1196,7 @@ errors++;
 if(data.subject !== undefined){
 let data8 = data.subject;
 if(typeof data8 === "string"){
-if(func5(data8) > 998){
+if(func0(data8) > 998){
 const err25 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/maxLength",keyword:"maxLength",params:{limit: 998},message:"must NOT have more than 998 characters"};
 if(vErrors === null){
 vErrors = [err25];
@@ -1221,7 +1221,7 @@ errors++;
 if(data.text !== undefined){
 let data9 = data.text;
 if(typeof data9 === "string"){
-if(func5(data9) > 1000000){
+if(func0(data9) > 1000000){
 const err27 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/maxLength",keyword:"maxLength",params:{limit: 1000000},message:"must NOT have more than 1000000 characters"};
 if(vErrors === null){
 vErrors = [err27];
@@ -1246,7 +1246,7 @@ errors++;
 if(data.html !== undefined){
 let data10 = data.html;
 if(typeof data10 === "string"){
-if(func5(data10) > 1000000){
+if(func0(data10) > 1000000){
 const err29 = {instancePath:instancePath+"/html",schemaPath:"#/properties/html/maxLength",keyword:"maxLength",params:{limit: 1000000},message:"must NOT have more than 1000000 characters"};
 if(vErrors === null){
 vErrors = [err29];
@@ -1271,7 +1271,7 @@ errors++;
 if(data.template !== undefined){
 let data11 = data.template;
 if(typeof data11 === "string"){
-if(func5(data11) > 100){
+if(func0(data11) > 100){
 const err31 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err31];
@@ -1281,7 +1281,7 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(func5(data11) < 1){
+if(func0(data11) < 1){
 const err32 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err32];
@@ -1358,7 +1358,7 @@ errors++;
 if(data14.key !== undefined){
 let data15 = data14.key;
 if(typeof data15 === "string"){
-if(func5(data15) > 1024){
+if(func0(data15) > 1024){
 const err38 = {instancePath:instancePath+"/attachments/" + i3+"/key",schemaPath:"#/$defs/Attachment/properties/key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err38];
@@ -1368,7 +1368,7 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(func5(data15) < 1){
+if(func0(data15) < 1){
 const err39 = {instancePath:instancePath+"/attachments/" + i3+"/key",schemaPath:"#/$defs/Attachment/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err39];
@@ -1393,7 +1393,7 @@ errors++;
 if(data14.filename !== undefined){
 let data16 = data14.filename;
 if(typeof data16 === "string"){
-if(func5(data16) > 255){
+if(func0(data16) > 255){
 const err41 = {instancePath:instancePath+"/attachments/" + i3+"/filename",schemaPath:"#/$defs/Attachment/properties/filename/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err41];
@@ -1455,7 +1455,7 @@ errors++;
 for(const key2 in data17){
 const _errs45 = errors;
 if(typeof key2 === "string"){
-if(func5(key2) > 100){
+if(func0(key2) > 100){
 const err46 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/propertyNames/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters",propertyName:key2};
 if(vErrors === null){
 vErrors = [err46];
@@ -1481,7 +1481,7 @@ errors++;
 for(const key3 in data17){
 let data18 = data17[key3];
 if(typeof data18 === "string"){
-if(func5(data18) > 1000){
+if(func0(data18) > 1000){
 const err48 = {instancePath:instancePath+"/headers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err48];
@@ -1531,7 +1531,7 @@ errors++;
 for(const key4 in data19){
 let data20 = data19[key4];
 if(typeof data20 === "string"){
-if(func5(data20) > 256){
+if(func0(data20) > 256){
 const err52 = {instancePath:instancePath+"/tags/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tags/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err52];
@@ -1568,7 +1568,7 @@ errors++;
 if(data.scheduledAt !== undefined){
 let data21 = data.scheduledAt;
 if(typeof data21 === "string"){
-if(!(formats0.validate(data21))){
+if(!(formats6.validate(data21))){
 const err55 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err55];
@@ -1601,16 +1601,16 @@ vErrors.push(err57);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate8.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1627,25 +1627,25 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(!(validate55(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate9(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
 errors = vErrors.length;
 }
-validate54.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const email_sendBatch_2026_09_01 = validate60;
-const schema99 = {"type":"object","required":["messages"],"additionalProperties":false,"properties":{"messages":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"#/$defs/MessageInput"},"description":"The messages."}},"$defs":{"Attachment":{"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}},"Mailbox":{"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."},"MessageInput":{"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}}}};
-const schema100 = {"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}};
-const schema101 = {"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."};
-const schema106 = {"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}};
+export const email_sendBatch_2026_09_01 = validate11;
+const schema22 = {"type":"object","required":["messages"],"additionalProperties":false,"properties":{"messages":{"type":"array","minItems":1,"maxItems":100,"items":{"$ref":"#/$defs/MessageInput"},"description":"The messages."}},"$defs":{"Attachment":{"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}},"Mailbox":{"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."},"MessageInput":{"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}}}};
+const schema23 = {"type":"object","required":["from","to"],"additionalProperties":false,"properties":{"from":{"$ref":"#/$defs/Mailbox"},"to":{"type":"array","minItems":1,"maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Recipients."},"cc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Copied recipients."},"bcc":{"type":"array","maxItems":50,"items":{"$ref":"#/$defs/Mailbox"},"description":"Blind-copied recipients."},"replyTo":{"$ref":"#/$defs/Mailbox"},"subject":{"type":"string","maxLength":998,"description":"The subject (or the template's)."},"text":{"type":"string","maxLength":1000000,"description":"The plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The HTML body."},"template":{"type":"string","minLength":1,"maxLength":100,"description":"A template's name: renders subject, text and html from `data`."},"data":{"type":"object","description":"The template's variables."},"attachments":{"type":"array","maxItems":10,"items":{"$ref":"#/$defs/Attachment"},"description":"Storage objects, 10 MiB together at most."},"headers":{"type":"object","maxProperties":20,"propertyNames":{"maxLength":100},"additionalProperties":{"type":"string","maxLength":1000},"description":"Extra headers (`X-…`, `List-Unsubscribe`, …); not those the message's own fields make (From, Subject, Content-Type, …)."},"tags":{"type":"object","maxProperties":10,"additionalProperties":{"type":"string","maxLength":256},"description":"Your labels, kept with the message."},"scheduledAt":{"type":"string","format":"date-time","description":"Send at this time (up to 30 days ahead) rather than now."}}};
+const schema24 = {"type":"string","minLength":3,"maxLength":400,"description":"An address, optionally with a name: `ada@example.com` or `Ada <ada@example.com>`."};
+const schema29 = {"type":"object","required":["key"],"additionalProperties":false,"description":"A storage object sent as an attachment.","properties":{"key":{"type":"string","minLength":1,"maxLength":1024,"description":"The object's key in `storage`."},"filename":{"type":"string","maxLength":255,"description":"The name the recipient sees; the key's last part by default."}}};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate12.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1674,7 +1674,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema100.properties, key0))){
+if(!(func10.call(schema23.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1688,7 +1688,7 @@ errors++;
 if(data.from !== undefined){
 let data0 = data.from;
 if(typeof data0 === "string"){
-if(func5(data0) > 400){
+if(func0(data0) > 400){
 const err3 = {instancePath:instancePath+"/from",schemaPath:"#/$defs/Mailbox/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1698,7 +1698,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func5(data0) < 3){
+if(func0(data0) < 3){
 const err4 = {instancePath:instancePath+"/from",schemaPath:"#/$defs/Mailbox/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1747,7 +1747,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 if(typeof data2 === "string"){
-if(func5(data2) > 400){
+if(func0(data2) > 400){
 const err8 = {instancePath:instancePath+"/to/" + i0,schemaPath:"#/$defs/Mailbox/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1757,7 +1757,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func5(data2) < 3){
+if(func0(data2) < 3){
 const err9 = {instancePath:instancePath+"/to/" + i0,schemaPath:"#/$defs/Mailbox/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1808,7 +1808,7 @@ const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
 let data4 = data3[i1];
 if(typeof data4 === "string"){
-if(func5(data4) > 400){
+if(func0(data4) > 400){
 const err13 = {instancePath:instancePath+"/cc/" + i1,schemaPath:"#/$defs/Mailbox/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
 if(vErrors === null){
 vErrors = [err13];
@@ -1818,7 +1818,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(func5(data4) < 3){
+if(func0(data4) < 3){
 const err14 = {instancePath:instancePath+"/cc/" + i1,schemaPath:"#/$defs/Mailbox/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err14];
@@ -1869,7 +1869,7 @@ const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 let data6 = data5[i2];
 if(typeof data6 === "string"){
-if(func5(data6) > 400){
+if(func0(data6) > 400){
 const err18 = {instancePath:instancePath+"/bcc/" + i2,schemaPath:"#/$defs/Mailbox/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
 if(vErrors === null){
 vErrors = [err18];
@@ -1879,7 +1879,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(func5(data6) < 3){
+if(func0(data6) < 3){
 const err19 = {instancePath:instancePath+"/bcc/" + i2,schemaPath:"#/$defs/Mailbox/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err19];
@@ -1916,7 +1916,7 @@ errors++;
 if(data.replyTo !== undefined){
 let data7 = data.replyTo;
 if(typeof data7 === "string"){
-if(func5(data7) > 400){
+if(func0(data7) > 400){
 const err22 = {instancePath:instancePath+"/replyTo",schemaPath:"#/$defs/Mailbox/maxLength",keyword:"maxLength",params:{limit: 400},message:"must NOT have more than 400 characters"};
 if(vErrors === null){
 vErrors = [err22];
@@ -1926,7 +1926,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(func5(data7) < 3){
+if(func0(data7) < 3){
 const err23 = {instancePath:instancePath+"/replyTo",schemaPath:"#/$defs/Mailbox/minLength",keyword:"minLength",params:{limit: 3},message:"must NOT have fewer than 3 characters"};
 if(vErrors === null){
 vErrors = [err23];
@@ -1951,7 +1951,7 @@ errors++;
 if(data.subject !== undefined){
 let data8 = data.subject;
 if(typeof data8 === "string"){
-if(func5(data8) > 998){
+if(func0(data8) > 998){
 const err25 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/maxLength",keyword:"maxLength",params:{limit: 998},message:"must NOT have more than 998 characters"};
 if(vErrors === null){
 vErrors = [err25];
@@ -1976,7 +1976,7 @@ errors++;
 if(data.text !== undefined){
 let data9 = data.text;
 if(typeof data9 === "string"){
-if(func5(data9) > 1000000){
+if(func0(data9) > 1000000){
 const err27 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/maxLength",keyword:"maxLength",params:{limit: 1000000},message:"must NOT have more than 1000000 characters"};
 if(vErrors === null){
 vErrors = [err27];
@@ -2001,7 +2001,7 @@ errors++;
 if(data.html !== undefined){
 let data10 = data.html;
 if(typeof data10 === "string"){
-if(func5(data10) > 1000000){
+if(func0(data10) > 1000000){
 const err29 = {instancePath:instancePath+"/html",schemaPath:"#/properties/html/maxLength",keyword:"maxLength",params:{limit: 1000000},message:"must NOT have more than 1000000 characters"};
 if(vErrors === null){
 vErrors = [err29];
@@ -2026,7 +2026,7 @@ errors++;
 if(data.template !== undefined){
 let data11 = data.template;
 if(typeof data11 === "string"){
-if(func5(data11) > 100){
+if(func0(data11) > 100){
 const err31 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err31];
@@ -2036,7 +2036,7 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(func5(data11) < 1){
+if(func0(data11) < 1){
 const err32 = {instancePath:instancePath+"/template",schemaPath:"#/properties/template/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err32];
@@ -2113,7 +2113,7 @@ errors++;
 if(data14.key !== undefined){
 let data15 = data14.key;
 if(typeof data15 === "string"){
-if(func5(data15) > 1024){
+if(func0(data15) > 1024){
 const err38 = {instancePath:instancePath+"/attachments/" + i3+"/key",schemaPath:"#/$defs/Attachment/properties/key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err38];
@@ -2123,7 +2123,7 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(func5(data15) < 1){
+if(func0(data15) < 1){
 const err39 = {instancePath:instancePath+"/attachments/" + i3+"/key",schemaPath:"#/$defs/Attachment/properties/key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err39];
@@ -2148,7 +2148,7 @@ errors++;
 if(data14.filename !== undefined){
 let data16 = data14.filename;
 if(typeof data16 === "string"){
-if(func5(data16) > 255){
+if(func0(data16) > 255){
 const err41 = {instancePath:instancePath+"/attachments/" + i3+"/filename",schemaPath:"#/$defs/Attachment/properties/filename/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err41];
@@ -2210,7 +2210,7 @@ errors++;
 for(const key2 in data17){
 const _errs45 = errors;
 if(typeof key2 === "string"){
-if(func5(key2) > 100){
+if(func0(key2) > 100){
 const err46 = {instancePath:instancePath+"/headers",schemaPath:"#/properties/headers/propertyNames/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters",propertyName:key2};
 if(vErrors === null){
 vErrors = [err46];
@@ -2236,7 +2236,7 @@ errors++;
 for(const key3 in data17){
 let data18 = data17[key3];
 if(typeof data18 === "string"){
-if(func5(data18) > 1000){
+if(func0(data18) > 1000){
 const err48 = {instancePath:instancePath+"/headers/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/headers/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 1000},message:"must NOT have more than 1000 characters"};
 if(vErrors === null){
 vErrors = [err48];
@@ -2286,7 +2286,7 @@ errors++;
 for(const key4 in data19){
 let data20 = data19[key4];
 if(typeof data20 === "string"){
-if(func5(data20) > 256){
+if(func0(data20) > 256){
 const err52 = {instancePath:instancePath+"/tags/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/tags/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 256},message:"must NOT have more than 256 characters"};
 if(vErrors === null){
 vErrors = [err52];
@@ -2323,7 +2323,7 @@ errors++;
 if(data.scheduledAt !== undefined){
 let data21 = data.scheduledAt;
 if(typeof data21 === "string"){
-if(!(formats0.validate(data21))){
+if(!(formats6.validate(data21))){
 const err55 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err55];
@@ -2356,16 +2356,16 @@ vErrors.push(err57);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2420,8 +2420,8 @@ errors++;
 }
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate61(data0[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+if(!(validate12(data0[i0], {instancePath:instancePath+"/messages/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
 errors = vErrors.length;
 }
 }
@@ -2448,18 +2448,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const email_updateTemplate_2026_09_01 = validate66;
-const schema112 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":100,"description":"Its name."},"subject":{"type":"string","minLength":1,"maxLength":998,"description":"The new subject."},"text":{"type":"string","maxLength":1000000,"description":"The new plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The new HTML body."}}};
+export const email_updateTemplate_2026_09_01 = validate14;
+const schema30 = {"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":100,"description":"Its name."},"subject":{"type":"string","minLength":1,"maxLength":998,"description":"The new subject."},"text":{"type":"string","maxLength":1000000,"description":"The new plain-text body."},"html":{"type":"string","maxLength":1000000,"description":"The new HTML body."}}};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate14.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2492,7 +2492,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(func5(data0) > 100){
+if(func0(data0) > 100){
 const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -2517,7 +2517,7 @@ errors++;
 if(data.subject !== undefined){
 let data1 = data.subject;
 if(typeof data1 === "string"){
-if(func5(data1) > 998){
+if(func0(data1) > 998){
 const err4 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/maxLength",keyword:"maxLength",params:{limit: 998},message:"must NOT have more than 998 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2527,7 +2527,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func5(data1) < 1){
+if(func0(data1) < 1){
 const err5 = {instancePath:instancePath+"/subject",schemaPath:"#/properties/subject/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -2552,7 +2552,7 @@ errors++;
 if(data.text !== undefined){
 let data2 = data.text;
 if(typeof data2 === "string"){
-if(func5(data2) > 1000000){
+if(func0(data2) > 1000000){
 const err7 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/maxLength",keyword:"maxLength",params:{limit: 1000000},message:"must NOT have more than 1000000 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2577,7 +2577,7 @@ errors++;
 if(data.html !== undefined){
 let data3 = data.html;
 if(typeof data3 === "string"){
-if(func5(data3) > 1000000){
+if(func0(data3) > 1000000){
 const err9 = {instancePath:instancePath+"/html",schemaPath:"#/properties/html/maxLength",keyword:"maxLength",params:{limit: 1000000},message:"must NOT have more than 1000000 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2610,21 +2610,21 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_email_message_bounced = validate20;
+export const event_email_message_bounced = validate15;
 const schema31 = {"$ref":"#/$defs/Message","$defs":{"Message":{"type":"object","required":["id","status","from","to","subject","history","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/MessageId"},"status":{"$ref":"#/$defs/Status"},"from":{"type":"string","description":"The sender."},"to":{"type":"array","items":{"type":"string"},"description":"Recipients."},"cc":{"type":"array","items":{"type":"string"},"description":"Copied recipients."},"bcc":{"type":"array","items":{"type":"string"},"description":"Blind-copied recipients."},"replyTo":{"type":"string","description":"Where replies go."},"subject":{"type":"string","description":"The subject as sent."},"text":{"type":"string","description":"The plain-text body as sent."},"html":{"type":"string","description":"The HTML body as sent."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra headers as sent."},"tags":{"type":"object","additionalProperties":{"type":"string"},"description":"Your labels."},"template":{"type":"string","description":"The template it was rendered from."},"attachments":{"type":"array","description":"The storage objects attached.","items":{"type":"object","required":["key","filename","contentType","size"],"additionalProperties":false,"properties":{"key":{"type":"string","description":"The storage key."},"filename":{"type":"string","description":"The name the recipient sees."},"contentType":{"type":"string","description":"Its media type."},"size":{"type":"integer","description":"Bytes."}}}},"scheduledAt":{"type":"string","format":"date-time","description":"Not sent before this."},"messageId":{"type":"string","description":"The `Message-ID` header it is sent with."},"attempts":{"type":"integer","description":"Times the mail server was asked."},"lastError":{"type":"string","description":"The mail server's last refusal."},"history":{"type":"array","description":"Each status it reached, in order.","items":{"type":"object","required":["status","at"],"additionalProperties":false,"properties":{"status":{"$ref":"#/$defs/Status"},"at":{"type":"string","format":"date-time","description":"When."},"detail":{"type":"string","description":"The server's answer, or why."}}}},"createdAt":{"type":"string","format":"date-time","description":"When it was queued."}}},"MessageId":{"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."},"Status":{"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."}}};
 const schema32 = {"type":"object","required":["id","status","from","to","subject","history","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/MessageId"},"status":{"$ref":"#/$defs/Status"},"from":{"type":"string","description":"The sender."},"to":{"type":"array","items":{"type":"string"},"description":"Recipients."},"cc":{"type":"array","items":{"type":"string"},"description":"Copied recipients."},"bcc":{"type":"array","items":{"type":"string"},"description":"Blind-copied recipients."},"replyTo":{"type":"string","description":"Where replies go."},"subject":{"type":"string","description":"The subject as sent."},"text":{"type":"string","description":"The plain-text body as sent."},"html":{"type":"string","description":"The HTML body as sent."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra headers as sent."},"tags":{"type":"object","additionalProperties":{"type":"string"},"description":"Your labels."},"template":{"type":"string","description":"The template it was rendered from."},"attachments":{"type":"array","description":"The storage objects attached.","items":{"type":"object","required":["key","filename","contentType","size"],"additionalProperties":false,"properties":{"key":{"type":"string","description":"The storage key."},"filename":{"type":"string","description":"The name the recipient sees."},"contentType":{"type":"string","description":"Its media type."},"size":{"type":"integer","description":"Bytes."}}}},"scheduledAt":{"type":"string","format":"date-time","description":"Not sent before this."},"messageId":{"type":"string","description":"The `Message-ID` header it is sent with."},"attempts":{"type":"integer","description":"Times the mail server was asked."},"lastError":{"type":"string","description":"The mail server's last refusal."},"history":{"type":"array","description":"Each status it reached, in order.","items":{"type":"object","required":["status","at"],"additionalProperties":false,"properties":{"status":{"$ref":"#/$defs/Status"},"at":{"type":"string","format":"date-time","description":"When."},"detail":{"type":"string","description":"The server's answer, or why."}}}},"createdAt":{"type":"string","format":"date-time","description":"When it was queued."}}};
 const schema33 = {"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."};
 const schema34 = {"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate16.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2703,7 +2703,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema32.properties, key0))){
+if(!(func10.call(schema32.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2717,7 +2717,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern1.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/pattern",keyword:"pattern",params:{pattern: "^em_[0-9A-Za-z]+$"},message:"must match pattern \""+"^em_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -3107,7 +3107,7 @@ errors++;
 if(data.scheduledAt !== undefined){
 let data24 = data.scheduledAt;
 if(typeof data24 === "string"){
-if(!(formats0.validate(data24))){
+if(!(formats6.validate(data24))){
 const err39 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err39];
@@ -3231,7 +3231,7 @@ errors++;
 if(data29.at !== undefined){
 let data31 = data29.at;
 if(typeof data31 === "string"){
-if(!(formats0.validate(data31))){
+if(!(formats6.validate(data31))){
 const err49 = {instancePath:instancePath+"/history/" + i4+"/at",schemaPath:"#/properties/history/items/properties/at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err49];
@@ -3292,7 +3292,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data33 = data.createdAt;
 if(typeof data33 === "string"){
-if(!(formats0.validate(data33))){
+if(!(formats6.validate(data33))){
 const err54 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -3325,41 +3325,41 @@ vErrors.push(err56);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate16(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate16.errors : vErrors.concat(validate16.errors);
 errors = vErrors.length;
 }
-validate20.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_email_message_complained = validate23;
+export const event_email_message_complained = validate18;
 const schema36 = {"$ref":"#/$defs/Message","$defs":{"Message":{"type":"object","required":["id","status","from","to","subject","history","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/MessageId"},"status":{"$ref":"#/$defs/Status"},"from":{"type":"string","description":"The sender."},"to":{"type":"array","items":{"type":"string"},"description":"Recipients."},"cc":{"type":"array","items":{"type":"string"},"description":"Copied recipients."},"bcc":{"type":"array","items":{"type":"string"},"description":"Blind-copied recipients."},"replyTo":{"type":"string","description":"Where replies go."},"subject":{"type":"string","description":"The subject as sent."},"text":{"type":"string","description":"The plain-text body as sent."},"html":{"type":"string","description":"The HTML body as sent."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra headers as sent."},"tags":{"type":"object","additionalProperties":{"type":"string"},"description":"Your labels."},"template":{"type":"string","description":"The template it was rendered from."},"attachments":{"type":"array","description":"The storage objects attached.","items":{"type":"object","required":["key","filename","contentType","size"],"additionalProperties":false,"properties":{"key":{"type":"string","description":"The storage key."},"filename":{"type":"string","description":"The name the recipient sees."},"contentType":{"type":"string","description":"Its media type."},"size":{"type":"integer","description":"Bytes."}}}},"scheduledAt":{"type":"string","format":"date-time","description":"Not sent before this."},"messageId":{"type":"string","description":"The `Message-ID` header it is sent with."},"attempts":{"type":"integer","description":"Times the mail server was asked."},"lastError":{"type":"string","description":"The mail server's last refusal."},"history":{"type":"array","description":"Each status it reached, in order.","items":{"type":"object","required":["status","at"],"additionalProperties":false,"properties":{"status":{"$ref":"#/$defs/Status"},"at":{"type":"string","format":"date-time","description":"When."},"detail":{"type":"string","description":"The server's answer, or why."}}}},"createdAt":{"type":"string","format":"date-time","description":"When it was queued."}}},"MessageId":{"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."},"Status":{"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."}}};
 const schema37 = {"type":"object","required":["id","status","from","to","subject","history","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/MessageId"},"status":{"$ref":"#/$defs/Status"},"from":{"type":"string","description":"The sender."},"to":{"type":"array","items":{"type":"string"},"description":"Recipients."},"cc":{"type":"array","items":{"type":"string"},"description":"Copied recipients."},"bcc":{"type":"array","items":{"type":"string"},"description":"Blind-copied recipients."},"replyTo":{"type":"string","description":"Where replies go."},"subject":{"type":"string","description":"The subject as sent."},"text":{"type":"string","description":"The plain-text body as sent."},"html":{"type":"string","description":"The HTML body as sent."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra headers as sent."},"tags":{"type":"object","additionalProperties":{"type":"string"},"description":"Your labels."},"template":{"type":"string","description":"The template it was rendered from."},"attachments":{"type":"array","description":"The storage objects attached.","items":{"type":"object","required":["key","filename","contentType","size"],"additionalProperties":false,"properties":{"key":{"type":"string","description":"The storage key."},"filename":{"type":"string","description":"The name the recipient sees."},"contentType":{"type":"string","description":"Its media type."},"size":{"type":"integer","description":"Bytes."}}}},"scheduledAt":{"type":"string","format":"date-time","description":"Not sent before this."},"messageId":{"type":"string","description":"The `Message-ID` header it is sent with."},"attempts":{"type":"integer","description":"Times the mail server was asked."},"lastError":{"type":"string","description":"The mail server's last refusal."},"history":{"type":"array","description":"Each status it reached, in order.","items":{"type":"object","required":["status","at"],"additionalProperties":false,"properties":{"status":{"$ref":"#/$defs/Status"},"at":{"type":"string","format":"date-time","description":"When."},"detail":{"type":"string","description":"The server's answer, or why."}}}},"createdAt":{"type":"string","format":"date-time","description":"When it was queued."}}};
 const schema38 = {"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."};
 const schema39 = {"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate19.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3438,7 +3438,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema37.properties, key0))){
+if(!(func10.call(schema37.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -3452,7 +3452,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern1.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/pattern",keyword:"pattern",params:{pattern: "^em_[0-9A-Za-z]+$"},message:"must match pattern \""+"^em_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -3842,7 +3842,7 @@ errors++;
 if(data.scheduledAt !== undefined){
 let data24 = data.scheduledAt;
 if(typeof data24 === "string"){
-if(!(formats0.validate(data24))){
+if(!(formats6.validate(data24))){
 const err39 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err39];
@@ -3966,7 +3966,7 @@ errors++;
 if(data29.at !== undefined){
 let data31 = data29.at;
 if(typeof data31 === "string"){
-if(!(formats0.validate(data31))){
+if(!(formats6.validate(data31))){
 const err49 = {instancePath:instancePath+"/history/" + i4+"/at",schemaPath:"#/properties/history/items/properties/at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err49];
@@ -4027,7 +4027,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data33 = data.createdAt;
 if(typeof data33 === "string"){
-if(!(formats0.validate(data33))){
+if(!(formats6.validate(data33))){
 const err54 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -4060,41 +4060,41 @@ vErrors.push(err56);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate18.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(!(validate19(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate19.errors : vErrors.concat(validate19.errors);
 errors = vErrors.length;
 }
-validate23.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_email_message_delivered = validate26;
+export const event_email_message_delivered = validate21;
 const schema41 = {"$ref":"#/$defs/Message","$defs":{"Message":{"type":"object","required":["id","status","from","to","subject","history","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/MessageId"},"status":{"$ref":"#/$defs/Status"},"from":{"type":"string","description":"The sender."},"to":{"type":"array","items":{"type":"string"},"description":"Recipients."},"cc":{"type":"array","items":{"type":"string"},"description":"Copied recipients."},"bcc":{"type":"array","items":{"type":"string"},"description":"Blind-copied recipients."},"replyTo":{"type":"string","description":"Where replies go."},"subject":{"type":"string","description":"The subject as sent."},"text":{"type":"string","description":"The plain-text body as sent."},"html":{"type":"string","description":"The HTML body as sent."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra headers as sent."},"tags":{"type":"object","additionalProperties":{"type":"string"},"description":"Your labels."},"template":{"type":"string","description":"The template it was rendered from."},"attachments":{"type":"array","description":"The storage objects attached.","items":{"type":"object","required":["key","filename","contentType","size"],"additionalProperties":false,"properties":{"key":{"type":"string","description":"The storage key."},"filename":{"type":"string","description":"The name the recipient sees."},"contentType":{"type":"string","description":"Its media type."},"size":{"type":"integer","description":"Bytes."}}}},"scheduledAt":{"type":"string","format":"date-time","description":"Not sent before this."},"messageId":{"type":"string","description":"The `Message-ID` header it is sent with."},"attempts":{"type":"integer","description":"Times the mail server was asked."},"lastError":{"type":"string","description":"The mail server's last refusal."},"history":{"type":"array","description":"Each status it reached, in order.","items":{"type":"object","required":["status","at"],"additionalProperties":false,"properties":{"status":{"$ref":"#/$defs/Status"},"at":{"type":"string","format":"date-time","description":"When."},"detail":{"type":"string","description":"The server's answer, or why."}}}},"createdAt":{"type":"string","format":"date-time","description":"When it was queued."}}},"MessageId":{"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."},"Status":{"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."}}};
 const schema42 = {"type":"object","required":["id","status","from","to","subject","history","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/MessageId"},"status":{"$ref":"#/$defs/Status"},"from":{"type":"string","description":"The sender."},"to":{"type":"array","items":{"type":"string"},"description":"Recipients."},"cc":{"type":"array","items":{"type":"string"},"description":"Copied recipients."},"bcc":{"type":"array","items":{"type":"string"},"description":"Blind-copied recipients."},"replyTo":{"type":"string","description":"Where replies go."},"subject":{"type":"string","description":"The subject as sent."},"text":{"type":"string","description":"The plain-text body as sent."},"html":{"type":"string","description":"The HTML body as sent."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra headers as sent."},"tags":{"type":"object","additionalProperties":{"type":"string"},"description":"Your labels."},"template":{"type":"string","description":"The template it was rendered from."},"attachments":{"type":"array","description":"The storage objects attached.","items":{"type":"object","required":["key","filename","contentType","size"],"additionalProperties":false,"properties":{"key":{"type":"string","description":"The storage key."},"filename":{"type":"string","description":"The name the recipient sees."},"contentType":{"type":"string","description":"Its media type."},"size":{"type":"integer","description":"Bytes."}}}},"scheduledAt":{"type":"string","format":"date-time","description":"Not sent before this."},"messageId":{"type":"string","description":"The `Message-ID` header it is sent with."},"attempts":{"type":"integer","description":"Times the mail server was asked."},"lastError":{"type":"string","description":"The mail server's last refusal."},"history":{"type":"array","description":"Each status it reached, in order.","items":{"type":"object","required":["status","at"],"additionalProperties":false,"properties":{"status":{"$ref":"#/$defs/Status"},"at":{"type":"string","format":"date-time","description":"When."},"detail":{"type":"string","description":"The server's answer, or why."}}}},"createdAt":{"type":"string","format":"date-time","description":"When it was queued."}}};
 const schema43 = {"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."};
 const schema44 = {"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate22.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4173,7 +4173,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema42.properties, key0))){
+if(!(func10.call(schema42.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -4187,7 +4187,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern1.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/pattern",keyword:"pattern",params:{pattern: "^em_[0-9A-Za-z]+$"},message:"must match pattern \""+"^em_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -4577,7 +4577,7 @@ errors++;
 if(data.scheduledAt !== undefined){
 let data24 = data.scheduledAt;
 if(typeof data24 === "string"){
-if(!(formats0.validate(data24))){
+if(!(formats6.validate(data24))){
 const err39 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err39];
@@ -4701,7 +4701,7 @@ errors++;
 if(data29.at !== undefined){
 let data31 = data29.at;
 if(typeof data31 === "string"){
-if(!(formats0.validate(data31))){
+if(!(formats6.validate(data31))){
 const err49 = {instancePath:instancePath+"/history/" + i4+"/at",schemaPath:"#/properties/history/items/properties/at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err49];
@@ -4762,7 +4762,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data33 = data.createdAt;
 if(typeof data33 === "string"){
-if(!(formats0.validate(data33))){
+if(!(formats6.validate(data33))){
 const err54 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -4795,41 +4795,41 @@ vErrors.push(err56);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate21.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate22(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
 errors = vErrors.length;
 }
-validate26.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_email_message_sent = validate29;
+export const event_email_message_sent = validate24;
 const schema46 = {"$ref":"#/$defs/Message","$defs":{"Message":{"type":"object","required":["id","status","from","to","subject","history","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/MessageId"},"status":{"$ref":"#/$defs/Status"},"from":{"type":"string","description":"The sender."},"to":{"type":"array","items":{"type":"string"},"description":"Recipients."},"cc":{"type":"array","items":{"type":"string"},"description":"Copied recipients."},"bcc":{"type":"array","items":{"type":"string"},"description":"Blind-copied recipients."},"replyTo":{"type":"string","description":"Where replies go."},"subject":{"type":"string","description":"The subject as sent."},"text":{"type":"string","description":"The plain-text body as sent."},"html":{"type":"string","description":"The HTML body as sent."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra headers as sent."},"tags":{"type":"object","additionalProperties":{"type":"string"},"description":"Your labels."},"template":{"type":"string","description":"The template it was rendered from."},"attachments":{"type":"array","description":"The storage objects attached.","items":{"type":"object","required":["key","filename","contentType","size"],"additionalProperties":false,"properties":{"key":{"type":"string","description":"The storage key."},"filename":{"type":"string","description":"The name the recipient sees."},"contentType":{"type":"string","description":"Its media type."},"size":{"type":"integer","description":"Bytes."}}}},"scheduledAt":{"type":"string","format":"date-time","description":"Not sent before this."},"messageId":{"type":"string","description":"The `Message-ID` header it is sent with."},"attempts":{"type":"integer","description":"Times the mail server was asked."},"lastError":{"type":"string","description":"The mail server's last refusal."},"history":{"type":"array","description":"Each status it reached, in order.","items":{"type":"object","required":["status","at"],"additionalProperties":false,"properties":{"status":{"$ref":"#/$defs/Status"},"at":{"type":"string","format":"date-time","description":"When."},"detail":{"type":"string","description":"The server's answer, or why."}}}},"createdAt":{"type":"string","format":"date-time","description":"When it was queued."}}},"MessageId":{"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."},"Status":{"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."}}};
 const schema47 = {"type":"object","required":["id","status","from","to","subject","history","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/MessageId"},"status":{"$ref":"#/$defs/Status"},"from":{"type":"string","description":"The sender."},"to":{"type":"array","items":{"type":"string"},"description":"Recipients."},"cc":{"type":"array","items":{"type":"string"},"description":"Copied recipients."},"bcc":{"type":"array","items":{"type":"string"},"description":"Blind-copied recipients."},"replyTo":{"type":"string","description":"Where replies go."},"subject":{"type":"string","description":"The subject as sent."},"text":{"type":"string","description":"The plain-text body as sent."},"html":{"type":"string","description":"The HTML body as sent."},"headers":{"type":"object","additionalProperties":{"type":"string"},"description":"Extra headers as sent."},"tags":{"type":"object","additionalProperties":{"type":"string"},"description":"Your labels."},"template":{"type":"string","description":"The template it was rendered from."},"attachments":{"type":"array","description":"The storage objects attached.","items":{"type":"object","required":["key","filename","contentType","size"],"additionalProperties":false,"properties":{"key":{"type":"string","description":"The storage key."},"filename":{"type":"string","description":"The name the recipient sees."},"contentType":{"type":"string","description":"Its media type."},"size":{"type":"integer","description":"Bytes."}}}},"scheduledAt":{"type":"string","format":"date-time","description":"Not sent before this."},"messageId":{"type":"string","description":"The `Message-ID` header it is sent with."},"attempts":{"type":"integer","description":"Times the mail server was asked."},"lastError":{"type":"string","description":"The mail server's last refusal."},"history":{"type":"array","description":"Each status it reached, in order.","items":{"type":"object","required":["status","at"],"additionalProperties":false,"properties":{"status":{"$ref":"#/$defs/Status"},"at":{"type":"string","format":"date-time","description":"When."},"detail":{"type":"string","description":"The server's answer, or why."}}}},"createdAt":{"type":"string","format":"date-time","description":"When it was queued."}}};
 const schema48 = {"type":"string","pattern":"^em_[0-9A-Za-z]+$","description":"Message id."};
 const schema49 = {"type":"string","enum":["queued","deferred","sent","delivered","bounced","complained","suppressed"],"description":"Where the message is."};
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4908,7 +4908,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema47.properties, key0))){
+if(!(func10.call(schema47.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -4922,7 +4922,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern1.test(data0)){
 const err8 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/MessageId/pattern",keyword:"pattern",params:{pattern: "^em_[0-9A-Za-z]+$"},message:"must match pattern \""+"^em_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -5312,7 +5312,7 @@ errors++;
 if(data.scheduledAt !== undefined){
 let data24 = data.scheduledAt;
 if(typeof data24 === "string"){
-if(!(formats0.validate(data24))){
+if(!(formats6.validate(data24))){
 const err39 = {instancePath:instancePath+"/scheduledAt",schemaPath:"#/properties/scheduledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err39];
@@ -5436,7 +5436,7 @@ errors++;
 if(data29.at !== undefined){
 let data31 = data29.at;
 if(typeof data31 === "string"){
-if(!(formats0.validate(data31))){
+if(!(formats6.validate(data31))){
 const err49 = {instancePath:instancePath+"/history/" + i4+"/at",schemaPath:"#/properties/history/items/properties/at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err49];
@@ -5497,7 +5497,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data33 = data.createdAt;
 if(typeof data33 === "string"){
-if(!(formats0.validate(data33))){
+if(!(formats6.validate(data33))){
 const err54 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err54];
@@ -5530,27 +5530,27 @@ vErrors.push(err56);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate30(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
-validate29.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -2,15 +2,15 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const events_get_2026_09_01 = validate20;
-const schema31 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EventId"}},"$defs":{"EventId":{"type":"string","pattern":"^evt_[0-9A-Za-z]+$","description":"Event id."}}};
-const schema32 = {"type":"string","pattern":"^evt_[0-9A-Za-z]+$","description":"Event id."};
-const pattern4 = new RegExp("^evt_[0-9A-Za-z]+$", "u");
+export const events_get_2026_09_01 = validate0;
+const schema0 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EventId"}},"$defs":{"EventId":{"type":"string","pattern":"^evt_[0-9A-Za-z]+$","description":"Event id."}}};
+const schema1 = {"type":"string","pattern":"^evt_[0-9A-Za-z]+$","description":"Event id."};
+const pattern0 = new RegExp("^evt_[0-9A-Za-z]+$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -43,7 +43,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/EventId/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]+$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -76,21 +76,21 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const events_list_2026_09_01 = validate24;
-const schema36 = {"type":"object","additionalProperties":false,"properties":{"types":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"description":"Only events of these types: exact types, `<face>.*` or `*`.","items":{"type":"string","pattern":"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"}},"from":{"type":"string","format":"date-time","description":"Events stored at or after this time."},"to":{"type":"string","format":"date-time","description":"Events stored before this time."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/EventId"}},"$defs":{"EventId":{"type":"string","pattern":"^evt_[0-9A-Za-z]+$","description":"Event id."}}};
-const schema37 = {"type":"string","pattern":"^evt_[0-9A-Za-z]+$","description":"Event id."};
-const pattern6 = new RegExp("^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$", "u");
+export const events_list_2026_09_01 = validate1;
+const schema2 = {"type":"object","additionalProperties":false,"properties":{"types":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"description":"Only events of these types: exact types, `<face>.*` or `*`.","items":{"type":"string","pattern":"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"}},"from":{"type":"string","format":"date-time","description":"Events stored at or after this time."},"to":{"type":"string","format":"date-time","description":"Events stored before this time."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/EventId"}},"$defs":{"EventId":{"type":"string","pattern":"^evt_[0-9A-Za-z]+$","description":"Event id."}}};
+const schema3 = {"type":"string","pattern":"^evt_[0-9A-Za-z]+$","description":"Event id."};
+const pattern1 = new RegExp("^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$", "u");
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -140,7 +140,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
-if(!pattern6.test(data1)){
+if(!pattern1.test(data1)){
 const err3 = {instancePath:instancePath+"/types/" + i0,schemaPath:"#/properties/types/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"},message:"must match pattern \""+"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -284,7 +284,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data5 = data.startingAfter;
 if(typeof data5 === "string"){
-if(!pattern4.test(data5)){
+if(!pattern0.test(data5)){
 const err14 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/EventId/pattern",keyword:"pattern",params:{pattern: "^evt_[0-9A-Za-z]+$"},message:"must match pattern \""+"^evt_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -317,7 +317,7 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -2,19 +2,19 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const keys_create_2026_01_01 = validate30;
-const schema40 = {"type":"object","required":["scopes","entities"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":200,"description":"A label for people."},"scopes":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"},"description":"Scopes to grant; each must be held by the caller."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","maxLength":64,"description":"Rate-limit tier; defaults to the caller's."},"apiVersion":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","description":"Pins an API version for requests that name none."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working."}},"$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]}}};
-const schema41 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
-const pattern10 = new RegExp("^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$", "u");
-const pattern5 = new RegExp("^[A-Za-z0-9._:-]{1,64}$", "u");
-const pattern12 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
+export const keys_create_2026_01_01 = validate0;
+const schema0 = {"type":"object","required":["scopes","entities"],"additionalProperties":false,"properties":{"name":{"type":"string","maxLength":200,"description":"A label for people."},"scopes":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"items":{"type":"string","pattern":"^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"},"description":"Scopes to grant; each must be held by the caller."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","maxLength":64,"description":"Rate-limit tier; defaults to the caller's."},"apiVersion":{"type":"string","pattern":"^\\d{4}-\\d{2}-\\d{2}$","description":"Pins an API version for requests that name none."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working."}},"$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]}}};
+const schema1 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
+const func0 = require("ajv/dist/runtime/ucs2length").default;
+const pattern0 = new RegExp("^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$", "u");
+const pattern1 = new RegExp("^[A-Za-z0-9._:-]{1,64}$", "u");
+const pattern2 = new RegExp("^\\d{4}-\\d{2}-\\d{2}$", "u");
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -57,7 +57,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(func1(data0) > 200){
+if(func0(data0) > 200){
 const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -106,7 +106,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 if(typeof data2 === "string"){
-if(!pattern10.test(data2)){
+if(!pattern0.test(data2)){
 const err7 = {instancePath:instancePath+"/scopes/" + i0,schemaPath:"#/properties/scopes/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"},message:"must match pattern \""+"^(\\*|[a-z][a-z0-9]*:(\\*|[a-z][a-zA-Z0-9]*))$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -221,7 +221,7 @@ const len1 = data3.length;
 for(let i2=0; i2<len1; i2++){
 let data4 = data3[i2];
 if(typeof data4 === "string"){
-if(!pattern5.test(data4)){
+if(!pattern1.test(data4)){
 const err15 = {instancePath:instancePath+"/entities/" + i2,schemaPath:"#/$defs/Entities/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -314,7 +314,7 @@ vErrors = null;
 if(data.tier !== undefined){
 let data5 = data.tier;
 if(typeof data5 === "string"){
-if(func1(data5) > 64){
+if(func0(data5) > 64){
 const err20 = {instancePath:instancePath+"/tier",schemaPath:"#/properties/tier/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"};
 if(vErrors === null){
 vErrors = [err20];
@@ -339,7 +339,7 @@ errors++;
 if(data.apiVersion !== undefined){
 let data6 = data.apiVersion;
 if(typeof data6 === "string"){
-if(!pattern12.test(data6)){
+if(!pattern2.test(data6)){
 const err22 = {instancePath:instancePath+"/apiVersion",schemaPath:"#/properties/apiVersion/pattern",keyword:"pattern",params:{pattern: "^\\d{4}-\\d{2}-\\d{2}$"},message:"must match pattern \""+"^\\d{4}-\\d{2}-\\d{2}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -397,20 +397,20 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const keys_get_2026_01_01 = validate36;
-const schema46 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
-const schema47 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
-const pattern16 = new RegExp("^key_[0-9A-Za-z]+$", "u");
+export const keys_get_2026_01_01 = validate1;
+const schema2 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema3 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+const pattern3 = new RegExp("^key_[0-9A-Za-z]+$", "u");
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -443,7 +443,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern16.test(data0)){
+if(!pattern3.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -476,19 +476,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const keys_list_2026_01_01 = validate40;
-const schema51 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/KeyId"},"includeRevoked":{"type":"boolean","default":false,"description":"Include revoked keys."}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
-const schema52 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+export const keys_list_2026_01_01 = validate2;
+const schema4 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/KeyId"},"includeRevoked":{"type":"boolean","default":false,"description":"Include revoked keys."}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema5 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate2.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -550,7 +550,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data1 = data.startingAfter;
 if(typeof data1 === "string"){
-if(!pattern16.test(data1)){
+if(!pattern3.test(data1)){
 const err4 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -593,19 +593,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const keys_revoke_2026_01_01 = validate44;
-const schema56 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
-const schema57 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+export const keys_revoke_2026_01_01 = validate3;
+const schema6 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema7 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate3.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -638,7 +638,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern16.test(data0)){
+if(!pattern3.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -671,19 +671,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const keys_rotate_2026_01_01 = validate48;
-const schema61 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"},"graceSeconds":{"type":"integer","minimum":0,"maximum":604800,"default":0,"description":"How long the old secret keeps working."}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
-const schema62 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
+export const keys_rotate_2026_01_01 = validate4;
+const schema8 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/KeyId"},"graceSeconds":{"type":"integer","minimum":0,"maximum":604800,"default":0,"description":"How long the old secret keeps working."}},"$defs":{"KeyId":{"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."}}};
+const schema9 = {"type":"string","pattern":"^key_[0-9A-Za-z]+$","description":"Key id."};
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -719,7 +719,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern16.test(data0)){
+if(!pattern3.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/KeyId/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -785,21 +785,21 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_keys_key_created = validate20;
-const schema31 = {"$ref":"#/$defs/Key","$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"Key":{"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}}}};
-const schema32 = {"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}};
-const schema33 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
-const pattern4 = new RegExp("^key_", "u");
+export const event_keys_key_created = validate5;
+const schema10 = {"$ref":"#/$defs/Key","$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"Key":{"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}}}};
+const schema11 = {"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}};
+const schema12 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
+const pattern7 = new RegExp("^key_", "u");
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate6.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -900,7 +900,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern7.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_"},message:"must match pattern \""+"^key_"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -935,7 +935,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((data1 === "live") || (data1 === "test"))){
-const err12 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema32.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1066,7 +1066,7 @@ const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
 let data8 = data7[i1];
 if(typeof data8 === "string"){
-if(!pattern5.test(data8)){
+if(!pattern1.test(data8)){
 const err22 = {instancePath:instancePath+"/entities/" + i1,schemaPath:"#/$defs/Entities/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -1266,40 +1266,40 @@ vErrors.push(err35);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate6.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate6(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate6.errors : vErrors.concat(validate6.errors);
 errors = vErrors.length;
 }
-validate20.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const event_keys_key_revoked = validate23;
-const schema34 = {"$ref":"#/$defs/Key","$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"Key":{"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}}}};
-const schema35 = {"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}};
-const schema36 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
+export const event_keys_key_revoked = validate8;
+const schema13 = {"$ref":"#/$defs/Key","$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"Key":{"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}}}};
+const schema14 = {"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}};
+const schema15 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1400,7 +1400,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern7.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_"},message:"must match pattern \""+"^key_"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1435,7 +1435,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((data1 === "live") || (data1 === "test"))){
-const err12 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema35.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema14.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1566,7 +1566,7 @@ const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
 let data8 = data7[i1];
 if(typeof data8 === "string"){
-if(!pattern5.test(data8)){
+if(!pattern1.test(data8)){
 const err22 = {instancePath:instancePath+"/entities/" + i1,schemaPath:"#/$defs/Entities/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -1766,40 +1766,40 @@ vErrors.push(err35);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate8.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(!(validate9(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate9.errors : vErrors.concat(validate9.errors);
 errors = vErrors.length;
 }
-validate23.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate8.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const event_keys_key_rotated = validate26;
-const schema37 = {"type":"object","required":["newKey","previousKey"],"additionalProperties":false,"properties":{"newKey":{"$ref":"#/$defs/Key"},"previousKey":{"$ref":"#/$defs/Key"}},"$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"Key":{"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}}}};
-const schema38 = {"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}};
-const schema39 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
+export const event_keys_key_rotated = validate11;
+const schema16 = {"type":"object","required":["newKey","previousKey"],"additionalProperties":false,"properties":{"newKey":{"$ref":"#/$defs/Key"},"previousKey":{"$ref":"#/$defs/Key"}},"$defs":{"Entities":{"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"Key":{"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}}}};
+const schema17 = {"type":"object","description":"An API key, without its secret.","required":["id","mode","name","prefix","last4","scopes","entities","tier","createdAt"],"properties":{"id":{"type":"string","pattern":"^key_","description":"Key id."},"mode":{"type":"string","enum":["live","test"],"description":"Live keys see live data; test keys see test data."},"name":{"type":"string","description":"A label for people."},"prefix":{"type":"string","description":"The start of the secret, for recognising it: `sk_test_AbCd`."},"last4":{"type":"string","description":"The last four characters of the secret."},"scopes":{"type":"array","items":{"type":"string"},"description":"Scopes held: `*`, `<face>:*` or `<face>:<permission>`."},"entities":{"$ref":"#/$defs/Entities"},"tier":{"type":"string","description":"The rate-limit tier."},"apiVersion":{"type":"string","description":"The API version pinned for this key, if any."},"createdAt":{"type":"string","format":"date-time","description":"When the key was created."},"expiresAt":{"type":"string","format":"date-time","description":"When the key stops working, if ever."},"revokedAt":{"type":"string","format":"date-time","description":"When the key was revoked, if it was."}}};
+const schema18 = {"description":"The entities the key may act for: `*` for all, or a list of entity ids.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":1000,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate12.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1900,7 +1900,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern7.test(data0)){
 const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^key_"},message:"must match pattern \""+"^key_"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1935,7 +1935,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!((data1 === "live") || (data1 === "test"))){
-const err12 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema38.properties.mode.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema17.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2066,7 +2066,7 @@ const len1 = data7.length;
 for(let i1=0; i1<len1; i1++){
 let data8 = data7[i1];
 if(typeof data8 === "string"){
-if(!pattern5.test(data8)){
+if(!pattern1.test(data8)){
 const err22 = {instancePath:instancePath+"/entities/" + i1,schemaPath:"#/$defs/Entities/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -2266,16 +2266,16 @@ vErrors.push(err35);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate12.evaluated = {"props":{"id":true,"mode":true,"name":true,"prefix":true,"last4":true,"scopes":true,"entities":true,"tier":true,"apiVersion":true,"createdAt":true,"expiresAt":true,"revokedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2316,14 +2316,14 @@ errors++;
 }
 }
 if(data.newKey !== undefined){
-if(!(validate27(data.newKey, {instancePath:instancePath+"/newKey",parentData:data,parentDataProperty:"newKey",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate12(data.newKey, {instancePath:instancePath+"/newKey",parentData:data,parentDataProperty:"newKey",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
 errors = vErrors.length;
 }
 }
 if(data.previousKey !== undefined){
-if(!(validate27(data.previousKey, {instancePath:instancePath+"/previousKey",parentData:data,parentDataProperty:"previousKey",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate12(data.previousKey, {instancePath:instancePath+"/previousKey",parentData:data,parentDataProperty:"previousKey",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate12.errors : vErrors.concat(validate12.errors);
 errors = vErrors.length;
 }
 }
@@ -2338,7 +2338,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

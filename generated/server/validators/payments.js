@@ -2,13 +2,13 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const payments_balance_2026_09_01 = validate35;
-const schema68 = {"type":"object","additionalProperties":false,"properties":{}};
+export const payments_balance_2026_09_01 = validate0;
+const schema0 = {"type":"object","additionalProperties":false,"properties":{}};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -37,20 +37,20 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_cancelIntent_2026_09_01 = validate40;
-const schema72 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"cancellationReason":{"type":"string","enum":["duplicate","fraudulent","requested_by_customer","abandoned"],"description":"Why."}},"$defs":{"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
-const schema73 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
-const pattern4 = new RegExp("^pi_[0-9A-Za-z]+$", "u");
+export const payments_cancelIntent_2026_09_01 = validate1;
+const schema1 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"cancellationReason":{"type":"string","enum":["duplicate","fraudulent","requested_by_customer","abandoned"],"description":"Why."}},"$defs":{"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
+const schema2 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+const pattern0 = new RegExp("^pi_[0-9A-Za-z]+$", "u");
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -83,7 +83,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -118,7 +118,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!((((data1 === "duplicate") || (data1 === "fraudulent")) || (data1 === "requested_by_customer")) || (data1 === "abandoned"))){
-const err5 = {instancePath:instancePath+"/cancellationReason",schemaPath:"#/properties/cancellationReason/enum",keyword:"enum",params:{allowedValues: schema72.properties.cancellationReason.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/cancellationReason",schemaPath:"#/properties/cancellationReason/enum",keyword:"enum",params:{allowedValues: schema1.properties.cancellationReason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -139,20 +139,20 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_captureIntent_2026_09_01 = validate44;
-const schema82 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amountToCapture":{"$ref":"#/$defs/Amount"}},"$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
-const schema83 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
-const schema84 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
+export const payments_captureIntent_2026_09_01 = validate2;
+const schema3 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amountToCapture":{"$ref":"#/$defs/Amount"}},"$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
+const schema4 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+const schema5 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate2.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -185,7 +185,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -253,23 +253,23 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_confirmIntent_2026_09_01 = validate48;
-const schema93 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"paymentMethod":{"$ref":"#/$defs/PaymentMethod"}},"$defs":{"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"PaymentMethod":{"description":"A card (test mode: the sandbox's card numbers choose the outcome), or a payment method the processor holds (`pm_…`).","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]}}};
-const schema94 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
-const schema95 = {"description":"A card (test mode: the sandbox's card numbers choose the outcome), or a payment method the processor holds (`pm_…`).","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]};
-const pattern29 = new RegExp("^[0-9]{12,19}$", "u");
-const pattern30 = new RegExp("^[0-9]{3,4}$", "u");
-const pattern31 = new RegExp("^pm_[0-9A-Za-z_]+$", "u");
+export const payments_confirmIntent_2026_09_01 = validate3;
+const schema6 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"paymentMethod":{"$ref":"#/$defs/PaymentMethod"}},"$defs":{"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"PaymentMethod":{"description":"A card (test mode: the sandbox's card numbers choose the outcome), or a payment method the processor holds (`pm_…`).","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]}}};
+const schema7 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+const schema8 = {"description":"A card (test mode: the sandbox's card numbers choose the outcome), or a payment method the processor holds (`pm_…`).","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]};
+const pattern3 = new RegExp("^[0-9]{12,19}$", "u");
+const pattern4 = new RegExp("^[0-9]{3,4}$", "u");
+const pattern5 = new RegExp("^pm_[0-9A-Za-z_]+$", "u");
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate3.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -302,7 +302,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -401,7 +401,7 @@ errors++;
 if(data2.number !== undefined){
 let data3 = data2.number;
 if(typeof data3 === "string"){
-if(!pattern29.test(data3)){
+if(!pattern3.test(data3)){
 const err10 = {instancePath:instancePath+"/paymentMethod/card/number",schemaPath:"#/$defs/PaymentMethod/oneOf/0/properties/card/properties/number/pattern",keyword:"pattern",params:{pattern: "^[0-9]{12,19}$"},message:"must match pattern \""+"^[0-9]{12,19}$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -496,7 +496,7 @@ errors++;
 if(data2.cvc !== undefined){
 let data6 = data2.cvc;
 if(typeof data6 === "string"){
-if(!pattern30.test(data6)){
+if(!pattern4.test(data6)){
 const err18 = {instancePath:instancePath+"/paymentMethod/card/cvc",schemaPath:"#/$defs/PaymentMethod/oneOf/0/properties/card/properties/cvc/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,4}$"},message:"must match pattern \""+"^[0-9]{3,4}$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -574,7 +574,7 @@ errors++;
 if(data1.id !== undefined){
 let data7 = data1.id;
 if(typeof data7 === "string"){
-if(!pattern31.test(data7)){
+if(!pattern5.test(data7)){
 const err24 = {instancePath:instancePath+"/paymentMethod/id",schemaPath:"#/$defs/PaymentMethod/oneOf/1/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm_[0-9A-Za-z_]+$"},message:"must match pattern \""+"^pm_[0-9A-Za-z_]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -654,21 +654,21 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_createCustomer_2026_09_01 = validate52;
-const schema104 = {"type":"object","additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":320,"description":"The customer's e-mail address."},"name":{"type":"string","maxLength":200,"description":"The customer's name."},"metadata":{"$ref":"#/$defs/Metadata"}},"$defs":{"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."}}};
-const schema105 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
-const formats16 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-const func2 = require("ajv/dist/runtime/ucs2length").default;
+export const payments_createCustomer_2026_09_01 = validate4;
+const schema9 = {"type":"object","additionalProperties":false,"properties":{"email":{"type":"string","format":"email","maxLength":320,"description":"The customer's e-mail address."},"name":{"type":"string","maxLength":200,"description":"The customer's name."},"metadata":{"$ref":"#/$defs/Metadata"}},"$defs":{"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."}}};
+const schema10 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
+const formats0 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
+const func0 = require("ajv/dist/runtime/ucs2length").default;
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -691,7 +691,7 @@ errors++;
 if(data.email !== undefined){
 let data0 = data.email;
 if(typeof data0 === "string"){
-if(func2(data0) > 320){
+if(func0(data0) > 320){
 const err1 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -701,7 +701,7 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(!(formats16.test(data0))){
+if(!(formats0.test(data0))){
 const err2 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -726,7 +726,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 === "string"){
-if(func2(data1) > 200){
+if(func0(data1) > 200){
 const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -764,7 +764,7 @@ errors++;
 for(const key1 in data2){
 let data3 = data2[key1];
 if(typeof data3 === "string"){
-if(func2(data3) > 500){
+if(func0(data3) > 500){
 const err7 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -809,25 +809,25 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_createIntent_2026_09_01 = validate56;
-const schema110 = {"type":"object","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"customer":{"$ref":"#/$defs/CustomerId"},"paymentMethod":{"$ref":"#/$defs/PaymentMethod"},"captureMethod":{"type":"string","enum":["automatic","manual"],"default":"automatic","description":"`manual` holds the amount until `captureIntent`."},"confirm":{"type":"boolean","default":false,"description":"Confirm the intent in the same call."},"description":{"type":"string","maxLength":500,"description":"A label for people."},"metadata":{"$ref":"#/$defs/Metadata"}},"$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."},"PaymentMethod":{"description":"A card (test mode: the sandbox's card numbers choose the outcome), or a payment method the processor holds (`pm_…`).","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]}}};
-const schema111 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
-const schema112 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
-const schema113 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
-const schema114 = {"description":"A card (test mode: the sandbox's card numbers choose the outcome), or a payment method the processor holds (`pm_…`).","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]};
-const schema115 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
-const pattern5 = new RegExp("^[a-z]{3}$", "u");
-const pattern6 = new RegExp("^cus_[0-9A-Za-z]+$", "u");
+export const payments_createIntent_2026_09_01 = validate5;
+const schema11 = {"type":"object","required":["amount","currency"],"additionalProperties":false,"properties":{"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"customer":{"$ref":"#/$defs/CustomerId"},"paymentMethod":{"$ref":"#/$defs/PaymentMethod"},"captureMethod":{"type":"string","enum":["automatic","manual"],"default":"automatic","description":"`manual` holds the amount until `captureIntent`."},"confirm":{"type":"boolean","default":false,"description":"Confirm the intent in the same call."},"description":{"type":"string","maxLength":500,"description":"A label for people."},"metadata":{"$ref":"#/$defs/Metadata"}},"$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."},"PaymentMethod":{"description":"A card (test mode: the sandbox's card numbers choose the outcome), or a payment method the processor holds (`pm_…`).","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]}}};
+const schema12 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
+const schema13 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
+const schema14 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
+const schema15 = {"description":"A card (test mode: the sandbox's card numbers choose the outcome), or a payment method the processor holds (`pm_…`).","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]};
+const schema16 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
+const pattern6 = new RegExp("^[a-z]{3}$", "u");
+const pattern7 = new RegExp("^cus_[0-9A-Za-z]+$", "u");
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -911,7 +911,7 @@ errors++;
 if(data.currency !== undefined){
 let data1 = data.currency;
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
+if(!pattern6.test(data1)){
 const err6 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -936,7 +936,7 @@ errors++;
 if(data.customer !== undefined){
 let data2 = data.customer;
 if(typeof data2 === "string"){
-if(!pattern6.test(data2)){
+if(!pattern7.test(data2)){
 const err8 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -1035,7 +1035,7 @@ errors++;
 if(data4.number !== undefined){
 let data5 = data4.number;
 if(typeof data5 === "string"){
-if(!pattern29.test(data5)){
+if(!pattern3.test(data5)){
 const err16 = {instancePath:instancePath+"/paymentMethod/card/number",schemaPath:"#/$defs/PaymentMethod/oneOf/0/properties/card/properties/number/pattern",keyword:"pattern",params:{pattern: "^[0-9]{12,19}$"},message:"must match pattern \""+"^[0-9]{12,19}$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -1130,7 +1130,7 @@ errors++;
 if(data4.cvc !== undefined){
 let data8 = data4.cvc;
 if(typeof data8 === "string"){
-if(!pattern30.test(data8)){
+if(!pattern4.test(data8)){
 const err24 = {instancePath:instancePath+"/paymentMethod/card/cvc",schemaPath:"#/$defs/PaymentMethod/oneOf/0/properties/card/properties/cvc/pattern",keyword:"pattern",params:{pattern: "^[0-9]{3,4}$"},message:"must match pattern \""+"^[0-9]{3,4}$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -1208,7 +1208,7 @@ errors++;
 if(data3.id !== undefined){
 let data9 = data3.id;
 if(typeof data9 === "string"){
-if(!pattern31.test(data9)){
+if(!pattern5.test(data9)){
 const err30 = {instancePath:instancePath+"/paymentMethod/id",schemaPath:"#/$defs/PaymentMethod/oneOf/1/properties/id/pattern",keyword:"pattern",params:{pattern: "^pm_[0-9A-Za-z_]+$"},message:"must match pattern \""+"^pm_[0-9A-Za-z_]+$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
@@ -1289,7 +1289,7 @@ vErrors.push(err34);
 errors++;
 }
 if(!((data10 === "automatic") || (data10 === "manual"))){
-const err35 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/enum",keyword:"enum",params:{allowedValues: schema110.properties.captureMethod.enum},message:"must be equal to one of the allowed values"};
+const err35 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/enum",keyword:"enum",params:{allowedValues: schema11.properties.captureMethod.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1311,7 +1311,7 @@ errors++;
 if(data.description !== undefined){
 let data12 = data.description;
 if(typeof data12 === "string"){
-if(func2(data12) > 500){
+if(func0(data12) > 500){
 const err37 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err37];
@@ -1349,7 +1349,7 @@ errors++;
 for(const key4 in data13){
 let data14 = data13[key4];
 if(typeof data14 === "string"){
-if(func2(data14) > 500){
+if(func0(data14) > 500){
 const err40 = {instancePath:instancePath+"/metadata/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err40];
@@ -1394,20 +1394,20 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_createRefund_2026_09_01 = validate60;
-const schema124 = {"type":"object","required":["intent"],"additionalProperties":false,"properties":{"intent":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"reason":{"type":"string","enum":["duplicate","fraudulent","requested_by_customer"],"description":"Why."}},"$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
-const schema125 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
-const schema126 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
+export const payments_createRefund_2026_09_01 = validate6;
+const schema17 = {"type":"object","required":["intent"],"additionalProperties":false,"properties":{"intent":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"reason":{"type":"string","enum":["duplicate","fraudulent","requested_by_customer"],"description":"Why."}},"$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
+const schema18 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+const schema19 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate6.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1440,7 +1440,7 @@ errors++;
 if(data.intent !== undefined){
 let data0 = data.intent;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/intent",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -1510,7 +1510,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((data2 === "duplicate") || (data2 === "fraudulent")) || (data2 === "requested_by_customer"))){
-const err8 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema124.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema17.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1531,19 +1531,19 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_getCustomer_2026_09_01 = validate64;
-const schema132 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/CustomerId"}},"$defs":{"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."}}};
-const schema133 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
+export const payments_getCustomer_2026_09_01 = validate7;
+const schema20 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/CustomerId"}},"$defs":{"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."}}};
+const schema21 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1576,7 +1576,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
+if(!pattern7.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -1609,19 +1609,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_getIntent_2026_09_01 = validate68;
-const schema138 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"}},"$defs":{"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
-const schema139 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+export const payments_getIntent_2026_09_01 = validate8;
+const schema22 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"}},"$defs":{"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
+const schema23 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate8.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1654,7 +1654,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -1687,19 +1687,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_listCustomers_2026_09_01 = validate72;
-const schema148 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/CustomerId"}},"$defs":{"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."}}};
-const schema149 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
+export const payments_listCustomers_2026_09_01 = validate9;
+const schema24 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/CustomerId"}},"$defs":{"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."}}};
+const schema25 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1758,7 +1758,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data1 = data.startingAfter;
 if(typeof data1 === "string"){
-if(!pattern6.test(data1)){
+if(!pattern7.test(data1)){
 const err4 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -1791,20 +1791,20 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_listIntents_2026_09_01 = validate76;
-const schema154 = {"type":"object","additionalProperties":false,"properties":{"customer":{"$ref":"#/$defs/CustomerId"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/IntentId"}},"$defs":{"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
-const schema155 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
-const schema156 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+export const payments_listIntents_2026_09_01 = validate10;
+const schema26 = {"type":"object","additionalProperties":false,"properties":{"customer":{"$ref":"#/$defs/CustomerId"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/IntentId"}},"$defs":{"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
+const schema27 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
+const schema28 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate10.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1830,7 +1830,7 @@ errors++;
 if(data.customer !== undefined){
 let data0 = data.customer;
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
+if(!pattern7.test(data0)){
 const err1 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -1888,7 +1888,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data2 = data.startingAfter;
 if(typeof data2 === "string"){
-if(!pattern4.test(data2)){
+if(!pattern0.test(data2)){
 const err6 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -1921,20 +1921,20 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_listRefunds_2026_09_01 = validate80;
-const schema165 = {"type":"object","additionalProperties":false,"properties":{"intent":{"$ref":"#/$defs/IntentId"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"type":"string","pattern":"^re_[0-9A-Za-z]+$","description":"The last refund of the previous page."}},"$defs":{"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
-const schema166 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
-const pattern62 = new RegExp("^re_[0-9A-Za-z]+$", "u");
+export const payments_listRefunds_2026_09_01 = validate11;
+const schema29 = {"type":"object","additionalProperties":false,"properties":{"intent":{"$ref":"#/$defs/IntentId"},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"type":"string","pattern":"^re_[0-9A-Za-z]+$","description":"The last refund of the previous page."}},"$defs":{"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."}}};
+const schema30 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+const pattern18 = new RegExp("^re_[0-9A-Za-z]+$", "u");
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate11.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1960,7 +1960,7 @@ errors++;
 if(data.intent !== undefined){
 let data0 = data.intent;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err1 = {instancePath:instancePath+"/intent",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -2018,7 +2018,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data2 = data.startingAfter;
 if(typeof data2 === "string"){
-if(!pattern62.test(data2)){
+if(!pattern18.test(data2)){
 const err6 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/properties/startingAfter/pattern",keyword:"pattern",params:{pattern: "^re_[0-9A-Za-z]+$"},message:"must match pattern \""+"^re_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -2051,20 +2051,20 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate11.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const payments_updateCustomer_2026_09_01 = validate84;
-const schema172 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/CustomerId"},"email":{"type":"string","format":"email","maxLength":320,"description":"The new address."},"name":{"type":"string","maxLength":200,"description":"The new name."},"metadata":{"$ref":"#/$defs/Metadata"}},"$defs":{"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."}}};
-const schema173 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
-const schema174 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
+export const payments_updateCustomer_2026_09_01 = validate12;
+const schema31 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/CustomerId"},"email":{"type":"string","format":"email","maxLength":320,"description":"The new address."},"name":{"type":"string","maxLength":200,"description":"The new name."},"metadata":{"$ref":"#/$defs/Metadata"}},"$defs":{"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."}}};
+const schema32 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
+const schema33 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate12.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2097,7 +2097,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
+if(!pattern7.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -2122,7 +2122,7 @@ errors++;
 if(data.email !== undefined){
 let data1 = data.email;
 if(typeof data1 === "string"){
-if(func2(data1) > 320){
+if(func0(data1) > 320){
 const err4 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/maxLength",keyword:"maxLength",params:{limit: 320},message:"must NOT have more than 320 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2132,7 +2132,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(formats16.test(data1))){
+if(!(formats0.test(data1))){
 const err5 = {instancePath:instancePath+"/email",schemaPath:"#/properties/email/format",keyword:"format",params:{format: "email"},message:"must match format \""+"email"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -2157,7 +2157,7 @@ errors++;
 if(data.name !== undefined){
 let data2 = data.name;
 if(typeof data2 === "string"){
-if(func2(data2) > 200){
+if(func0(data2) > 200){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -2195,7 +2195,7 @@ errors++;
 for(const key1 in data3){
 let data4 = data3[key1];
 if(typeof data4 === "string"){
-if(func2(data4) > 500){
+if(func0(data4) > 500){
 const err10 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -2240,27 +2240,27 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_payments_intent_canceled = validate20;
-const schema31 = {"$ref":"#/$defs/Intent","$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Intent":{"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."},"PaymentError":{"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}}}};
-const schema32 = {"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
-const schema33 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
-const schema34 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
-const schema35 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
-const schema36 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
-const schema37 = {"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}};
-const schema38 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
-const func1 = Object.prototype.hasOwnProperty;
-const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+export const event_payments_intent_canceled = validate13;
+const schema34 = {"$ref":"#/$defs/Intent","$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Intent":{"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."},"PaymentError":{"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}}}};
+const schema35 = {"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
+const schema36 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+const schema37 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
+const schema38 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
+const schema39 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
+const schema40 = {"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}};
+const schema41 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
+const func8 = Object.prototype.hasOwnProperty;
+const formats4 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate14.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2359,7 +2359,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema32.properties, key0))){
+if(!(func8.call(schema35.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2373,7 +2373,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err10 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -2433,7 +2433,7 @@ errors++;
 if(data.currency !== undefined){
 let data2 = data.currency;
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
+if(!pattern6.test(data2)){
 const err15 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -2468,7 +2468,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!(((((data3 === "requires_payment_method") || (data3 === "requires_confirmation")) || (data3 === "requires_capture")) || (data3 === "succeeded")) || (data3 === "canceled"))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema32.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema35.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2491,7 +2491,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data4 === "automatic") || (data4 === "manual"))){
-const err20 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/enum",keyword:"enum",params:{allowedValues: schema32.properties.captureMethod.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/enum",keyword:"enum",params:{allowedValues: schema35.properties.captureMethod.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2504,7 +2504,7 @@ errors++;
 if(data.customer !== undefined){
 let data5 = data.customer;
 if(typeof data5 === "string"){
-if(!pattern6.test(data5)){
+if(!pattern7.test(data5)){
 const err21 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -2783,7 +2783,7 @@ errors++;
 for(const key3 in data17){
 let data18 = data17[key3];
 if(typeof data18 === "string"){
-if(func2(data18) > 500){
+if(func0(data18) > 500){
 const err44 = {instancePath:instancePath+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err44];
@@ -2820,7 +2820,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data19 = data.createdAt;
 if(typeof data19 === "string"){
-if(!(formats0.validate(data19))){
+if(!(formats4.validate(data19))){
 const err47 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err47];
@@ -2853,11 +2853,671 @@ vErrors.push(err49);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate13.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate14(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate14.errors : vErrors.concat(validate14.errors);
+errors = vErrors.length;
+}
+validate13.errors = vErrors;
+return errors === 0;
+}
+validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_payments_intent_capturable = validate16;
+const schema42 = {"$ref":"#/$defs/Intent","$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Intent":{"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."},"PaymentError":{"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}}}};
+const schema43 = {"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
+const schema44 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+const schema45 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
+const schema46 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
+const schema47 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
+const schema48 = {"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}};
+const schema49 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate17.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.amount === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.currency === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.status === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.captureMethod === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "captureMethod"},message:"must have required property '"+"captureMethod"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.amountCapturable === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountCapturable"},message:"must have required property '"+"amountCapturable"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.amountReceived === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountReceived"},message:"must have required property '"+"amountReceived"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.amountRefunded === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountRefunded"},message:"must have required property '"+"amountRefunded"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func8.call(schema43.properties, key0))){
+const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.amount !== undefined){
+let data1 = data.amount;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err12 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 99999999 || isNaN(data1)){
+const err13 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 99999999},message:"must be <= 99999999"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data1 < 1 || isNaN(data1)){
+const err14 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(data.currency !== undefined){
+let data2 = data.currency;
+if(typeof data2 === "string"){
+if(!pattern6.test(data2)){
+const err15 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data3 = data.status;
+if(typeof data3 !== "string"){
+const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(!(((((data3 === "requires_payment_method") || (data3 === "requires_confirmation")) || (data3 === "requires_capture")) || (data3 === "succeeded")) || (data3 === "canceled"))){
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema43.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.captureMethod !== undefined){
+let data4 = data.captureMethod;
+if(typeof data4 !== "string"){
+const err19 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(!((data4 === "automatic") || (data4 === "manual"))){
+const err20 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/enum",keyword:"enum",params:{allowedValues: schema43.properties.captureMethod.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.customer !== undefined){
+let data5 = data.customer;
+if(typeof data5 === "string"){
+if(!pattern7.test(data5)){
+const err21 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err23 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.card !== undefined){
+let data7 = data.card;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.brand === undefined){
+const err24 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/required",keyword:"required",params:{missingProperty: "brand"},message:"must have required property '"+"brand"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data7.last4 === undefined){
+const err25 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/required",keyword:"required",params:{missingProperty: "last4"},message:"must have required property '"+"last4"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+for(const key1 in data7){
+if(!((key1 === "brand") || (key1 === "last4"))){
+const err26 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data7.brand !== undefined){
+if(typeof data7.brand !== "string"){
+const err27 = {instancePath:instancePath+"/card/brand",schemaPath:"#/properties/card/properties/brand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data7.last4 !== undefined){
+if(typeof data7.last4 !== "string"){
+const err28 = {instancePath:instancePath+"/card/last4",schemaPath:"#/properties/card/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.amountCapturable !== undefined){
+let data10 = data.amountCapturable;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err30 = {instancePath:instancePath+"/amountCapturable",schemaPath:"#/properties/amountCapturable/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err31 = {instancePath:instancePath+"/amountCapturable",schemaPath:"#/properties/amountCapturable/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+if(data.amountReceived !== undefined){
+let data11 = data.amountReceived;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err32 = {instancePath:instancePath+"/amountReceived",schemaPath:"#/properties/amountReceived/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+const err33 = {instancePath:instancePath+"/amountReceived",schemaPath:"#/properties/amountReceived/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+if(data.amountRefunded !== undefined){
+let data12 = data.amountRefunded;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err34 = {instancePath:instancePath+"/amountRefunded",schemaPath:"#/properties/amountRefunded/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 0 || isNaN(data12)){
+const err35 = {instancePath:instancePath+"/amountRefunded",schemaPath:"#/properties/amountRefunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+if(data.lastPaymentError !== undefined){
+let data13 = data.lastPaymentError;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.code === undefined){
+const err36 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(data13.message === undefined){
+const err37 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+for(const key2 in data13){
+if(!((key2 === "code") || (key2 === "message"))){
+const err38 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data13.code !== undefined){
+if(typeof data13.code !== "string"){
+const err39 = {instancePath:instancePath+"/lastPaymentError/code",schemaPath:"#/$defs/PaymentError/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data13.message !== undefined){
+if(typeof data13.message !== "string"){
+const err40 = {instancePath:instancePath+"/lastPaymentError/message",schemaPath:"#/$defs/PaymentError/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.cancellationReason !== undefined){
+if(typeof data.cancellationReason !== "string"){
+const err42 = {instancePath:instancePath+"/cancellationReason",schemaPath:"#/properties/cancellationReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+let data17 = data.metadata;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(Object.keys(data17).length > 20){
+const err43 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+for(const key3 in data17){
+let data18 = data17[key3];
+if(typeof data18 === "string"){
+if(func0(data18) > 500){
+const err44 = {instancePath:instancePath+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data19 = data.createdAt;
+if(typeof data19 === "string"){
+if(!(formats4.validate(data19))){
+const err47 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate16.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate17(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate17.errors : vErrors.concat(validate17.errors);
+errors = vErrors.length;
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_payments_intent_failed = validate19;
+const schema50 = {"$ref":"#/$defs/Intent","$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Intent":{"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."},"PaymentError":{"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}}}};
+const schema51 = {"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
+const schema52 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+const schema53 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
+const schema54 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
+const schema55 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
+const schema56 = {"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}};
+const schema57 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
 
 function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2869,35 +3529,6 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
-errors = vErrors.length;
-}
-validate20.errors = vErrors;
-return errors === 0;
-}
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_payments_intent_capturable = validate23;
-const schema39 = {"$ref":"#/$defs/Intent","$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Intent":{"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."},"PaymentError":{"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}}}};
-const schema40 = {"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
-const schema41 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
-const schema42 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
-const schema43 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
-const schema44 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
-const schema45 = {"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}};
-const schema46 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
-
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate24.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.id === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
@@ -2990,7 +3621,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema40.properties, key0))){
+if(!(func8.call(schema51.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -3004,7 +3635,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err10 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -3064,7 +3695,7 @@ errors++;
 if(data.currency !== undefined){
 let data2 = data.currency;
 if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
+if(!pattern6.test(data2)){
 const err15 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -3099,7 +3730,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!(((((data3 === "requires_payment_method") || (data3 === "requires_confirmation")) || (data3 === "requires_capture")) || (data3 === "succeeded")) || (data3 === "canceled"))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema40.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema51.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3122,7 +3753,7 @@ vErrors.push(err19);
 errors++;
 }
 if(!((data4 === "automatic") || (data4 === "manual"))){
-const err20 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/enum",keyword:"enum",params:{allowedValues: schema40.properties.captureMethod.enum},message:"must be equal to one of the allowed values"};
+const err20 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/enum",keyword:"enum",params:{allowedValues: schema51.properties.captureMethod.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3135,7 +3766,7 @@ errors++;
 if(data.customer !== undefined){
 let data5 = data.customer;
 if(typeof data5 === "string"){
-if(!pattern6.test(data5)){
+if(!pattern7.test(data5)){
 const err21 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -3414,7 +4045,7 @@ errors++;
 for(const key3 in data17){
 let data18 = data17[key3];
 if(typeof data18 === "string"){
-if(func2(data18) > 500){
+if(func0(data18) > 500){
 const err44 = {instancePath:instancePath+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err44];
@@ -3451,7 +4082,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data19 = data.createdAt;
 if(typeof data19 === "string"){
-if(!(formats0.validate(data19))){
+if(!(formats4.validate(data19))){
 const err47 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err47];
@@ -3484,11 +4115,40 @@ vErrors.push(err49);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate19.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate20(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate20.errors : vErrors.concat(validate20.errors);
+errors = vErrors.length;
+}
+validate19.errors = vErrors;
+return errors === 0;
+}
+validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_payments_intent_succeeded = validate22;
+const schema58 = {"$ref":"#/$defs/Intent","$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Intent":{"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."},"PaymentError":{"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}}}};
+const schema59 = {"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
+const schema60 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+const schema61 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
+const schema62 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
+const schema63 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
+const schema64 = {"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}};
+const schema65 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3500,1289 +4160,629 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.amount === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.currency === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.status === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.captureMethod === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "captureMethod"},message:"must have required property '"+"captureMethod"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.amountCapturable === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountCapturable"},message:"must have required property '"+"amountCapturable"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.amountReceived === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountReceived"},message:"must have required property '"+"amountReceived"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.amountRefunded === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountRefunded"},message:"must have required property '"+"amountRefunded"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func8.call(schema59.properties, key0))){
+const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+const err10 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.amount !== undefined){
+let data1 = data.amount;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err12 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 99999999 || isNaN(data1)){
+const err13 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 99999999},message:"must be <= 99999999"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(data1 < 1 || isNaN(data1)){
+const err14 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(data.currency !== undefined){
+let data2 = data.currency;
+if(typeof data2 === "string"){
+if(!pattern6.test(data2)){
+const err15 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data3 = data.status;
+if(typeof data3 !== "string"){
+const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(!(((((data3 === "requires_payment_method") || (data3 === "requires_confirmation")) || (data3 === "requires_capture")) || (data3 === "succeeded")) || (data3 === "canceled"))){
+const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema59.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.captureMethod !== undefined){
+let data4 = data.captureMethod;
+if(typeof data4 !== "string"){
+const err19 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(!((data4 === "automatic") || (data4 === "manual"))){
+const err20 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/enum",keyword:"enum",params:{allowedValues: schema59.properties.captureMethod.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.customer !== undefined){
+let data5 = data.customer;
+if(typeof data5 === "string"){
+if(!pattern7.test(data5)){
+const err21 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err23 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.card !== undefined){
+let data7 = data.card;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.brand === undefined){
+const err24 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/required",keyword:"required",params:{missingProperty: "brand"},message:"must have required property '"+"brand"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data7.last4 === undefined){
+const err25 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/required",keyword:"required",params:{missingProperty: "last4"},message:"must have required property '"+"last4"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+for(const key1 in data7){
+if(!((key1 === "brand") || (key1 === "last4"))){
+const err26 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data7.brand !== undefined){
+if(typeof data7.brand !== "string"){
+const err27 = {instancePath:instancePath+"/card/brand",schemaPath:"#/properties/card/properties/brand/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data7.last4 !== undefined){
+if(typeof data7.last4 !== "string"){
+const err28 = {instancePath:instancePath+"/card/last4",schemaPath:"#/properties/card/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.amountCapturable !== undefined){
+let data10 = data.amountCapturable;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err30 = {instancePath:instancePath+"/amountCapturable",schemaPath:"#/properties/amountCapturable/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err31 = {instancePath:instancePath+"/amountCapturable",schemaPath:"#/properties/amountCapturable/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+if(data.amountReceived !== undefined){
+let data11 = data.amountReceived;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err32 = {instancePath:instancePath+"/amountReceived",schemaPath:"#/properties/amountReceived/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 0 || isNaN(data11)){
+const err33 = {instancePath:instancePath+"/amountReceived",schemaPath:"#/properties/amountReceived/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+if(data.amountRefunded !== undefined){
+let data12 = data.amountRefunded;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err34 = {instancePath:instancePath+"/amountRefunded",schemaPath:"#/properties/amountRefunded/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 0 || isNaN(data12)){
+const err35 = {instancePath:instancePath+"/amountRefunded",schemaPath:"#/properties/amountRefunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+if(data.lastPaymentError !== undefined){
+let data13 = data.lastPaymentError;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.code === undefined){
+const err36 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(data13.message === undefined){
+const err37 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+for(const key2 in data13){
+if(!((key2 === "code") || (key2 === "message"))){
+const err38 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data13.code !== undefined){
+if(typeof data13.code !== "string"){
+const err39 = {instancePath:instancePath+"/lastPaymentError/code",schemaPath:"#/$defs/PaymentError/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data13.message !== undefined){
+if(typeof data13.message !== "string"){
+const err40 = {instancePath:instancePath+"/lastPaymentError/message",schemaPath:"#/$defs/PaymentError/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.cancellationReason !== undefined){
+if(typeof data.cancellationReason !== "string"){
+const err42 = {instancePath:instancePath+"/cancellationReason",schemaPath:"#/properties/cancellationReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+let data17 = data.metadata;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(Object.keys(data17).length > 20){
+const err43 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+for(const key3 in data17){
+let data18 = data17[key3];
+if(typeof data18 === "string"){
+if(func0(data18) > 500){
+const err44 = {instancePath:instancePath+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data19 = data.createdAt;
+if(typeof data19 === "string"){
+if(!(formats4.validate(data19))){
+const err47 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
 }
 validate23.errors = vErrors;
 return errors === 0;
 }
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_payments_intent_failed = validate26;
-const schema47 = {"$ref":"#/$defs/Intent","$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Intent":{"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."},"PaymentError":{"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}}}};
-const schema48 = {"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
-const schema49 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
-const schema50 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
-const schema51 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
-const schema52 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
-const schema53 = {"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}};
-const schema54 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate22.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.amount === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.currency === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.status === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.captureMethod === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "captureMethod"},message:"must have required property '"+"captureMethod"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data.amountCapturable === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountCapturable"},message:"must have required property '"+"amountCapturable"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data.amountReceived === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountReceived"},message:"must have required property '"+"amountReceived"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data.amountRefunded === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountRefunded"},message:"must have required property '"+"amountRefunded"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data.createdAt === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func1.call(schema48.properties, key0))){
-const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.amount !== undefined){
-let data1 = data.amount;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err12 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 99999999 || isNaN(data1)){
-const err13 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 99999999},message:"must be <= 99999999"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-if(data1 < 1 || isNaN(data1)){
-const err14 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-if(data.currency !== undefined){
-let data2 = data.currency;
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-const err15 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data3 = data.status;
-if(typeof data3 !== "string"){
-const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(!(((((data3 === "requires_payment_method") || (data3 === "requires_confirmation")) || (data3 === "requires_capture")) || (data3 === "succeeded")) || (data3 === "canceled"))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema48.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.captureMethod !== undefined){
-let data4 = data.captureMethod;
-if(typeof data4 !== "string"){
-const err19 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(!((data4 === "automatic") || (data4 === "manual"))){
-const err20 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/enum",keyword:"enum",params:{allowedValues: schema48.properties.captureMethod.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data.customer !== undefined){
-let data5 = data.customer;
-if(typeof data5 === "string"){
-if(!pattern6.test(data5)){
-const err21 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err23 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.card !== undefined){
-let data7 = data.card;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.brand === undefined){
-const err24 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/required",keyword:"required",params:{missingProperty: "brand"},message:"must have required property '"+"brand"+"'"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(data7.last4 === undefined){
-const err25 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/required",keyword:"required",params:{missingProperty: "last4"},message:"must have required property '"+"last4"+"'"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-for(const key1 in data7){
-if(!((key1 === "brand") || (key1 === "last4"))){
-const err26 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data7.brand !== undefined){
-if(typeof data7.brand !== "string"){
-const err27 = {instancePath:instancePath+"/card/brand",schemaPath:"#/properties/card/properties/brand/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data7.last4 !== undefined){
-if(typeof data7.last4 !== "string"){
-const err28 = {instancePath:instancePath+"/card/last4",schemaPath:"#/properties/card/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.amountCapturable !== undefined){
-let data10 = data.amountCapturable;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err30 = {instancePath:instancePath+"/amountCapturable",schemaPath:"#/properties/amountCapturable/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 < 0 || isNaN(data10)){
-const err31 = {instancePath:instancePath+"/amountCapturable",schemaPath:"#/properties/amountCapturable/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-}
-if(data.amountReceived !== undefined){
-let data11 = data.amountReceived;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err32 = {instancePath:instancePath+"/amountReceived",schemaPath:"#/properties/amountReceived/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 0 || isNaN(data11)){
-const err33 = {instancePath:instancePath+"/amountReceived",schemaPath:"#/properties/amountReceived/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-}
-if(data.amountRefunded !== undefined){
-let data12 = data.amountRefunded;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err34 = {instancePath:instancePath+"/amountRefunded",schemaPath:"#/properties/amountRefunded/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 < 0 || isNaN(data12)){
-const err35 = {instancePath:instancePath+"/amountRefunded",schemaPath:"#/properties/amountRefunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-if(data.lastPaymentError !== undefined){
-let data13 = data.lastPaymentError;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.code === undefined){
-const err36 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-if(data13.message === undefined){
-const err37 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-for(const key2 in data13){
-if(!((key2 === "code") || (key2 === "message"))){
-const err38 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data13.code !== undefined){
-if(typeof data13.code !== "string"){
-const err39 = {instancePath:instancePath+"/lastPaymentError/code",schemaPath:"#/$defs/PaymentError/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data13.message !== undefined){
-if(typeof data13.message !== "string"){
-const err40 = {instancePath:instancePath+"/lastPaymentError/message",schemaPath:"#/$defs/PaymentError/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-}
-else {
-const err41 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data.cancellationReason !== undefined){
-if(typeof data.cancellationReason !== "string"){
-const err42 = {instancePath:instancePath+"/cancellationReason",schemaPath:"#/properties/cancellationReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data.metadata !== undefined){
-let data17 = data.metadata;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(Object.keys(data17).length > 20){
-const err43 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-for(const key3 in data17){
-let data18 = data17[key3];
-if(typeof data18 === "string"){
-if(func2(data18) > 500){
-const err44 = {instancePath:instancePath+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-else {
-const err45 = {instancePath:instancePath+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(data.createdAt !== undefined){
-let data19 = data.createdAt;
-if(typeof data19 === "string"){
-if(!(formats0.validate(data19))){
-const err47 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-else {
-const err48 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-}
-else {
-const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-validate27.errors = vErrors;
+if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+validate22.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
+export const event_payments_refund_succeeded = validate25;
+const schema66 = {"$ref":"#/$defs/Refund","$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"Refund":{"type":"object","description":"A refund of (part of) a captured payment.","required":["id","intent","amount","currency","status","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^re_","description":"Refund id."},"intent":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["succeeded"],"description":"Refunds succeed when they are made."},"reason":{"type":"string","enum":["duplicate","fraudulent","requested_by_customer"],"description":"Why it was made."},"createdAt":{"type":"string","format":"date-time","description":"When it was made."}}}}};
+const schema67 = {"type":"object","description":"A refund of (part of) a captured payment.","required":["id","intent","amount","currency","status","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^re_","description":"Refund id."},"intent":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["succeeded"],"description":"Refunds succeed when they are made."},"reason":{"type":"string","enum":["duplicate","fraudulent","requested_by_customer"],"description":"Why it was made."},"createdAt":{"type":"string","format":"date-time","description":"When it was made."}}};
+const schema68 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
+const schema69 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
+const schema70 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
+const pattern32 = new RegExp("^re_", "u");
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate26.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
-errors = vErrors.length;
-}
-validate26.errors = vErrors;
-return errors === 0;
-}
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_payments_intent_succeeded = validate29;
-const schema55 = {"$ref":"#/$defs/Intent","$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"CustomerId":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."},"Intent":{"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"Metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."},"PaymentError":{"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}}}};
-const schema56 = {"type":"object","description":"A payment intent.","required":["id","amount","currency","status","captureMethod","amountCapturable","amountReceived","amountRefunded","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["requires_payment_method","requires_confirmation","requires_capture","succeeded","canceled"],"description":"Where the intent is (Stripe's states)."},"captureMethod":{"type":"string","enum":["automatic","manual"],"description":"`manual`: a confirmation holds the amount until it is captured."},"customer":{"$ref":"#/$defs/CustomerId"},"description":{"type":"string","description":"A label for people."},"card":{"type":"object","required":["brand","last4"],"additionalProperties":false,"properties":{"brand":{"type":"string","description":"Card brand."},"last4":{"type":"string","description":"Last four digits."}},"description":"The card charged or tried last."},"amountCapturable":{"type":"integer","minimum":0,"description":"What is held and may still be captured."},"amountReceived":{"type":"integer","minimum":0,"description":"What was captured."},"amountRefunded":{"type":"integer","minimum":0,"description":"What was refunded of it."},"lastPaymentError":{"$ref":"#/$defs/PaymentError"},"cancellationReason":{"type":"string","description":"Why it was canceled."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
-const schema57 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
-const schema58 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
-const schema59 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
-const schema60 = {"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Customer id."};
-const schema61 = {"type":"object","required":["code","message"],"additionalProperties":false,"description":"Why the last confirmation was declined.","properties":{"code":{"type":"string","description":"The decline code."},"message":{"type":"string","description":"What the processor said."}}};
-const schema62 = {"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object."};
-
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate30.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.amount === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.currency === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.status === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.captureMethod === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "captureMethod"},message:"must have required property '"+"captureMethod"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data.amountCapturable === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountCapturable"},message:"must have required property '"+"amountCapturable"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data.amountReceived === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountReceived"},message:"must have required property '"+"amountReceived"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data.amountRefunded === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountRefunded"},message:"must have required property '"+"amountRefunded"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data.createdAt === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func1.call(schema56.properties, key0))){
-const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern4.test(data0)){
-const err10 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/IntentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.amount !== undefined){
-let data1 = data.amount;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err12 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 99999999 || isNaN(data1)){
-const err13 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/maximum",keyword:"maximum",params:{comparison: "<=", limit: 99999999},message:"must be <= 99999999"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-if(data1 < 1 || isNaN(data1)){
-const err14 = {instancePath:instancePath+"/amount",schemaPath:"#/$defs/Amount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-}
-if(data.currency !== undefined){
-let data2 = data.currency;
-if(typeof data2 === "string"){
-if(!pattern5.test(data2)){
-const err15 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data3 = data.status;
-if(typeof data3 !== "string"){
-const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(!(((((data3 === "requires_payment_method") || (data3 === "requires_confirmation")) || (data3 === "requires_capture")) || (data3 === "succeeded")) || (data3 === "canceled"))){
-const err18 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema56.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.captureMethod !== undefined){
-let data4 = data.captureMethod;
-if(typeof data4 !== "string"){
-const err19 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-if(!((data4 === "automatic") || (data4 === "manual"))){
-const err20 = {instancePath:instancePath+"/captureMethod",schemaPath:"#/properties/captureMethod/enum",keyword:"enum",params:{allowedValues: schema56.properties.captureMethod.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data.customer !== undefined){
-let data5 = data.customer;
-if(typeof data5 === "string"){
-if(!pattern6.test(data5)){
-const err21 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/customer",schemaPath:"#/$defs/CustomerId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err23 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.card !== undefined){
-let data7 = data.card;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.brand === undefined){
-const err24 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/required",keyword:"required",params:{missingProperty: "brand"},message:"must have required property '"+"brand"+"'"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(data7.last4 === undefined){
-const err25 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/required",keyword:"required",params:{missingProperty: "last4"},message:"must have required property '"+"last4"+"'"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-for(const key1 in data7){
-if(!((key1 === "brand") || (key1 === "last4"))){
-const err26 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data7.brand !== undefined){
-if(typeof data7.brand !== "string"){
-const err27 = {instancePath:instancePath+"/card/brand",schemaPath:"#/properties/card/properties/brand/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data7.last4 !== undefined){
-if(typeof data7.last4 !== "string"){
-const err28 = {instancePath:instancePath+"/card/last4",schemaPath:"#/properties/card/properties/last4/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/card",schemaPath:"#/properties/card/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.amountCapturable !== undefined){
-let data10 = data.amountCapturable;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err30 = {instancePath:instancePath+"/amountCapturable",schemaPath:"#/properties/amountCapturable/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 < 0 || isNaN(data10)){
-const err31 = {instancePath:instancePath+"/amountCapturable",schemaPath:"#/properties/amountCapturable/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-}
-if(data.amountReceived !== undefined){
-let data11 = data.amountReceived;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err32 = {instancePath:instancePath+"/amountReceived",schemaPath:"#/properties/amountReceived/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 0 || isNaN(data11)){
-const err33 = {instancePath:instancePath+"/amountReceived",schemaPath:"#/properties/amountReceived/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-}
-if(data.amountRefunded !== undefined){
-let data12 = data.amountRefunded;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err34 = {instancePath:instancePath+"/amountRefunded",schemaPath:"#/properties/amountRefunded/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 < 0 || isNaN(data12)){
-const err35 = {instancePath:instancePath+"/amountRefunded",schemaPath:"#/properties/amountRefunded/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-if(data.lastPaymentError !== undefined){
-let data13 = data.lastPaymentError;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.code === undefined){
-const err36 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-if(data13.message === undefined){
-const err37 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-for(const key2 in data13){
-if(!((key2 === "code") || (key2 === "message"))){
-const err38 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data13.code !== undefined){
-if(typeof data13.code !== "string"){
-const err39 = {instancePath:instancePath+"/lastPaymentError/code",schemaPath:"#/$defs/PaymentError/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-if(data13.message !== undefined){
-if(typeof data13.message !== "string"){
-const err40 = {instancePath:instancePath+"/lastPaymentError/message",schemaPath:"#/$defs/PaymentError/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-}
-else {
-const err41 = {instancePath:instancePath+"/lastPaymentError",schemaPath:"#/$defs/PaymentError/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data.cancellationReason !== undefined){
-if(typeof data.cancellationReason !== "string"){
-const err42 = {instancePath:instancePath+"/cancellationReason",schemaPath:"#/properties/cancellationReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data.metadata !== undefined){
-let data17 = data.metadata;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(Object.keys(data17).length > 20){
-const err43 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-for(const key3 in data17){
-let data18 = data17[key3];
-if(typeof data18 === "string"){
-if(func2(data18) > 500){
-const err44 = {instancePath:instancePath+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-else {
-const err45 = {instancePath:instancePath+"/metadata/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-}
-}
-else {
-const err46 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err46];
-}
-else {
-vErrors.push(err46);
-}
-errors++;
-}
-}
-if(data.createdAt !== undefined){
-let data19 = data.createdAt;
-if(typeof data19 === "string"){
-if(!(formats0.validate(data19))){
-const err47 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err47];
-}
-else {
-vErrors.push(err47);
-}
-errors++;
-}
-}
-else {
-const err48 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err48];
-}
-else {
-vErrors.push(err48);
-}
-errors++;
-}
-}
-}
-else {
-const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err49];
-}
-else {
-vErrors.push(err49);
-}
-errors++;
-}
-validate30.errors = vErrors;
-return errors === 0;
-}
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate29.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate30(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
-errors = vErrors.length;
-}
-validate29.errors = vErrors;
-return errors === 0;
-}
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_payments_refund_succeeded = validate32;
-const schema63 = {"$ref":"#/$defs/Refund","$defs":{"Amount":{"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."},"Currency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."},"IntentId":{"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."},"Refund":{"type":"object","description":"A refund of (part of) a captured payment.","required":["id","intent","amount","currency","status","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^re_","description":"Refund id."},"intent":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["succeeded"],"description":"Refunds succeed when they are made."},"reason":{"type":"string","enum":["duplicate","fraudulent","requested_by_customer"],"description":"Why it was made."},"createdAt":{"type":"string","format":"date-time","description":"When it was made."}}}}};
-const schema64 = {"type":"object","description":"A refund of (part of) a captured payment.","required":["id","intent","amount","currency","status","createdAt"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^re_","description":"Refund id."},"intent":{"$ref":"#/$defs/IntentId"},"amount":{"$ref":"#/$defs/Amount"},"currency":{"$ref":"#/$defs/Currency"},"status":{"type":"string","enum":["succeeded"],"description":"Refunds succeed when they are made."},"reason":{"type":"string","enum":["duplicate","fraudulent","requested_by_customer"],"description":"Why it was made."},"createdAt":{"type":"string","format":"date-time","description":"When it was made."}}};
-const schema65 = {"type":"string","pattern":"^pi_[0-9A-Za-z]+$","description":"Payment intent id."};
-const schema66 = {"type":"integer","minimum":1,"maximum":99999999,"description":"Integer minor units of the currency (cents for usd, yen for jpy); at most 99 999 999."};
-const schema67 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case (`usd`, `eur`, `jpy`)."};
-const pattern16 = new RegExp("^re_", "u");
-
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4865,7 +4865,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern16.test(data0)){
+if(!pattern32.test(data0)){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/pattern",keyword:"pattern",params:{pattern: "^re_"},message:"must match pattern \""+"^re_"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -4890,7 +4890,7 @@ errors++;
 if(data.intent !== undefined){
 let data1 = data.intent;
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
+if(!pattern0.test(data1)){
 const err9 = {instancePath:instancePath+"/intent",schemaPath:"#/$defs/IntentId/pattern",keyword:"pattern",params:{pattern: "^pi_[0-9A-Za-z]+$"},message:"must match pattern \""+"^pi_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -4950,7 +4950,7 @@ errors++;
 if(data.currency !== undefined){
 let data3 = data.currency;
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
+if(!pattern6.test(data3)){
 const err14 = {instancePath:instancePath+"/currency",schemaPath:"#/$defs/Currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -4985,7 +4985,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!(data4 === "succeeded")){
-const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema64.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema67.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -5008,7 +5008,7 @@ vErrors.push(err18);
 errors++;
 }
 if(!(((data5 === "duplicate") || (data5 === "fraudulent")) || (data5 === "requested_by_customer"))){
-const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema64.properties.reason.enum},message:"must be equal to one of the allowed values"};
+const err19 = {instancePath:instancePath+"/reason",schemaPath:"#/properties/reason/enum",keyword:"enum",params:{allowedValues: schema67.properties.reason.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -5021,7 +5021,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data6 = data.createdAt;
 if(typeof data6 === "string"){
-if(!(formats0.validate(data6))){
+if(!(formats4.validate(data6))){
 const err20 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -5054,27 +5054,27 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+if(!(validate26(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
 errors = vErrors.length;
 }
-validate32.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -2,18 +2,18 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const storage_createDownloadUrl_2026_09_01 = validate26;
-const schema39 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"expiresIn":{"$ref":"#/$defs/ExpiresIn"},"filename":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001f\\u007f\"\\\\/]+$","description":"Offer the download under this file name."}},"$defs":{"ExpiresIn":{"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
-const schema40 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
-const schema41 = {"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
-const pattern4 = new RegExp("^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$", "u");
-const pattern11 = new RegExp("^[^\\u0000-\\u001f\\u007f\"\\\\/]+$", "u");
+export const storage_createDownloadUrl_2026_09_01 = validate0;
+const schema0 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"expiresIn":{"$ref":"#/$defs/ExpiresIn"},"filename":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001f\\u007f\"\\\\/]+$","description":"Offer the download under this file name."}},"$defs":{"ExpiresIn":{"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
+const schema1 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema2 = {"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."};
+const func0 = require("ajv/dist/runtime/ucs2length").default;
+const pattern0 = new RegExp("^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$", "u");
+const pattern1 = new RegExp("^[^\\u0000-\\u001f\\u007f\"\\\\/]+$", "u");
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -46,7 +46,7 @@ errors++;
 if(data.key !== undefined){
 let data0 = data.key;
 if(typeof data0 === "string"){
-if(func1(data0) > 1024){
+if(func0(data0) > 1024){
 const err2 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -56,7 +56,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -66,7 +66,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -126,7 +126,7 @@ errors++;
 if(data.filename !== undefined){
 let data2 = data.filename;
 if(typeof data2 === "string"){
-if(func1(data2) > 255){
+if(func0(data2) > 255){
 const err9 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -136,7 +136,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(func1(data2) < 1){
+if(func0(data2) < 1){
 const err10 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -146,7 +146,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern11.test(data2)){
+if(!pattern1.test(data2)){
 const err11 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\"\\\\/]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\"\\\\/]+$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -179,24 +179,24 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const storage_createUploadUrl_2026_09_01 = validate30;
-const schema45 = {"type":"object","required":["key","size"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"maximum":5497558138880,"description":"Bytes that will be sent."},"contentType":{"$ref":"#/$defs/ContentType"},"metadata":{"$ref":"#/$defs/Metadata"},"expiresIn":{"$ref":"#/$defs/ExpiresIn"}},"$defs":{"ContentType":{"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."},"ExpiresIn":{"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."}}};
-const schema46 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
-const schema47 = {"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."};
-const schema48 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
-const schema49 = {"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."};
-const pattern14 = new RegExp("^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$", "u");
-const pattern6 = new RegExp("^[a-z0-9][a-z0-9_-]{0,63}$", "u");
+export const storage_createUploadUrl_2026_09_01 = validate1;
+const schema3 = {"type":"object","required":["key","size"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"maximum":5497558138880,"description":"Bytes that will be sent."},"contentType":{"$ref":"#/$defs/ContentType"},"metadata":{"$ref":"#/$defs/Metadata"},"expiresIn":{"$ref":"#/$defs/ExpiresIn"}},"$defs":{"ContentType":{"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."},"ExpiresIn":{"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."}}};
+const schema4 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema5 = {"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."};
+const schema6 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
+const schema7 = {"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."};
+const pattern3 = new RegExp("^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$", "u");
+const pattern4 = new RegExp("^[a-z0-9][a-z0-9_-]{0,63}$", "u");
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -239,7 +239,7 @@ errors++;
 if(data.key !== undefined){
 let data0 = data.key;
 if(typeof data0 === "string"){
-if(func1(data0) > 1024){
+if(func0(data0) > 1024){
 const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -249,7 +249,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -259,7 +259,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -319,7 +319,7 @@ errors++;
 if(data.contentType !== undefined){
 let data2 = data.contentType;
 if(typeof data2 === "string"){
-if(func1(data2) > 255){
+if(func0(data2) > 255){
 const err10 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -329,7 +329,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern14.test(data2)){
+if(!pattern3.test(data2)){
 const err11 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -367,7 +367,7 @@ errors++;
 for(const key1 in data3){
 const _errs13 = errors;
 if(typeof key1 === "string"){
-if(!pattern6.test(key1)){
+if(!pattern4.test(key1)){
 const err14 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err14];
@@ -393,7 +393,7 @@ errors++;
 for(const key2 in data3){
 let data4 = data3[key2];
 if(typeof data4 === "string"){
-if(func1(data4) > 500){
+if(func0(data4) > 500){
 const err16 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -473,19 +473,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const storage_delete_2026_09_01 = validate34;
-const schema53 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
-const schema54 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+export const storage_delete_2026_09_01 = validate2;
+const schema8 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
+const schema9 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate2.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -518,7 +518,7 @@ errors++;
 if(data.key !== undefined){
 let data0 = data.key;
 if(typeof data0 === "string"){
-if(func1(data0) > 1024){
+if(func0(data0) > 1024){
 const err2 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -528,7 +528,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -538,7 +538,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -571,19 +571,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const storage_get_2026_09_01 = validate36;
-const schema57 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"includeContent":{"type":"boolean","default":true,"description":"false: only the object's description."}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
-const schema58 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+export const storage_get_2026_09_01 = validate3;
+const schema10 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"includeContent":{"type":"boolean","default":true,"description":"false: only the object's description."}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
+const schema11 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate3.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -619,7 +619,7 @@ errors++;
 if(data.key !== undefined){
 let data0 = data.key;
 if(typeof data0 === "string"){
-if(func1(data0) > 1024){
+if(func0(data0) > 1024){
 const err2 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -629,7 +629,7 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -639,7 +639,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -682,19 +682,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const storage_list_2026_09_01 = validate40;
-const schema63 = {"type":"object","additionalProperties":false,"properties":{"prefix":{"type":"string","maxLength":1024,"description":"Only keys that start with it."},"cursor":{"$ref":"#/$defs/Key"},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Page size."}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
-const schema64 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+export const storage_list_2026_09_01 = validate4;
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"prefix":{"type":"string","maxLength":1024,"description":"Only keys that start with it."},"cursor":{"$ref":"#/$defs/Key"},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Page size."}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
+const schema13 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -720,7 +720,7 @@ errors++;
 if(data.prefix !== undefined){
 let data0 = data.prefix;
 if(typeof data0 === "string"){
-if(func1(data0) > 1024){
+if(func0(data0) > 1024){
 const err1 = {instancePath:instancePath+"/prefix",schemaPath:"#/properties/prefix/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err1];
@@ -745,7 +745,7 @@ errors++;
 if(data.cursor !== undefined){
 let data1 = data.cursor;
 if(typeof data1 === "string"){
-if(func1(data1) > 1024){
+if(func0(data1) > 1024){
 const err3 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -755,7 +755,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data1) < 1){
+if(func0(data1) < 1){
 const err4 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -765,7 +765,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data1)){
+if(!pattern0.test(data1)){
 const err5 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -831,22 +831,22 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const storage_put_2026_09_01 = validate44;
-const schema69 = {"type":"object","required":["key","content"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"content":{"type":"string","description":"The bytes, base64 with its padding (at most 512 KiB once decoded)."},"contentType":{"$ref":"#/$defs/ContentType"},"metadata":{"$ref":"#/$defs/Metadata"},"sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$","description":"SHA-256 of the content, hex: the server refuses content that does not match."}},"$defs":{"ContentType":{"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."}}};
-const schema70 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
-const schema71 = {"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."};
-const schema72 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
-const pattern30 = new RegExp("^[0-9a-fA-F]{64}$", "u");
+export const storage_put_2026_09_01 = validate5;
+const schema14 = {"type":"object","required":["key","content"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"content":{"type":"string","description":"The bytes, base64 with its padding (at most 512 KiB once decoded)."},"contentType":{"$ref":"#/$defs/ContentType"},"metadata":{"$ref":"#/$defs/Metadata"},"sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$","description":"SHA-256 of the content, hex: the server refuses content that does not match."}},"$defs":{"ContentType":{"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."}}};
+const schema15 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema16 = {"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."};
+const schema17 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
+const pattern11 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -889,7 +889,7 @@ errors++;
 if(data.key !== undefined){
 let data0 = data.key;
 if(typeof data0 === "string"){
-if(func1(data0) > 1024){
+if(func0(data0) > 1024){
 const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -899,7 +899,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -909,7 +909,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
@@ -946,7 +946,7 @@ errors++;
 if(data.contentType !== undefined){
 let data2 = data.contentType;
 if(typeof data2 === "string"){
-if(func1(data2) > 255){
+if(func0(data2) > 255){
 const err8 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -956,7 +956,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern14.test(data2)){
+if(!pattern3.test(data2)){
 const err9 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -994,7 +994,7 @@ errors++;
 for(const key1 in data3){
 const _errs13 = errors;
 if(typeof key1 === "string"){
-if(!pattern6.test(key1)){
+if(!pattern4.test(key1)){
 const err12 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err12];
@@ -1020,7 +1020,7 @@ errors++;
 for(const key2 in data3){
 let data4 = data3[key2];
 if(typeof data4 === "string"){
-if(func1(data4) > 500){
+if(func0(data4) > 500){
 const err14 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err14];
@@ -1057,7 +1057,7 @@ errors++;
 if(data.sha256 !== undefined){
 let data5 = data.sha256;
 if(typeof data5 === "string"){
-if(!pattern30.test(data5)){
+if(!pattern11.test(data5)){
 const err17 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -1090,23 +1090,23 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_storage_object_created = validate20;
-const schema31 = {"$ref":"#/$defs/Object","$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."},"Object":{"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}}}};
-const schema32 = {"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}};
-const schema33 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
-const schema34 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
-const pattern5 = new RegExp("^[0-9a-f]{64}$", "u");
+export const event_storage_object_created = validate6;
+const schema18 = {"$ref":"#/$defs/Object","$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."},"Object":{"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}}}};
+const schema19 = {"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}};
+const schema20 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema21 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
+const pattern13 = new RegExp("^[0-9a-f]{64}$", "u");
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1199,7 +1199,7 @@ errors++;
 if(data.key !== undefined){
 let data0 = data.key;
 if(typeof data0 === "string"){
-if(func1(data0) > 1024){
+if(func0(data0) > 1024){
 const err8 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1209,7 +1209,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err9 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1219,7 +1219,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err10 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -1281,7 +1281,7 @@ errors++;
 if(data.sha256 !== undefined){
 let data3 = data.sha256;
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
+if(!pattern13.test(data3)){
 const err15 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -1331,7 +1331,7 @@ errors++;
 for(const key1 in data5){
 const _errs16 = errors;
 if(typeof key1 === "string"){
-if(!pattern6.test(key1)){
+if(!pattern4.test(key1)){
 const err19 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err19];
@@ -1357,7 +1357,7 @@ errors++;
 for(const key2 in data5){
 let data6 = data5[key2];
 if(typeof data6 === "string"){
-if(func1(data6) > 500){
+if(func0(data6) > 500){
 const err21 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err21];
@@ -1427,41 +1427,41 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate6.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate21(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate7(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
 errors = vErrors.length;
 }
-validate20.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_storage_object_deleted = validate23;
-const schema35 = {"$ref":"#/$defs/Object","$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."},"Object":{"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}}}};
-const schema36 = {"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}};
-const schema37 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
-const schema38 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
+export const event_storage_object_deleted = validate9;
+const schema22 = {"$ref":"#/$defs/Object","$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."},"Object":{"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}}}};
+const schema23 = {"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}};
+const schema24 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema25 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate10.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1554,7 +1554,7 @@ errors++;
 if(data.key !== undefined){
 let data0 = data.key;
 if(typeof data0 === "string"){
-if(func1(data0) > 1024){
+if(func0(data0) > 1024){
 const err8 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -1564,7 +1564,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err9 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1574,7 +1574,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern4.test(data0)){
+if(!pattern0.test(data0)){
 const err10 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -1636,7 +1636,7 @@ errors++;
 if(data.sha256 !== undefined){
 let data3 = data.sha256;
 if(typeof data3 === "string"){
-if(!pattern5.test(data3)){
+if(!pattern13.test(data3)){
 const err15 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -1686,7 +1686,7 @@ errors++;
 for(const key1 in data5){
 const _errs16 = errors;
 if(typeof key1 === "string"){
-if(!pattern6.test(key1)){
+if(!pattern4.test(key1)){
 const err19 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err19];
@@ -1712,7 +1712,7 @@ errors++;
 for(const key2 in data5){
 let data6 = data5[key2];
 if(typeof data6 === "string"){
-if(func1(data6) > 500){
+if(func0(data6) > 500){
 const err21 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err21];
@@ -1782,27 +1782,27 @@ vErrors.push(err26);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(!(validate10(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
 errors = vErrors.length;
 }
-validate23.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -2,20 +2,20 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const usage_events_2026_09_01 = validate20;
-const schema31 = {"type":"object","additionalProperties":false,"properties":{"from":{"type":"string","format":"date-time","description":"Records answered at or after this time."},"to":{"type":"string","format":"date-time","description":"Records answered before this time."},"filter":{"$ref":"#/$defs/Filter"},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Page size."},"startingAfter":{"type":"string","pattern":"^use_[0-9A-Za-z]+$","description":"The last record of the previous page."}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}},"Name":{"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."}}};
+export const usage_events_2026_09_01 = validate0;
+const schema0 = {"type":"object","additionalProperties":false,"properties":{"from":{"type":"string","format":"date-time","description":"Records answered at or after this time."},"to":{"type":"string","format":"date-time","description":"Records answered before this time."},"filter":{"$ref":"#/$defs/Filter"},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Page size."},"startingAfter":{"type":"string","pattern":"^use_[0-9A-Za-z]+$","description":"The last record of the previous page."}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}},"Name":{"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."}}};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const schema32 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
-const schema33 = {"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."};
-const pattern4 = new RegExp("^[A-Za-z0-9_.:()-]{1,64}$", "u");
-const pattern6 = new RegExp("^[A-Za-z0-9._:-]{1,64}$", "u");
-const pattern7 = new RegExp("^key_[0-9A-Za-z]+$", "u");
+const schema1 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
+const schema2 = {"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."};
+const pattern0 = new RegExp("^[A-Za-z0-9_.:()-]{1,64}$", "u");
+const pattern2 = new RegExp("^[A-Za-z0-9._:-]{1,64}$", "u");
+const pattern3 = new RegExp("^key_[0-9A-Za-z]+$", "u");
 const func0 = require("ajv/dist/runtime/equal").default;
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -62,7 +62,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
+if(!pattern0.test(data1)){
 const err3 = {instancePath:instancePath+"/face/" + i0,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -143,7 +143,7 @@ const len1 = data2.length;
 for(let i2=0; i2<len1; i2++){
 let data3 = data2[i2];
 if(typeof data3 === "string"){
-if(!pattern4.test(data3)){
+if(!pattern0.test(data3)){
 const err9 = {instancePath:instancePath+"/action/" + i2,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -254,7 +254,7 @@ const len2 = data4.length;
 for(let i4=0; i4<len2; i4++){
 let data5 = data4[i4];
 if(typeof data5 === "string"){
-if(!pattern6.test(data5)){
+if(!pattern2.test(data5)){
 const err17 = {instancePath:instancePath+"/entity/" + i4,schemaPath:"#/properties/entity/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -371,7 +371,7 @@ const len3 = data6.length;
 for(let i6=0; i6<len3; i6++){
 let data7 = data6[i6];
 if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
+if(!pattern3.test(data7)){
 const err24 = {instancePath:instancePath+"/key/" + i6,schemaPath:"#/properties/key/items/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -535,17 +535,17 @@ vErrors.push(err35);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const pattern8 = new RegExp("^use_[0-9A-Za-z]+$", "u");
+const pattern4 = new RegExp("^use_[0-9A-Za-z]+$", "u");
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -619,8 +619,8 @@ errors++;
 }
 }
 if(data.filter !== undefined){
-if(!(validate21(data.filter, {instancePath:instancePath+"/filter",parentData:data,parentDataProperty:"filter",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate21.errors : vErrors.concat(validate21.errors);
+if(!(validate1(data.filter, {instancePath:instancePath+"/filter",parentData:data,parentDataProperty:"filter",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate1.errors : vErrors.concat(validate1.errors);
 errors = vErrors.length;
 }
 }
@@ -660,7 +660,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data4 = data.startingAfter;
 if(typeof data4 === "string"){
-if(!pattern8.test(data4)){
+if(!pattern4.test(data4)){
 const err8 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/properties/startingAfter/pattern",keyword:"pattern",params:{pattern: "^use_[0-9A-Za-z]+$"},message:"must match pattern \""+"^use_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -693,23 +693,23 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const usage_ingest_2026_09_01 = validate26;
-const schema38 = {"type":"object","required":["events"],"additionalProperties":false,"properties":{"events":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"#/$defs/MeterEvent"},"description":"The events."}},"$defs":{"MeterEvent":{"type":"object","description":"One metered event of the caller's own (an OpenMeter or Stripe meter event).","required":["id","type","value"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/Text","description":"Your unique id for the event: an id already ingested is counted once, ever."},"type":{"type":"string","pattern":"^[a-z][a-zA-Z0-9_.-]{0,63}$","description":"What is measured (`api_calls`, `seats`, `gb_transferred`)."},"subject":{"$ref":"#/$defs/Text","description":"Who it is about (a customer, a user)."},"time":{"type":"string","format":"date-time","description":"When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now."},"value":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000,"description":"The quantity (at most 10¹⁵ either way)."},"properties":{"type":"object","maxProperties":50,"description":"Anything else worth keeping with it."}}},"Text":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F]+$","description":"Text without control characters."}}};
-const schema39 = {"type":"object","description":"One metered event of the caller's own (an OpenMeter or Stripe meter event).","required":["id","type","value"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/Text","description":"Your unique id for the event: an id already ingested is counted once, ever."},"type":{"type":"string","pattern":"^[a-z][a-zA-Z0-9_.-]{0,63}$","description":"What is measured (`api_calls`, `seats`, `gb_transferred`)."},"subject":{"$ref":"#/$defs/Text","description":"Who it is about (a customer, a user)."},"time":{"type":"string","format":"date-time","description":"When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now."},"value":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000,"description":"The quantity (at most 10¹⁵ either way)."},"properties":{"type":"object","maxProperties":50,"description":"Anything else worth keeping with it."}}};
-const schema40 = {"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F]+$","description":"Text without control characters."};
-const func4 = require("ajv/dist/runtime/ucs2length").default;
-const pattern14 = new RegExp("^[^\\u0000-\\u001F\\u007F]+$", "u");
-const pattern15 = new RegExp("^[a-z][a-zA-Z0-9_.-]{0,63}$", "u");
+export const usage_ingest_2026_09_01 = validate3;
+const schema4 = {"type":"object","required":["events"],"additionalProperties":false,"properties":{"events":{"type":"array","minItems":1,"maxItems":1000,"items":{"$ref":"#/$defs/MeterEvent"},"description":"The events."}},"$defs":{"MeterEvent":{"type":"object","description":"One metered event of the caller's own (an OpenMeter or Stripe meter event).","required":["id","type","value"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/Text","description":"Your unique id for the event: an id already ingested is counted once, ever."},"type":{"type":"string","pattern":"^[a-z][a-zA-Z0-9_.-]{0,63}$","description":"What is measured (`api_calls`, `seats`, `gb_transferred`)."},"subject":{"$ref":"#/$defs/Text","description":"Who it is about (a customer, a user)."},"time":{"type":"string","format":"date-time","description":"When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now."},"value":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000,"description":"The quantity (at most 10¹⁵ either way)."},"properties":{"type":"object","maxProperties":50,"description":"Anything else worth keeping with it."}}},"Text":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F]+$","description":"Text without control characters."}}};
+const schema5 = {"type":"object","description":"One metered event of the caller's own (an OpenMeter or Stripe meter event).","required":["id","type","value"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/Text","description":"Your unique id for the event: an id already ingested is counted once, ever."},"type":{"type":"string","pattern":"^[a-z][a-zA-Z0-9_.-]{0,63}$","description":"What is measured (`api_calls`, `seats`, `gb_transferred`)."},"subject":{"$ref":"#/$defs/Text","description":"Who it is about (a customer, a user)."},"time":{"type":"string","format":"date-time","description":"When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now."},"value":{"type":"number","minimum":-1000000000000000,"maximum":1000000000000000,"description":"The quantity (at most 10¹⁵ either way)."},"properties":{"type":"object","maxProperties":50,"description":"Anything else worth keeping with it."}}};
+const schema6 = {"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001F\\u007F]+$","description":"Text without control characters."};
+const func2 = require("ajv/dist/runtime/ucs2length").default;
+const pattern5 = new RegExp("^[^\\u0000-\\u001F\\u007F]+$", "u");
+const pattern6 = new RegExp("^[a-z][a-zA-Z0-9_.-]{0,63}$", "u");
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -762,7 +762,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(func4(data0) > 255){
+if(func2(data0) > 255){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -772,7 +772,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func4(data0) < 1){
+if(func2(data0) < 1){
 const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -782,7 +782,7 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(!pattern14.test(data0)){
+if(!pattern5.test(data0)){
 const err6 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001F\\u007F]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001F\\u007F]+$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
@@ -807,7 +807,7 @@ errors++;
 if(data.type !== undefined){
 let data1 = data.type;
 if(typeof data1 === "string"){
-if(!pattern15.test(data1)){
+if(!pattern6.test(data1)){
 const err8 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/pattern",keyword:"pattern",params:{pattern: "^[a-z][a-zA-Z0-9_.-]{0,63}$"},message:"must match pattern \""+"^[a-z][a-zA-Z0-9_.-]{0,63}$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -832,7 +832,7 @@ errors++;
 if(data.subject !== undefined){
 let data2 = data.subject;
 if(typeof data2 === "string"){
-if(func4(data2) > 255){
+if(func2(data2) > 255){
 const err10 = {instancePath:instancePath+"/subject",schemaPath:"#/$defs/Text/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -842,7 +842,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(func4(data2) < 1){
+if(func2(data2) < 1){
 const err11 = {instancePath:instancePath+"/subject",schemaPath:"#/$defs/Text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -852,7 +852,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!pattern14.test(data2)){
+if(!pattern5.test(data2)){
 const err12 = {instancePath:instancePath+"/subject",schemaPath:"#/$defs/Text/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001F\\u007F]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001F\\u007F]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -970,16 +970,16 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate3.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1034,8 +1034,8 @@ errors++;
 }
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate27(data0[i0], {instancePath:instancePath+"/events/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate4(data0[i0], {instancePath:instancePath+"/events/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate4.errors : vErrors.concat(validate4.errors);
 errors = vErrors.length;
 }
 }
@@ -1062,20 +1062,20 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const usage_live_2026_09_01 = validate30;
-const schema44 = {"type":"object","additionalProperties":false,"properties":{"filter":{"$ref":"#/$defs/Filter"},"maxSeconds":{"type":"integer","minimum":1,"maximum":3600,"default":60,"description":"How long to follow; the stream ends earlier when the call's time-out (`options.timeout`) comes first."}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}},"Name":{"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."}}};
-const schema45 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
-const schema46 = {"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."};
+export const usage_live_2026_09_01 = validate6;
+const schema8 = {"type":"object","additionalProperties":false,"properties":{"filter":{"$ref":"#/$defs/Filter"},"maxSeconds":{"type":"integer","minimum":1,"maximum":3600,"default":60,"description":"How long to follow; the stream ends earlier when the call's time-out (`options.timeout`) comes first."}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}},"Name":{"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."}}};
+const schema9 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
+const schema10 = {"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1122,7 +1122,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
+if(!pattern0.test(data1)){
 const err3 = {instancePath:instancePath+"/face/" + i0,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1203,7 +1203,7 @@ const len1 = data2.length;
 for(let i2=0; i2<len1; i2++){
 let data3 = data2[i2];
 if(typeof data3 === "string"){
-if(!pattern4.test(data3)){
+if(!pattern0.test(data3)){
 const err9 = {instancePath:instancePath+"/action/" + i2,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1314,7 +1314,7 @@ const len2 = data4.length;
 for(let i4=0; i4<len2; i4++){
 let data5 = data4[i4];
 if(typeof data5 === "string"){
-if(!pattern6.test(data5)){
+if(!pattern2.test(data5)){
 const err17 = {instancePath:instancePath+"/entity/" + i4,schemaPath:"#/properties/entity/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -1431,7 +1431,7 @@ const len3 = data6.length;
 for(let i6=0; i6<len3; i6++){
 let data7 = data6[i6];
 if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
+if(!pattern3.test(data7)){
 const err24 = {instancePath:instancePath+"/key/" + i6,schemaPath:"#/properties/key/items/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -1595,16 +1595,16 @@ vErrors.push(err35);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate6.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1628,8 +1628,8 @@ errors++;
 }
 }
 if(data.filter !== undefined){
-if(!(validate31(data.filter, {instancePath:instancePath+"/filter",parentData:data,parentDataProperty:"filter",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate7(data.filter, {instancePath:instancePath+"/filter",parentData:data,parentDataProperty:"filter",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
 errors = vErrors.length;
 }
 }
@@ -1677,20 +1677,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const usage_summary_2026_09_01 = validate34;
-const schema49 = {"type":"object","additionalProperties":false,"properties":{"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive; read by the minute). Defaults to an hour before `to`."},"to":{"type":"string","format":"date-time","description":"End of the range; the minute it falls in is read whole. Defaults to now."},"groupBy":{"type":"array","maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["face","action","entity","key","status","minute","hour","day"]},"description":"Fields to group by."},"filter":{"$ref":"#/$defs/Filter"}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}},"Name":{"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."}}};
-const schema50 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
-const schema51 = {"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."};
+export const usage_summary_2026_09_01 = validate9;
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive; read by the minute). Defaults to an hour before `to`."},"to":{"type":"string","format":"date-time","description":"End of the range; the minute it falls in is read whole. Defaults to now."},"groupBy":{"type":"array","maxItems":4,"uniqueItems":true,"items":{"type":"string","enum":["face","action","entity","key","status","minute","hour","day"]},"description":"Fields to group by."},"filter":{"$ref":"#/$defs/Filter"}},"$defs":{"Filter":{"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}},"Name":{"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."}}};
+const schema13 = {"type":"object","additionalProperties":false,"description":"Which calls to count. Each field lists the values kept; fields combine with AND. Without `entity`, only the call's entity is read.","properties":{"face":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Faces; `(unknown)` for calls that named no face of the catalogue."},"action":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"$ref":"#/$defs/Name"},"description":"Action names (`generate`); combine with `face` to name one face's action. `(unknown)` for calls that named no action of the catalogue."},"entity":{"description":"Entities: a list of ids the key may act for, or `*` for every entity the key may act for.","oneOf":[{"type":"string","const":"*"},{"type":"array","minItems":1,"maxItems":100,"uniqueItems":true,"items":{"type":"string","pattern":"^[A-Za-z0-9._:-]{1,64}$"}}]},"key":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"string","pattern":"^key_[0-9A-Za-z]+$"},"description":"Ids of the keys that made the calls."},"status":{"type":"array","minItems":1,"maxItems":50,"uniqueItems":true,"items":{"type":"integer","minimum":100,"maximum":599},"description":"HTTP statuses of the answers."}}};
+const schema14 = {"type":"string","pattern":"^[A-Za-z0-9_.:()-]{1,64}$","description":"A face or action name."};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate10.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1737,7 +1737,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
+if(!pattern0.test(data1)){
 const err3 = {instancePath:instancePath+"/face/" + i0,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -1818,7 +1818,7 @@ const len1 = data2.length;
 for(let i2=0; i2<len1; i2++){
 let data3 = data2[i2];
 if(typeof data3 === "string"){
-if(!pattern4.test(data3)){
+if(!pattern0.test(data3)){
 const err9 = {instancePath:instancePath+"/action/" + i2,schemaPath:"#/$defs/Name/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_.:()-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_.:()-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1929,7 +1929,7 @@ const len2 = data4.length;
 for(let i4=0; i4<len2; i4++){
 let data5 = data4[i4];
 if(typeof data5 === "string"){
-if(!pattern6.test(data5)){
+if(!pattern2.test(data5)){
 const err17 = {instancePath:instancePath+"/entity/" + i4,schemaPath:"#/properties/entity/oneOf/1/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9._:-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9._:-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -2046,7 +2046,7 @@ const len3 = data6.length;
 for(let i6=0; i6<len3; i6++){
 let data7 = data6[i6];
 if(typeof data7 === "string"){
-if(!pattern7.test(data7)){
+if(!pattern3.test(data7)){
 const err24 = {instancePath:instancePath+"/key/" + i6,schemaPath:"#/properties/key/items/pattern",keyword:"pattern",params:{pattern: "^key_[0-9A-Za-z]+$"},message:"must match pattern \""+"^key_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -2210,16 +2210,16 @@ vErrors.push(err35);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate10.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2316,7 +2316,7 @@ vErrors.push(err6);
 errors++;
 }
 if(!((((((((data3 === "face") || (data3 === "action")) || (data3 === "entity")) || (data3 === "key")) || (data3 === "status")) || (data3 === "minute")) || (data3 === "hour")) || (data3 === "day"))){
-const err7 = {instancePath:instancePath+"/groupBy/" + i0,schemaPath:"#/properties/groupBy/items/enum",keyword:"enum",params:{allowedValues: schema49.properties.groupBy.items.enum},message:"must be equal to one of the allowed values"};
+const err7 = {instancePath:instancePath+"/groupBy/" + i0,schemaPath:"#/properties/groupBy/items/enum",keyword:"enum",params:{allowedValues: schema12.properties.groupBy.items.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2363,8 +2363,8 @@ errors++;
 }
 }
 if(data.filter !== undefined){
-if(!(validate35(data.filter, {instancePath:instancePath+"/filter",parentData:data,parentDataProperty:"filter",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
+if(!(validate10(data.filter, {instancePath:instancePath+"/filter",parentData:data,parentDataProperty:"filter",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate10.errors : vErrors.concat(validate10.errors);
 errors = vErrors.length;
 }
 }
@@ -2379,7 +2379,7 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

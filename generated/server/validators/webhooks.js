@@ -2,16 +2,16 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
-export const webhooks_create_2026_01_01 = validate21;
-const schema32 = {"type":"object","required":["url","eventTypes"],"additionalProperties":false,"properties":{"url":{"type":"string","minLength":1,"maxLength":2048,"description":"Where to send events: https (http only in test mode)."},"eventTypes":{"$ref":"#/$defs/EventPatterns"},"description":{"type":"string","maxLength":200,"description":"A label for people."}},"$defs":{"EventPatterns":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"description":"Event types to receive: exact types, `<face>.*` or `*`.","items":{"type":"string","pattern":"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"}}}};
-const schema33 = {"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"description":"Event types to receive: exact types, `<face>.*` or `*`.","items":{"type":"string","pattern":"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"}};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
-const pattern4 = new RegExp("^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$", "u");
+export const webhooks_create_2026_01_01 = validate0;
+const schema0 = {"type":"object","required":["url","eventTypes"],"additionalProperties":false,"properties":{"url":{"type":"string","minLength":1,"maxLength":2048,"description":"Where to send events: https (http only in test mode)."},"eventTypes":{"$ref":"#/$defs/EventPatterns"},"description":{"type":"string","maxLength":200,"description":"A label for people."}},"$defs":{"EventPatterns":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"description":"Event types to receive: exact types, `<face>.*` or `*`.","items":{"type":"string","pattern":"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"}}}};
+const schema1 = {"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"description":"Event types to receive: exact types, `<face>.*` or `*`.","items":{"type":"string","pattern":"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"}};
+const func0 = require("ajv/dist/runtime/ucs2length").default;
+const pattern0 = new RegExp("^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$", "u");
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate0.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -54,7 +54,7 @@ errors++;
 if(data.url !== undefined){
 let data0 = data.url;
 if(typeof data0 === "string"){
-if(func1(data0) > 2048){
+if(func0(data0) > 2048){
 const err3 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err3];
@@ -64,7 +64,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func1(data0) < 1){
+if(func0(data0) < 1){
 const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -113,7 +113,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
 if(typeof data2 === "string"){
-if(!pattern4.test(data2)){
+if(!pattern0.test(data2)){
 const err8 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"#/$defs/EventPatterns/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"},message:"must match pattern \""+"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"+"\""};
 if(vErrors === null){
 vErrors = [err8];
@@ -174,7 +174,7 @@ errors++;
 if(data.description !== undefined){
 let data3 = data.description;
 if(typeof data3 === "string"){
-if(func1(data3) > 200){
+if(func0(data3) > 200){
 const err12 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -207,20 +207,20 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate0.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const webhooks_delete_2026_01_01 = validate27;
-const schema39 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EndpointId"}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
-const schema40 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
-const pattern5 = new RegExp("^wh_[0-9A-Za-z]+$", "u");
+export const webhooks_delete_2026_01_01 = validate1;
+const schema2 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EndpointId"}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
+const schema3 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
+const pattern1 = new RegExp("^wh_[0-9A-Za-z]+$", "u");
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate1.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -253,7 +253,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern1.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/EndpointId/pattern",keyword:"pattern",params:{pattern: "^wh_[0-9A-Za-z]+$"},message:"must match pattern \""+"^wh_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -286,21 +286,21 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate1.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const webhooks_deliveries_2026_01_01 = validate29;
-const schema43 = {"type":"object","additionalProperties":false,"properties":{"endpointId":{"$ref":"#/$defs/EndpointId"},"eventId":{"type":"string","pattern":"^evt_","description":"Only the deliveries of this event."},"status":{"type":"string","enum":["pending","succeeded","failed"],"description":"Only deliveries in this state."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"type":"string","pattern":"^dlv_","description":"The last delivery id of the previous page."}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
-const schema44 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
-const pattern11 = new RegExp("^evt_", "u");
-const pattern12 = new RegExp("^dlv_", "u");
+export const webhooks_deliveries_2026_01_01 = validate2;
+const schema4 = {"type":"object","additionalProperties":false,"properties":{"endpointId":{"$ref":"#/$defs/EndpointId"},"eventId":{"type":"string","pattern":"^evt_","description":"Only the deliveries of this event."},"status":{"type":"string","enum":["pending","succeeded","failed"],"description":"Only deliveries in this state."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"type":"string","pattern":"^dlv_","description":"The last delivery id of the previous page."}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
+const schema5 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
+const pattern3 = new RegExp("^evt_", "u");
+const pattern4 = new RegExp("^dlv_", "u");
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate2.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -326,7 +326,7 @@ errors++;
 if(data.endpointId !== undefined){
 let data0 = data.endpointId;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern1.test(data0)){
 const err1 = {instancePath:instancePath+"/endpointId",schemaPath:"#/$defs/EndpointId/pattern",keyword:"pattern",params:{pattern: "^wh_[0-9A-Za-z]+$"},message:"must match pattern \""+"^wh_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -351,7 +351,7 @@ errors++;
 if(data.eventId !== undefined){
 let data1 = data.eventId;
 if(typeof data1 === "string"){
-if(!pattern11.test(data1)){
+if(!pattern3.test(data1)){
 const err3 = {instancePath:instancePath+"/eventId",schemaPath:"#/properties/eventId/pattern",keyword:"pattern",params:{pattern: "^evt_"},message:"must match pattern \""+"^evt_"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -386,7 +386,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data2 === "pending") || (data2 === "succeeded")) || (data2 === "failed"))){
-const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema43.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema4.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -432,7 +432,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data4 = data.startingAfter;
 if(typeof data4 === "string"){
-if(!pattern12.test(data4)){
+if(!pattern4.test(data4)){
 const err10 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/properties/startingAfter/pattern",keyword:"pattern",params:{pattern: "^dlv_"},message:"must match pattern \""+"^dlv_"+"\""};
 if(vErrors === null){
 vErrors = [err10];
@@ -465,19 +465,19 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate2.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const webhooks_get_2026_01_01 = validate33;
-const schema49 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EndpointId"}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
-const schema50 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
+export const webhooks_get_2026_01_01 = validate3;
+const schema6 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EndpointId"}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
+const schema7 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate3.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -510,7 +510,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern1.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/EndpointId/pattern",keyword:"pattern",params:{pattern: "^wh_[0-9A-Za-z]+$"},message:"must match pattern \""+"^wh_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -543,19 +543,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate3.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const webhooks_list_2026_01_01 = validate37;
-const schema55 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/EndpointId"}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
-const schema56 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
+export const webhooks_list_2026_01_01 = validate4;
+const schema8 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/EndpointId"}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
+const schema9 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate4.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -614,7 +614,7 @@ errors++;
 if(data.startingAfter !== undefined){
 let data1 = data.startingAfter;
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
+if(!pattern1.test(data1)){
 const err4 = {instancePath:instancePath+"/startingAfter",schemaPath:"#/$defs/EndpointId/pattern",keyword:"pattern",params:{pattern: "^wh_[0-9A-Za-z]+$"},message:"must match pattern \""+"^wh_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -647,19 +647,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate4.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const webhooks_replay_2026_01_01 = validate41;
-const schema61 = {"type":"object","required":["eventId"],"additionalProperties":false,"properties":{"eventId":{"type":"string","pattern":"^evt_","description":"The event to send again."},"endpointId":{"$ref":"#/$defs/EndpointId"}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
-const schema62 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
+export const webhooks_replay_2026_01_01 = validate5;
+const schema10 = {"type":"object","required":["eventId"],"additionalProperties":false,"properties":{"eventId":{"type":"string","pattern":"^evt_","description":"The event to send again."},"endpointId":{"$ref":"#/$defs/EndpointId"}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
+const schema11 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate5.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -692,7 +692,7 @@ errors++;
 if(data.eventId !== undefined){
 let data0 = data.eventId;
 if(typeof data0 === "string"){
-if(!pattern11.test(data0)){
+if(!pattern3.test(data0)){
 const err2 = {instancePath:instancePath+"/eventId",schemaPath:"#/properties/eventId/pattern",keyword:"pattern",params:{pattern: "^evt_"},message:"must match pattern \""+"^evt_"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -717,7 +717,7 @@ errors++;
 if(data.endpointId !== undefined){
 let data1 = data.endpointId;
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
+if(!pattern1.test(data1)){
 const err4 = {instancePath:instancePath+"/endpointId",schemaPath:"#/$defs/EndpointId/pattern",keyword:"pattern",params:{pattern: "^wh_[0-9A-Za-z]+$"},message:"must match pattern \""+"^wh_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -750,19 +750,19 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate5.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const webhooks_rotateSecret_2026_01_01 = validate43;
-const schema65 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EndpointId"},"overlapSeconds":{"type":"integer","minimum":0,"maximum":604800,"default":86400,"description":"How long the old secret keeps signing."}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
-const schema66 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
+export const webhooks_rotateSecret_2026_01_01 = validate6;
+const schema12 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EndpointId"},"overlapSeconds":{"type":"integer","minimum":0,"maximum":604800,"default":86400,"description":"How long the old secret keeps signing."}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
+const schema13 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate6.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -798,7 +798,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern1.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/EndpointId/pattern",keyword:"pattern",params:{pattern: "^wh_[0-9A-Za-z]+$"},message:"must match pattern \""+"^wh_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -864,19 +864,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const webhooks_test_2026_01_01 = validate49;
-const schema72 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EndpointId"}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
-const schema73 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
+export const webhooks_test_2026_01_01 = validate7;
+const schema14 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EndpointId"}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."}}};
+const schema15 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -909,7 +909,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern1.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/EndpointId/pattern",keyword:"pattern",params:{pattern: "^wh_[0-9A-Za-z]+$"},message:"must match pattern \""+"^wh_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -942,20 +942,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const webhooks_update_2026_01_01 = validate51;
-const schema75 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EndpointId"},"url":{"type":"string","minLength":1,"maxLength":2048,"description":"The new URL."},"eventTypes":{"$ref":"#/$defs/EventPatterns"},"description":{"type":"string","maxLength":200,"description":"A label for people."},"enabled":{"type":"boolean","description":"False stops deliveries; true resumes them (also after a 410)."}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."},"EventPatterns":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"description":"Event types to receive: exact types, `<face>.*` or `*`.","items":{"type":"string","pattern":"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"}}}};
-const schema76 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
-const schema77 = {"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"description":"Event types to receive: exact types, `<face>.*` or `*`.","items":{"type":"string","pattern":"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"}};
+export const webhooks_update_2026_01_01 = validate8;
+const schema16 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/EndpointId"},"url":{"type":"string","minLength":1,"maxLength":2048,"description":"The new URL."},"eventTypes":{"$ref":"#/$defs/EventPatterns"},"description":{"type":"string","maxLength":200,"description":"A label for people."},"enabled":{"type":"boolean","description":"False stops deliveries; true resumes them (also after a 410)."}},"$defs":{"EndpointId":{"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."},"EventPatterns":{"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"description":"Event types to receive: exact types, `<face>.*` or `*`.","items":{"type":"string","pattern":"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"}}}};
+const schema17 = {"type":"string","pattern":"^wh_[0-9A-Za-z]+$","description":"Endpoint id."};
+const schema18 = {"type":"array","minItems":1,"maxItems":64,"uniqueItems":true,"description":"Event types to receive: exact types, `<face>.*` or `*`.","items":{"type":"string","pattern":"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"}};
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate8(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate8.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -988,7 +988,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(!pattern5.test(data0)){
+if(!pattern1.test(data0)){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/EndpointId/pattern",keyword:"pattern",params:{pattern: "^wh_[0-9A-Za-z]+$"},message:"must match pattern \""+"^wh_[0-9A-Za-z]+$"+"\""};
 if(vErrors === null){
 vErrors = [err2];
@@ -1013,7 +1013,7 @@ errors++;
 if(data.url !== undefined){
 let data1 = data.url;
 if(typeof data1 === "string"){
-if(func1(data1) > 2048){
+if(func0(data1) > 2048){
 const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/maxLength",keyword:"maxLength",params:{limit: 2048},message:"must NOT have more than 2048 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -1023,7 +1023,7 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(func1(data1) < 1){
+if(func0(data1) < 1){
 const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1072,7 +1072,7 @@ const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
 if(typeof data3 === "string"){
-if(!pattern4.test(data3)){
+if(!pattern0.test(data3)){
 const err9 = {instancePath:instancePath+"/eventTypes/" + i0,schemaPath:"#/$defs/EventPatterns/items/pattern",keyword:"pattern",params:{pattern: "^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"},message:"must match pattern \""+"^(\\*|[a-z][a-zA-Z0-9]*\\.(\\*|[a-z][a-zA-Z0-9]*\\.[a-z][a-zA-Z0-9]*))$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
@@ -1133,7 +1133,7 @@ errors++;
 if(data.description !== undefined){
 let data4 = data.description;
 if(typeof data4 === "string"){
-if(func1(data4) > 200){
+if(func0(data4) > 200){
 const err13 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err13];
@@ -1178,18 +1178,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate8.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate8.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_webhooks_endpoint_ping = validate20;
-const schema31 = {"type":"object","required":["endpointId"],"additionalProperties":false,"properties":{"endpointId":{"type":"string","description":"The endpoint being tested."}}};
+export const event_webhooks_endpoint_ping = validate9;
+const schema19 = {"type":"object","required":["endpointId"],"additionalProperties":false,"properties":{"endpointId":{"type":"string","description":"The endpoint being tested."}}};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate9(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate9.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1242,7 +1242,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate9.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate9.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

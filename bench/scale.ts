@@ -1,0 +1,155 @@
+/**
+ * The scale section: a server over the large catalogue (test/fixtures/large: 42 faces, 276 actions), as
+ * generated, its tables compiled to JavaScript, every handler answering its action's example.
+ * - first 200: from spawning the server process to the first 200 of `POST /do`, polled every few ms, the
+ *   median of several starts; the same for a catalogue of the called action's face alone, the baseline;
+ * - throughput: `search.list` on both servers, side by side in alternating rounds (req/s, p99, server CPU per
+ *   request), and the ratio of the large catalogue's to the one-face catalogue's.
+ * Targets: first 200 within 250 ms of process start; throughput within 5% of the small catalogue's.
+ */
+import { fork } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
+import { generate } from '../src/generate/index.js';
+import { writeGenerated } from '../src/generate/write.js';
+import { fromRoot } from '../src/package-root.js';
+import { buildCatalog } from '../src/spec/index.js';
+import { createKey } from '../src/store/keys.js';
+import { openStore } from '../src/store/open.js';
+import { BENCH_KEYS } from './keys.js';
+import { doTarget, type Started } from './http.js';
+import { mediansOf, runRounds, warnings, type Row } from './rounds.js';
+
+const LARGE = fromRoot('test', 'fixtures', 'large', 'faces');
+const FACE = 'search';
+const CALL = { face: FACE, action: 'list', payload: { limit: 10 } };
+const STARTS = 5;
+const SERVER = fromRoot('dist', 'bench', 'catalogue-server.js');
+
+interface Prepared {
+  dir: string;
+  dataDir: string;
+  keys: string[];
+  actions: number;
+}
+
+export async function scale(): Promise<void> {
+  console.log(`\nScale (the large catalogue against ${FACE}.yaml alone; each server its own process)`);
+  const small = await prepare([`${FACE}.yaml`]);
+  const large = await prepare();
+  for (const [label, prepared] of [['one face', small], ['42 faces', large]] as const) {
+    const times = [];
+    for (let i = 0; i < STARTS; i++) times.push(await firstOk(prepared));
+    times.sort((a, b) => a - b);
+    console.log(`first 200, ${label} (${prepared.actions} actions): median ${Math.round(times[STARTS >> 1]!)} ms, best ${Math.round(times[0]!)} ms, worst ${Math.round(times.at(-1)!)} ms`);
+  }
+  const servers = [await start(small), await start(large)];
+  try {
+    const rows: Row[] = servers.map((server, i) => ({ name: i === 0 ? 'one face' : '42 faces', server, options: doTarget(server, [CALL]) }));
+    const rounds = await runRounds(rows, { rounds: 5, seconds: 5, warmupSeconds: 3 });
+    warnings(rows, rounds);
+    const [base, big] = rows.map((row) => mediansOf(rounds.get(row)!));
+    for (const [row, m] of [[rows[0]!, base!], [rows[1]!, big!]] as const) {
+      console.log(`${row.name.padEnd(9)} ${Math.round(m.requestsPerSecond)} req/s, p99 ${m.p99} ms, ${Math.round(m.cpuMicrosPerRequest)} µs CPU/request`);
+    }
+    console.log(`throughput, 42 faces ÷ one face: ${(big!.requestsPerSecond / base!.requestsPerSecond).toFixed(3)} (target ≥ 0.95)`);
+  } finally {
+    for (const server of servers) await server.stop();
+  }
+}
+
+/**
+ * Generates the catalogue (all of the large one, or only `faces` of it) into a scratch project, compiles its
+ * tables to JavaScript, writes each action's example result, and migrates a store with the bench keys.
+ */
+export async function prepare(faces?: string[]): Promise<Prepared> {
+  const dir = mkdtempSync(join(tmpdir(), 'dispatch-bench-scale-'));
+  let facesDir = LARGE;
+  if (faces) {
+    facesDir = join(dir, 'faces');
+    mkdirSync(facesDir);
+    for (const name of ['platform.yaml', ...faces]) copyFileSync(join(LARGE, name), join(facesDir, name));
+  }
+  const { catalog, diagnostics } = buildCatalog(facesDir);
+  if (!catalog) throw new Error(`The catalogue does not build:\n${diagnostics.map((d) => d.message).join('\n')}`);
+  writeGenerated(join(dir, 'generated'), await generate(catalog));
+  const server = join(dir, 'generated', 'server');
+  buildSync({ entryPoints: [join(server, 'dispatch.ts'), join(server, 'platform.ts')], outdir: server, format: 'esm', platform: 'node', logLevel: 'warning' });
+  // The validators require ajv's runtime, found from the scratch project as from the repository.
+  symlinkSync(fromRoot('node_modules'), join(dir, 'node_modules'));
+  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+  const results = Object.fromEntries(catalog.faces.flatMap((f) => f.actions.map((a) => [a.id, a.examples[0]?.result ?? {}])));
+  writeFileSync(join(dir, 'results.json'), JSON.stringify(results));
+  const dataDir = join(dir, 'data');
+  const db = await openStore({ dataDir });
+  const keys: string[] = [];
+  for (let i = 0; i < BENCH_KEYS; i++) {
+    keys.push((await createKey(db, { mode: 'test', scopes: ['*'], entities: [`bench${i}`], tier: 'enterprise' })).secret);
+  }
+  await db.destroy();
+  return { dir, dataDir, keys, actions: catalog.faces.reduce((n, f) => n + f.actions.length, 0) };
+}
+
+const env = (prepared: Prepared, port: number) => ({ ...process.env, CATALOGUE_DIR: prepared.dir, DATA_DIR: prepared.dataDir, PORT: String(port) });
+
+/** Milliseconds from spawning the server to its first 200 for the call. */
+async function firstOk(prepared: Prepared): Promise<number> {
+  const port = await freePort();
+  const body = JSON.stringify(CALL);
+  const started = performance.now();
+  // Without the bench's own loader flags: the server runs as `npm start` runs it.
+  const child = fork(SERVER, { env: env(prepared, port), execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  try {
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`catalogue-server exited with ${child.exitCode}`);
+      const status = await post(port, body, prepared.keys[0]!).catch(() => 0);
+      if (status === 200) return performance.now() - started;
+      if (status !== 0) throw new Error(`The first call answered ${status}.`);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  } finally {
+    child.kill();
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+}
+
+function post(port: number, body: string, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ port, host: '127.0.0.1', method: 'POST', path: '/do', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'x-entity-id': 'bench0' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function start(prepared: Prepared): Promise<Started> {
+  const port = await freePort();
+  const child = fork(SERVER, { env: env(prepared, port), execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`catalogue-server exited with ${code}`)));
+  });
+  return {
+    child,
+    port,
+    keys: prepared.keys,
+    stop: async () => {
+      if (child.exitCode === null) child.kill();
+      await exited;
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}

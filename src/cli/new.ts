@@ -1,0 +1,92 @@
+/**
+ * `dispatch new face <name>` and `dispatch new action <face> <name>`: scaffold a face or an action (a face
+ * file stanza, a handler skeleton answering 501 not_implemented, a test that fails until the handler is
+ * written), then generate, so the author starts from a green `generate` and a red test. Refused input is one
+ * line on stderr and exit 2, with nothing written.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { ScaffoldPaths, ScaffoldPlan } from '../scaffold/plan.js';
+import { generatorPaths } from './paths.js';
+
+interface LocationOptions {
+  faces: string;
+  handlers: string;
+  out: string;
+  tests: string;
+}
+
+interface NewOptions extends LocationOptions {
+  scope?: string;
+  summary?: string;
+}
+
+type Scaffold = typeof import('../scaffold/plan.js');
+
+export function registerNew(program: Command): void {
+  const command = program.command('new').description('Scaffold a face or an action: face file stanza, handler skeleton, failing test; then generate.');
+  withLocations(
+    command
+      .command('face <name>')
+      .description('Create faces/<name>.yaml with one action, src/faces/<name>.ts and a test of the action.')
+      .option('--action <name>', 'the starter action', 'get')
+      .option('--scope <scope>', "the action's scope, one of platform.yaml's (default: the only <name>:* scope, if there is one)")
+      .option('--summary <text>', "the face's one-line summary"),
+  ).action((name: string, options: NewOptions & { action: string }) =>
+    run(options, (scaffold, paths) => scaffold.planNewFace(paths, name, options)),
+  );
+  withLocations(
+    command
+      .command('action <face> <name>')
+      .description("Add an action to faces/<face>.yaml, a method to src/faces/<face>.ts and a test of the action.")
+      .option('--scope <scope>', "the action's scope, one of platform.yaml's (default: the face's, when its actions share one)")
+      .option('--summary <text>', "the action's one-line summary"),
+  ).action((face: string, name: string, options: NewOptions) =>
+    run(options, (scaffold, paths) => scaffold.planNewAction(paths, face, name, options)),
+  );
+}
+
+/** The same directories as `generate`, and where the tests go. */
+function withLocations(command: Command): Command {
+  return command
+    .option('--faces <dir>', 'directory of face files', 'faces')
+    .option('--handlers <dir>', 'directory of handler modules', 'src/faces')
+    .option('--out <dir>', 'output directory of the generator', 'generated')
+    .option('--tests <dir>', 'directory of tests', 'test');
+}
+
+async function run(options: LocationOptions, plan: (scaffold: Scaffold, paths: ScaffoldPaths) => Promise<ScaffoldPlan>): Promise<void> {
+  const paths: ScaffoldPaths = { ...generatorPaths(options), testsDir: resolve(options.tests) };
+  // Loaded here so that the other commands never load ts-morph, prettier or the generator.
+  const scaffold = await import('../scaffold/plan.js');
+  let planned: ScaffoldPlan;
+  try {
+    planned = await plan(scaffold, paths);
+  } catch (error) {
+    if (!(error instanceof scaffold.ScaffoldError)) throw error;
+    console.error(`error: ${error.message}`);
+    process.exitCode = 2;
+    return;
+  }
+  // Generated in memory from the faces as they will be, before anything is written: should the generator
+  // refuse them, its diagnostics are printed and every file is left as it was.
+  const [{ buildOutput }, { writeGenerated }] = await Promise.all([import('./build.js'), import('../generate/write.js')]);
+  const files = (await buildOutput(paths, planned.faceFiles))?.files;
+  if (!files) {
+    process.exitCode = 1;
+    return;
+  }
+  for (const { path, text, kind } of planned.writes) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+    console.log(`  ${kind.padEnd(7)} ${scaffold.shown(path)}`);
+  }
+  const report = writeGenerated(paths.outDir, files);
+  for (const path of report.written) console.log(`  wrote   ${scaffold.shown(join(paths.outDir, path))}`);
+  for (const path of report.deleted) console.log(`  deleted ${scaffold.shown(join(paths.outDir, path))}`);
+  console.log(`Generated: ${report.written.length} written, ${report.deleted.length} deleted, ${report.unchanged} unchanged.`);
+  console.log(
+    `Next: write ${planned.id} in ${scaffold.shown(planned.handlerFile)}; until then \`npx vitest run ${scaffold.shown(planned.testFile)}\` fails with 501 not_implemented.`,
+  );
+}

@@ -1,0 +1,129 @@
+/**
+ * The generator's memo: what it computed from a key (one face's model, an unformatted file) kept across
+ * runs in one file under `node_modules/.cache/unified-dispatch/`, so a run redoes only the work its changed
+ * inputs touch. Every key is hashed together with the generator's fingerprint (see fingerprint.ts), so a
+ * changed generator, template or formatter never reuses text it would now print differently.
+ *
+ * The memo is off unless a command opens it (`generate`, `check`, watch); `check --full` and library
+ * callers such as the tests compute everything. Entries are content-addressed, so a stale or foreign
+ * cache file can only miss, never mislead.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sha256 } from '../hash.js';
+
+const FILE = 'memo.json';
+
+interface OpenCache {
+  dir: string;
+  fingerprint: string;
+  /** Entries read from disk. */
+  stored: Map<string, unknown>;
+  /** Entries used by the runs since the last save: what the next save keeps. */
+  used: Map<string, unknown>;
+  hits: number;
+  misses: number;
+}
+
+let cache: OpenCache | undefined;
+
+/** Where the memo and check's record live: `DISPATCH_CACHE_DIR`, or beside the installed packages. */
+export const cacheDir = () => process.env.DISPATCH_CACHE_DIR ?? join(process.cwd(), 'node_modules', '.cache', 'unified-dispatch');
+
+/**
+ * Opens the memo in `dir` for a run of the generator whose fingerprint (taken as the run starts) is
+ * `fingerprint`, or keeps it open from the previous run of a watch.
+ */
+export function openCache(fingerprint: string, dir = cacheDir()): void {
+  if (cache?.dir === dir) {
+    Object.assign(cache, { fingerprint, hits: 0, misses: 0 });
+    return;
+  }
+  let stored = new Map<string, unknown>();
+  try {
+    stored = new Map(Object.entries(JSON.parse(readFileSync(join(dir, FILE), 'utf8')) as Record<string, unknown>));
+  } catch {
+    // No cache yet, or one cut short: start empty.
+  }
+  cache = { dir, fingerprint, stored, used: new Map(), hits: 0, misses: 0 };
+}
+
+export function closeCache(): void {
+  cache = undefined;
+}
+
+/** How many lookups since the memo was opened found their entry, and how many computed it. */
+export const memoStats = () => ({ hits: cache?.hits ?? 0, misses: cache?.misses ?? 0 });
+
+/**
+ * Writes the entries the runs since the last save used, and only those, so the file holds one catalogue's
+ * worth of work however long a watch runs. Written to a temporary file and renamed: a reader sees the old
+ * memo or the new one. A run that failed (a face with an error) saves nothing, so the run after the fix
+ * still finds the rest of the catalogue.
+ */
+export function saveCache(): void {
+  if (!cache) return;
+  mkdirSync(cache.dir, { recursive: true });
+  const temporary = join(cache.dir, `${FILE}.${process.pid}.tmp`);
+  writeFileSync(temporary, JSON.stringify(Object.fromEntries(cache.used)));
+  renameSync(temporary, join(cache.dir, FILE));
+  cache.stored = cache.used;
+  cache.used = new Map();
+}
+
+/** The value for `key` computed by `compute`, from the memo when an earlier run computed it. */
+export function memo<T>(kind: string, key: unknown, compute: () => T): T {
+  if (!cache) return compute();
+  const open = cache;
+  const hash = entryHash(open, kind, key);
+  return remember(open, hash, lookup(open, hash) ?? compute());
+}
+
+export async function memoAsync<T>(kind: string, key: unknown, compute: () => Promise<T>): Promise<T> {
+  if (!cache) return compute();
+  const open = cache;
+  const hash = entryHash(open, kind, key);
+  return remember(open, hash, lookup(open, hash) ?? (await compute()));
+}
+
+function lookup(open: OpenCache, hash: string): unknown {
+  const found = open.used.get(hash) ?? open.stored.get(hash);
+  if (found === undefined) open.misses++;
+  else open.hits++;
+  return found;
+}
+
+function remember<T>(open: OpenCache, hash: string, value: unknown): T {
+  open.used.set(hash, value);
+  return value as T;
+}
+
+/**
+ * JSON with the numbers JSON cannot spell (Infinity, NaN, which YAML can) tagged, so that two keys that
+ * differ only there never share an entry.
+ */
+function entryHash(open: OpenCache, kind: string, key: unknown): string {
+  const text = typeof key === 'string' ? key : keyText(key);
+  return sha256(`${open.fingerprint}\0${kind}\0${text}`);
+}
+
+/**
+ * The key's text. An object met again (a face is part of several keys in one run) is spelled once: the
+ * catalogue's models are never changed after they are built, so its text cannot go stale.
+ */
+const spelled = new WeakMap<object, string>();
+
+function keyText(value: unknown): string {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : `"\u0000number:${value}"`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  const known = spelled.get(value);
+  if (known !== undefined) return known;
+  const text = Array.isArray(value)
+    ? `[${value.map((item) => (item === undefined ? 'null' : keyText(item))).join(',')}]`
+    : `{${Object.entries(value)
+        .filter(([, item]) => item !== undefined && typeof item !== 'function')
+        .map(([name, item]) => `${JSON.stringify(name)}:${keyText(item)}`)
+        .join(',')}}`;
+  spelled.set(value, text);
+  return text;
+}

@@ -1,0 +1,142 @@
+/**
+ * What `dispatch new face` and `dispatch new action` will write, worked out in full before anything is:
+ * every name, scope and file is checked first, so a refusal leaves the tree as it was. The plan also holds
+ * the faces directory as it will be, for the generator to run on in memory.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import type { GeneratorPaths } from '../cli/paths.js';
+import { fromRoot } from '../package-root.js';
+import { pascalCase } from '../spec/resolve.js';
+import { addAction, newFaceFile, starterAction } from './face-stanza.js';
+import { checkActionName, checkFaceName, checkNotBuiltin, ScaffoldError } from './names.js';
+import { builtinFaces, chooseScope, readWorkspace, type FacesWorkspace } from './workspace.js';
+
+export { ScaffoldError };
+
+export interface ScaffoldPaths extends GeneratorPaths {
+  testsDir: string;
+}
+
+export interface FileWrite {
+  path: string;
+  text: string;
+  kind: 'created' | 'updated';
+}
+
+export interface ScaffoldPlan {
+  /** `<face>.<action>`. */
+  id: string;
+  writes: FileWrite[];
+  /** Every face file and platform.yaml by file name, the new or changed one included. */
+  faceFiles: Map<string, string>;
+  handlerFile: string;
+  testFile: string;
+}
+
+export interface NewFaceOptions {
+  action?: string;
+  scope?: string;
+  summary?: string;
+}
+
+export async function planNewFace(paths: ScaffoldPaths, face: string, options: NewFaceOptions = {}): Promise<ScaffoldPlan> {
+  // The checks that need no file come first.
+  checkFaceName(face);
+  const action = options.action ?? 'get';
+  checkActionName(action);
+  const workspace = readWorkspace(paths.facesDir);
+  checkNotBuiltin(face, builtinFaces(workspace));
+  const faceFile = join(paths.facesDir, `${face}.yaml`);
+  if (workspace.faces.has(face) || existsSync(faceFile)) throw new ScaffoldError(`face "${face}" already exists (${shown(faceFile)}).`);
+  const { handlerFile, testFile } = targets(paths, face, action);
+  if (existsSync(handlerFile)) throw new ScaffoldError(`${shown(handlerFile)} already exists.`);
+  refuseExistingTest(testFile);
+  // A scope of the face's own family is the sensible default when there is exactly one.
+  const scope = chooseScope(workspace, options.scope, workspace.scopes.filter((s) => s.startsWith(`${face}:`)));
+
+  const { newHandlerModule, newTestFile } = await writers();
+  const summary = options.summary ?? `TODO: say in one line what the ${face} face offers.`;
+  const stanza = starterAction(face, action, scope);
+  const faceText = newFaceFile({ face, summary, since: workspace.latest, action, stanza, schemaPath: importPath(paths.facesDir, fromRoot('src/spec/schemas/face.schema.json')) });
+  const handlerText = newHandlerModule({ face, typeName: pascalCase(face), summary, action, typesModule: typesModule(paths) });
+  const testText = await newTestFile({ face, action, example: stanza.examples[0]!, faceFile: shown(faceFile), handlerFile: shown(handlerFile) });
+  return {
+    id: `${face}.${action}`,
+    writes: [
+      { path: faceFile, text: faceText, kind: 'created' },
+      { path: handlerFile, text: handlerText, kind: 'created' },
+      { path: testFile, text: testText, kind: 'created' },
+    ],
+    faceFiles: withFile(workspace, `${face}.yaml`, faceText),
+    handlerFile,
+    testFile,
+  };
+}
+
+export interface NewActionOptions {
+  scope?: string;
+  summary?: string;
+}
+
+export async function planNewAction(paths: ScaffoldPaths, face: string, action: string, options: NewActionOptions = {}): Promise<ScaffoldPlan> {
+  checkActionName(action);
+  const workspace = readWorkspace(paths.facesDir);
+  const declared = workspace.faces.get(face);
+  if (!declared) throw new ScaffoldError(`unknown face "${face}"; the faces are: ${[...workspace.faces.keys()].join(', ')}.`);
+  if (declared.builtin) throw new ScaffoldError(`face "${face}" is built in: the runtime serves it, with no handler module to add to.`);
+  const faceName = `${face}.yaml`;
+  if (declared.actions.includes(action)) throw new ScaffoldError(`${shown(join(paths.facesDir, faceName))} already declares action "${action}".`);
+  const { handlerFile, testFile } = targets(paths, face, action);
+  if (!existsSync(handlerFile)) throw new ScaffoldError(`${shown(handlerFile)} does not exist; face "${face}" needs its handler module first.`);
+  refuseExistingTest(testFile);
+  // The face's own scope is the sensible default when all its actions share one.
+  const scope = chooseScope(workspace, options.scope, declared.scopes);
+
+  const { addHandlerMethod, newTestFile } = await writers();
+  const stanza = starterAction(face, action, scope, options.summary);
+  const faceText = addAction(workspace.files.get(faceName)!, shown(join(paths.facesDir, faceName)), action, stanza);
+  const handlerText = addHandlerMethod(readFileSync(handlerFile, 'utf8'), shown(handlerFile), face, action);
+  const testText = await newTestFile({ face, action, example: stanza.examples[0]!, faceFile: shown(join(paths.facesDir, faceName)), handlerFile: shown(handlerFile) });
+  return {
+    id: `${face}.${action}`,
+    writes: [
+      { path: join(paths.facesDir, faceName), text: faceText, kind: 'updated' },
+      { path: handlerFile, text: handlerText, kind: 'updated' },
+      { path: testFile, text: testText, kind: 'created' },
+    ],
+    faceFiles: withFile(workspace, faceName, faceText),
+    handlerFile,
+    testFile,
+  };
+}
+
+/** ts-morph and prettier, loaded once the input has passed its checks: a refusal answers at once without them. */
+async function writers() {
+  const [handlerModule, testFile] = await Promise.all([import('./handler-module.js'), import('./test-file.js')]);
+  return { ...handlerModule, ...testFile };
+}
+
+/** A path as the user sees it: relative to the working directory. */
+export const shown = (path: string) => relative(process.cwd(), path) || '.';
+
+function targets(paths: ScaffoldPaths, face: string, action: string) {
+  return { handlerFile: join(paths.handlersDir, `${face}.ts`), testFile: join(paths.testsDir, face, `${action}.test.ts`) };
+}
+
+function refuseExistingTest(testFile: string): void {
+  if (existsSync(testFile)) throw new ScaffoldError(`${shown(testFile)} already exists.`);
+}
+
+/** The generated server types, as the handler module imports them (`../../generated/server/types.js`). */
+const typesModule = (paths: ScaffoldPaths) => importPath(paths.handlersDir, join(paths.outDir, 'server', 'types.js'));
+
+/** A relative module specifier with forward slashes, `./` first when it does not start with `..`. */
+function importPath(fromDir: string, target: string): string {
+  const path = relative(fromDir, target).split(sep).join('/');
+  return path.startsWith('.') ? path : `./${path}`;
+}
+
+function withFile(workspace: FacesWorkspace, name: string, text: string): Map<string, string> {
+  return new Map([...workspace.files, [name, text]]);
+}

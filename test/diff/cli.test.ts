@@ -1,0 +1,85 @@
+/**
+ * `dispatch diff` as CI runs it: a scratch git repository holding the faces, one face edited after the
+ * commit, and the program run against HEAD; its exit codes (1 for a breaking change, 2 when a catalogue
+ * cannot be read or does not build), the position line and the `--json` shape.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DISPATCH, ROOT } from '../helpers/process.js';
+
+let repo: string;
+/** `line:col` of the edited scope's value in the working tree's ai.yaml. */
+let scopeAt: string;
+
+function dispatch(...args: string[]) {
+  const result = spawnSync(process.execPath, [DISPATCH, 'diff', ...args], { cwd: repo, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(() => {
+  repo = mkdtempSync(join(tmpdir(), 'dispatch-diff-'));
+  cpSync(join(ROOT, 'faces'), join(repo, 'faces'), { recursive: true });
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', ...args], { cwd: repo });
+  git('init', '--quiet');
+  git('add', 'faces');
+  git('commit', '--quiet', '-m', 'faces');
+  // ai.generate now needs another scope: keys that could call it no longer can.
+  const file = join(repo, 'faces/ai.yaml');
+  const text = readFileSync(file, 'utf8');
+  const edited = text.replace('scope: ai:generate', 'scope: ai:embed');
+  writeFileSync(file, edited);
+  const before = edited.slice(0, edited.indexOf('scope: ai:embed') + 'scope: '.length).split('\n');
+  scopeAt = `${before.length}:${before.at(-1)!.length + 1}`;
+});
+
+describe('dispatch diff', () => {
+  it('exits 1 with the breaking change at its file:line:col', () => {
+    const result = dispatch('--base', 'HEAD');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`faces/ai.yaml:${scopeAt} error breaking-change Changes the scope of \`ai.generate\` (\`ai:generate\` → \`ai:embed\`)`);
+    expect(result.stdout).toMatch(/^1 breaking change \(0 gated behind a new version announced in time\), 0 additive changes against HEAD\.$/m);
+  }, 60_000);
+
+  it('prints { base, breaking, additive } with --json', () => {
+    const result = dispatch('--base', 'HEAD', '--json');
+    expect(result.code).toBe(1);
+    const [line, col] = scopeAt.split(':').map(Number);
+    expect(JSON.parse(result.stdout)).toEqual({
+      base: 'HEAD',
+      breaking: [
+        expect.objectContaining({
+          class: 'scope-changed',
+          action: 'ai.generate',
+          version: '2026-01-01',
+          versions: ['2026-01-01', '2026-09-01'],
+          file: 'faces/ai.yaml',
+          line,
+          col,
+          gated: false,
+          error: true,
+          message: expect.stringContaining('ai.generate'),
+        }),
+      ],
+      additive: [],
+    });
+  }, 60_000);
+
+  it('exits 2 with one line when the base cannot be read', () => {
+    const result = dispatch('--base', 'no-such-ref');
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe('git does not know the ref "no-such-ref".');
+  }, 60_000);
+
+  it('exits 2 with one line when the working tree catalogue does not build', () => {
+    // A faces directory of the working tree whose platform.yaml is not YAML: nothing can be compared.
+    mkdirSync(join(repo, 'broken'));
+    writeFileSync(join(repo, 'broken/platform.yaml'), 'scopes: [\n');
+    const result = dispatch('--base', 'HEAD', '--faces', 'broken');
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^The catalogue in broken does not build \(1 error; first: broken\/platform\.yaml:\d+:\d+ error yaml-syntax /)]);
+    expect(result.stdout).toBe('');
+  }, 60_000);
+});
