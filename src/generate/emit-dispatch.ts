@@ -19,10 +19,12 @@ const TYPES = '../../src/runtime/dispatch-types.js';
  * face, so generate() reformats only the faces that changed.
  */
 export function emitDispatch(catalog: Catalog): string[] {
-  const imports = catalog.faces.map((f) => `import * as ${f.name}Validators from './validators/${f.name}.js';`);
+  // Imported on first use (runtime/validator-module.ts): a server starts without parsing every face's validators.
+  const modules = catalog.faces.map((f) => `const ${validators(f.name)}: ValidatorLoader = () => import('./validators/${f.name}.js');`);
+  const faceOfEvent = new Map(catalog.faces.flatMap((f) => f.events.map((e) => [e.type, f.name] as const)));
   return [
-    [`import type { ActionEntry, EventEntry, FaceEntry } from '${TYPES}';`, ...imports, ''].join('\n'),
-    ...catalog.faces.map((f) => `const ${faceConstant(f)}: FaceEntry = ${faceEntry(f)};\n`),
+    [`import type { ActionEntry, EventEntry, FaceEntry, ValidatorLoader } from '${TYPES}';`, '', ...modules, ''].join('\n'),
+    ...catalog.faces.map((f) => `const ${faceConstant(f)}: FaceEntry = ${faceEntry(f, faceOfEvent)};\n`),
     [
       '/** Every face and action the server routes to. */',
       `export const faces: ReadonlyMap<string, FaceEntry> = new Map<string, FaceEntry>([`,
@@ -32,7 +34,7 @@ export function emitDispatch(catalog: Catalog): string[] {
       '/** Every event type the faces declare, with the validator of its data. */',
       `export const eventTypes: ReadonlyMap<string, EventEntry> = new Map<string, EventEntry>([`,
       ...catalog.faces.flatMap((f) =>
-        f.events.map((e) => `[${json(e.type)}, { type: ${json(e.type)}, face: ${json(f.name)}, summary: ${json(e.summary)}, validate: ${f.name}Validators.${e.validator} }],`),
+        f.events.map((e) => `[${json(e.type)}, { type: ${json(e.type)}, face: ${json(f.name)}, summary: ${json(e.summary)}, validator: ${ref(f.name, e.validator)} }],`),
       ),
       ']);',
       '',
@@ -41,18 +43,21 @@ export function emitDispatch(catalog: Catalog): string[] {
 }
 
 const faceConstant = (face: Face) => `${face.name}Face`;
+const validators = (face: string) => `${face}Validators`;
+const ref = (face: string, name: string) => `{ module: ${validators(face)}, name: ${json(name)} }`;
 
-function faceEntry(face: Face): string {
-  const actions = face.actions.map((a) => `[${json(a.name)}, ${actionEntry(face, a)}]`).join(',\n');
+function faceEntry(face: Face, faceOfEvent: Map<string, string>): string {
+  const actions = face.actions.map((a) => `[${json(a.name)}, ${actionEntry(face, a, faceOfEvent)}]`).join(',\n');
   return `{ name: ${json(face.name)}, builtin: ${face.builtin}, rate: ${json(face.rate)}, actions: new Map<string, ActionEntry>([${actions}]) }`;
 }
 
-function actionEntry(face: Face, action: Action): string {
-  const versions = action.variants.flatMap((v) => v.versions.map((date) => `[${json(date)}, ${face.name}Validators.${v.validator}]`));
+function actionEntry(face: Face, action: Action, faceOfEvent: Map<string, string>): string {
+  const versions = action.variants.flatMap((v) => v.versions.map((date) => `[${json(date)}, ${ref(face.name, v.validator)}]`));
+  const needed = [...new Set([face.name, ...action.emits.map((e) => faceOfEvent.get(e)!)])].sort();
   return `{
     id: ${json(action.id)}, face: ${json(face.name)}, name: ${json(action.name)}, scope: ${json(action.scope)},
     stream: ${action.stream}, streamEvents: ${json(action.streamEvents.map((e) => e.name))}, atomic: ${action.atomic}, cost: ${json(action.cost)}, weight: ${json(action.weight)}, emits: ${json(action.emits)},
-    rate: ${json(action.rate)}, versions: new Map([${versions.join(', ')}]),
+    rate: ${json(action.rate)}, versions: new Map([${versions.join(', ')}]), validatorModules: [${needed.map(validators).join(', ')}],
   }`;
 }
 

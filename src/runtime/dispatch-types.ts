@@ -2,7 +2,6 @@
  * Shapes of the generated dispatch table (`generated/server/dispatch.ts` with its event types, `platform.ts`, `scopes.ts`),
  * which the runtime executes.
  */
-import type { ValidateFunction } from 'ajv';
 import type { ApiVersion, FaceError, Limits, RatePolicy, Tier } from '../spec/model.js';
 import type { EventName, HandlerContext } from './context.js';
 
@@ -29,7 +28,18 @@ export interface ActionEntry {
   /** Per-tier overrides for this action. */
   readonly rate: Readonly<Record<string, RatePolicy>>;
   /** The payload validator of each version that serves the action. */
-  readonly versions: ReadonlyMap<string, ValidateFunction>;
+  readonly versions: ReadonlyMap<string, ValidatorRef>;
+  /** The validator modules a call needs loaded: its face's, and those of the faces whose events it emits. */
+  readonly validatorModules: readonly ValidatorLoader[];
+}
+
+/** Imports one face's generated validators (validator-module.ts imports each once, on first use). */
+export type ValidatorLoader = () => Promise<Record<string, unknown>>;
+
+/** A validator by the import of its module and its export name. */
+export interface ValidatorRef {
+  readonly module: ValidatorLoader;
+  readonly name: string;
 }
 
 export interface FaceEntry {
@@ -47,8 +57,11 @@ export interface EventEntry {
   readonly type: string;
   readonly face: string;
   readonly summary: string;
-  /** Checks the data a handler emits, so that subscribers only ever receive what the catalogue promises. */
-  readonly validate: ValidateFunction;
+  /**
+   * Checks the data a handler emits, so that subscribers only ever receive what the catalogue promises;
+   * loaded before any action that emits it runs (ActionEntry.validatorModules).
+   */
+  readonly validator: ValidatorRef;
 }
 
 export interface PlatformData {

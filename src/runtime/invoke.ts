@@ -14,6 +14,7 @@ import type { Deadline } from './deadline.js';
 import type { Providers } from '../providers/index.js';
 import type { Runtime } from './runtime.js';
 import type { UsageFeed } from '../usage/feed.js';
+import { validatorOf } from './validator-module.js';
 
 /** What one execution shares across the handlers it runs (one, or every request of an atomic batch). */
 export interface Invocation {
@@ -95,7 +96,8 @@ class CallContext implements HandlerContext<EventName> {
     const entry = this.#runtime.catalogue.eventTypes.get(type);
     // The generated types forbid both; this guards handlers that cast their way past them.
     if (!entry || !action.emits.includes(type)) throw new Error(`${action.id} emitted "${type}", which it does not declare.`);
-    if (!entry.validate(data)) throw new Error(`${action.id} emitted ${type} with data that does not match its schema: ${JSON.stringify(entry.validate.errors)}`);
+    const validate = validatorOf(entry.validator);
+    if (!validate(data)) throw new Error(`${action.id} emitted ${type} with data that does not match its schema: ${JSON.stringify(validate.errors)}`);
     const id = newId('evt');
     this.#invocation.events.push({ id, type, data, ...(options?.endpointId ? { endpointId: options.endpointId } : {}) });
     return id;

@@ -1,10 +1,12 @@
 /**
- * Routing: the face and action named in the body, as served in the resolved version. Also settles whether
- * the caller asked for a stream, and refuses one asked of an action that does not stream.
+ * Routing: the face and action named in the body, as served in the resolved version, with its payload
+ * validator (its module imported on the face's first call). Also settles whether the caller asked for a
+ * stream, and refuses one asked of an action that does not stream.
  */
 import { assertIdentified, header, type Stage } from '../call.js';
 import type { FaceEntry } from '../dispatch-types.js';
 import { ApiError } from '../errors.js';
+import { loadAll, validatorOf } from '../validator-module.js';
 
 export const route: Stage = (call, runtime) => {
   assertIdentified(call);
@@ -13,8 +15,8 @@ export const route: Stage = (call, runtime) => {
   const faces = runtime.catalogue.faces;
   const face = faces.get(faceName);
   const action = face?.actions.get(actionName);
-  const validate = action?.versions.get(version);
-  if (!face || !action || !validate) {
+  const validator = action?.versions.get(version);
+  if (!face || !action || !validator) {
     const available = face ? servedActions(face, version) : [];
     if (available.length === 0) {
       throw new ApiError('face_not_found', `No face "${faceName}" in API version ${version}.`, { param: '/face', details: { available: [...faces.keys()] } });
@@ -29,8 +31,11 @@ export const route: Stage = (call, runtime) => {
     throw new ApiError('stream_not_supported', `${action.id} does not stream; ask without options.stream or Accept: text/event-stream.`);
   }
   call.action = action;
-  call.validate = validate;
   call.stream = wantsStream;
+  // The first call of a face (or of one whose events it emits) waits for their validators; later ones do not.
+  const loading = loadAll(action.validatorModules);
+  if (!loading) call.validate = validatorOf(validator);
+  else return loading.then(() => void (call.validate = validatorOf(validator)));
 };
 
 function servedActions(face: FaceEntry, version: string): string[] {
