@@ -585,7 +585,7 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
     {
       code: 'invalid_credentials',
       status: 401,
-      type: 'invalid_request_error',
+      type: 'authentication_error',
       message: 'The e-mail address or the password is wrong.',
       retryable: false,
     },
@@ -595,7 +595,7 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
     {
       code: 'session_invalid',
       status: 401,
-      type: 'invalid_request_error',
+      type: 'authentication_error',
       message: 'The session token is unknown, expired or logged out.',
       retryable: false,
     },
@@ -605,7 +605,7 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
     {
       code: 'user_disabled',
       status: 401,
-      type: 'invalid_request_error',
+      type: 'authentication_error',
       message: 'The password is right, but the user is disabled; it can log in once it is enabled again.',
       retryable: false,
     },

@@ -64,6 +64,10 @@ export const DIAGNOSTICS = {
     message: 'Unit "{unit}" is not declared under "units" in platform.yaml (declared: {declared}).',
   },
   'invalid-price': { severity: 'error', message: 'Price "{price}" {reason}.' },
+  'error-type-mismatch': {
+    severity: 'error',
+    message: 'Error "{code}" has status {status}, whose type is "{expected}" (API.md §4), not "{type}".',
+  },
 } as const satisfies Record<string, DiagnosticDefinition>;
 
 export type DiagnosticCode = keyof typeof DIAGNOSTICS;

@@ -13,6 +13,7 @@ import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
 import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
 import { NOTICE_DAYS, noticeDays } from './notice.js';
 import type { RawFace } from './resolve.js';
+import { errorTypeMismatch } from './rules/error-type.js';
 import { invalidPrice } from './rules/invalid-price.js';
 import { typeNameClash } from './rules/type-name-clash.js';
 import { unknownUnit } from './rules/unknown-unit.js';
@@ -70,7 +71,7 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     out.push(...problems);
     if (problems.every((d) => d.code !== 'unknown-ref')) checked.events.push(event.type);
   }
-  out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source), ...typeNameClash(face, source));
+  out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source), ...typeNameClash(face, source), ...errorTypeMismatch(face, source));
 
   for (const action of face.actions) {
     const at = (...path: JsonPath) => ['actions', action.name, ...path];

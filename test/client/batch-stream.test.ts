@@ -45,7 +45,7 @@ describe('client.batch', () => {
     const [signup, login, keys] = results;
     expect(results).toHaveLength(3);
     expect(signup).toMatchObject({ id: 'signup', status: 200 });
-    expect(login).toMatchObject({ id: '1', status: 401, error: { code: 'invalid_credentials', type: 'invalid_request_error' } });
+    expect(login).toMatchObject({ id: '1', status: 401, error: { code: 'invalid_credentials', type: 'authentication_error' } });
     expect(keys).toMatchObject({ id: '2', status: 200 });
     // Each result is typed by its request: narrowing on `error` leaves that action's result.
     if ('error' in signup) throw new Error('signup failed');

@@ -31,7 +31,7 @@ describe('generated client', () => {
   it('throws a DispatchError with type, code, status, param and request id', async () => {
     const error = await client.auth.login({ email: 'grace@example.com', password: 'wrong password' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DispatchError);
-    expect(error).toMatchObject({ status: 401, type: 'invalid_request_error', code: 'invalid_credentials' });
+    expect(error).toMatchObject({ status: 401, type: 'authentication_error', code: 'invalid_credentials' });
     expect((error as DispatchError).requestId).toMatch(/^req_/);
     const invalid = await client.keys.get({ id: 'not-a-key-id' }).catch((e: unknown) => e);
     expect(invalid).toMatchObject({ status: 400, code: 'payload_invalid', param: '/payload/id' });

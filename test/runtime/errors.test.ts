@@ -76,7 +76,7 @@ const cases: Case[] = [
   { name: 'field removed in the resolved version', body: generateCall({ temperature: 0.5 }), status: 400, type: 'invalid_request_error', code: 'payload_invalid', param: '/payload/temperature' },
   { name: 'record not found', body: { face: 'keys', action: 'get', payload: { id: 'key_0000000000NOPE' } }, status: 404, type: 'not_found_error', code: 'resource_not_found', param: '/payload/id' },
   { name: 'live key without a live model provider', body: generateCall(), headers: (s) => keyHeader(s, { mode: 'live' }), status: 503, type: 'provider_error', code: 'provider_unavailable' },
-  { name: 'face error: wrong password', body: { face: 'auth', action: 'login', payload: { email: 'nobody@example.com', password: 'whatever1' } }, status: 401, type: 'invalid_request_error', code: 'invalid_credentials' },
+  { name: 'face error: wrong password', body: { face: 'auth', action: 'login', payload: { email: 'nobody@example.com', password: 'whatever1' } }, status: 401, type: 'authentication_error', code: 'invalid_credentials' },
 ];
 
 describe('error envelope for every code', () => {
