@@ -25,10 +25,16 @@ export interface BuildOptions {
   files?: Map<string, string>;
   /** The handler modules (`src/faces`), read by the rules that match face flags against handlers. */
   handlersDir?: string;
+  /**
+   * A catalogue as it was committed, to compare with (`dispatch diff --base`): the lint rules' errors are
+   * reported but do not withhold it, since a rule added since then may refuse what was served then. Files
+   * that do not parse or break the meta-schema still do.
+   */
+  lenient?: boolean;
 }
 
 export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResult {
-  const { files, handlersDir } = options;
+  const { files, handlersDir, lenient = false } = options;
   const loaded = loadSources(dir, files);
   const diagnostics = [...loaded.diagnostics];
   const platformSource = loaded.platform;
@@ -38,6 +44,8 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
   if (platformProblems.length) return { diagnostics: sortDiagnostics(diagnostics) };
   const platform = resolvePlatform(platformSource);
   diagnostics.push(...lintPlatform(platform, platformSource));
+  // What parsing and the meta-schemas refuse withholds the catalogue even from a lenient build.
+  let structural = hasErrors(diagnostics);
 
   const faces: Face[] = [];
   const sources = new Map<Face, SourceFile>();
@@ -46,7 +54,10 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
     if (source.value === undefined) continue;
     const problems = validateFace(source);
     diagnostics.push(...problems);
-    if (problems.length) continue;
+    if (problems.length) {
+      structural = true;
+      continue;
+    }
     const face = resolveFace(source, platform);
     const other = faces.find((f) => f.name === face.name);
     if (other) {
@@ -64,5 +75,6 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
   }
   diagnostics.push(...linkEvents(faces.map((face) => ({ face, source: sources.get(face)! }))));
   const sorted = sortDiagnostics(diagnostics);
-  return hasErrors(sorted) ? { diagnostics: sorted } : { catalog: linkScopes(platform, faces), diagnostics: sorted };
+  const withheld = lenient ? structural : hasErrors(sorted);
+  return withheld ? { diagnostics: sorted } : { catalog: linkScopes(platform, faces), diagnostics: sorted };
 }

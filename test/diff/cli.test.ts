@@ -82,4 +82,16 @@ describe('dispatch diff', () => {
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^The catalogue in broken does not build \(1 error; first: broken\/platform\.yaml:\d+:\d+ error yaml-syntax /)]);
     expect(result.stdout).toBe('');
   }, 60_000);
+
+  it('compares with a base that a lint rule added since then would refuse', () => {
+    // The base answers a 401 with a type today's rules refuse; the working tree has it right.
+    const file = join(repo, 'faces/auth.yaml');
+    const now = readFileSync(file, 'utf8');
+    writeFileSync(file, now.replace(/(code: invalid_credentials\n\s+status: 401\n\s+type: )authentication_error/, '$1invalid_request_error'));
+    execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', 'commit', '--quiet', '-m', 'an older rule set', '--', 'faces/auth.yaml'], { cwd: repo });
+    writeFileSync(file, now);
+    const result = dispatch('--base', 'HEAD');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('error breaking-change Changes the scope of `ai.generate`');
+  }, 60_000);
 });
