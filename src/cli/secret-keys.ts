@@ -36,15 +36,3 @@ export function configureSecretKeys(config: Pick<RuntimeConfig, 'secretKey' | 'p
   useSecretKeys(parseSecretKey(readFileSync(file, 'utf8'), file), previous);
   return file;
 }
-
-/** `configureSecretKeys` for a command: on a configuration problem, prints it and sets exit code 2. */
-export function secretKeysOrExit(config: Parameters<typeof configureSecretKeys>[0]): boolean {
-  try {
-    configureSecretKeys(config);
-    return true;
-  } catch (error) {
-    console.error((error as Error).message);
-    process.exitCode = 2;
-    return false;
-  }
-}

@@ -3,68 +3,79 @@
  * serves the API until SIGINT or SIGTERM, then drains in-flight requests and closes the store.
  */
 import type { Command } from 'commander';
+import type { RuntimeConfig } from '../runtime/config.js';
+import { asConfigError, settings, startOrExplain, withFlags, type StartFlags } from './startup.js';
 
 export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('Serve POST /do. Settings come from the environment: PORT, HOST, DATA_DIR, AI_BASE_URL, ... (see README).')
-    .action(async () => {
-      // Loaded here so that the other commands never load the server.
-      const [{ createProviders, aiModelsFromEnv }, { readConfig }, { ensureFirstKey }, { buildServer }, { openStore }, { createLimiter }, { shippedCatalogue }] = await Promise.all([
-        import('../providers/config.js'),
-        import('../runtime/config.js'),
-        import('../runtime/first-key.js'),
-        import('../runtime/server.js'),
-        import('../store/open.js'),
-        import('../runtime/rate-limit/create.js'),
-        import('../runtime/shipped.js'),
-      ]);
-      const config = readConfig();
-      const { storageSettingsFromEnv } = await import('../storage/config.js');
-      const [{ secretKeysOrExit }, { resealEndpointSecrets }] = await Promise.all([import('./secret-keys.js'), import('../store/webhooks.js')]);
-      if (!secretKeysOrExit(config)) return;
-      const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-      await resealEndpointSecrets(db);
-      const limiter = createLimiter(config);
-      const catalogue = shippedCatalogue();
-      const app = await buildServer(catalogue, {
-        db,
-        providers: createProviders(),
-        aiModels: aiModelsFromEnv(),
-        limiter,
-        keyCacheTtlMs: config.keyCacheTtlMs,
-        idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-        idempotencyLeaseMarginMs: config.idempotencyLeaseMarginMs,
-        eventRetentionDays: config.eventRetentionDays,
-        serverVersion: config.serverVersion,
-        logger: config.logRequests,
-        webhooks: config.webhooks,
-        webhookWorker: config.webhookWorker,
-        http: config.http,
-        usage: config.usage,
-        billing: config.billing,
-        storage: storageSettingsFromEnv(process.env, config.dataDir),
-        email: config.email,
-        ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
-      });
-      const stop = async () => {
-        await app.close();
-        await limiter.close();
-        await db.destroy();
-        process.exit(0);
-      };
-      // Installed before anything is printed, so that whoever reads the banner can already stop us cleanly.
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      // Listen first: a key created by a start that then fails to listen would never be shown to anyone.
-      await app.listen({ port: config.port, host: config.host });
-      const firstKey = await ensureFirstKey(db, catalogue.platform);
-      const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-      const state = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
-      const worker = config.webhookWorker ? 'webhooks: in process' : 'webhooks: separate workers';
-      const banner = `Unified Dispatch ${config.serverVersion} listening on ${base} (store: ${state}; rate limits: ${config.redisUrl ? 'Redis' : 'in process'}; ${worker})`;
-      // One write, so that a reader never sees the banner without the key that follows it.
-      console.log(firstKey ? `${banner}\n${firstKeyMessage(base, firstKey)}` : banner);
+    .option('--port <port>', 'port to listen on (PORT, default 8787)')
+    .option('--host <host>', 'address to listen on (HOST, default 127.0.0.1)')
+    .option('--data-dir <dir>', 'directory of the embedded store and stored files (DATA_DIR, default .data)')
+    .action(async (flags: StartFlags) => {
+      let config: RuntimeConfig | undefined;
+      await startOrExplain(async () => {
+        // Loaded here so that the other commands never load the server.
+        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { openStore }, { createLimiter }, { shippedCatalogue }] = await Promise.all([
+          import('../providers/config.js'),
+          import('../runtime/first-key.js'),
+          import('../runtime/server.js'),
+          import('../store/open.js'),
+          import('../runtime/rate-limit/create.js'),
+          import('../runtime/shipped.js'),
+        ]);
+        const env = withFlags(process.env, flags);
+        config = settings(env);
+        const { storageSettingsFromEnv } = await import('../storage/config.js');
+        const settled = config;
+        const { dataDir } = settled;
+        const storageSettings = asConfigError(() => storageSettingsFromEnv(env, dataDir));
+        const [{ configureSecretKeys }, { resealEndpointSecrets }] = await Promise.all([import('./secret-keys.js'), import('../store/webhooks.js')]);
+        asConfigError(() => configureSecretKeys(settled));
+        const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+        await resealEndpointSecrets(db);
+        const limiter = createLimiter(config);
+        const catalogue = shippedCatalogue();
+        const app = await buildServer(catalogue, {
+          db,
+          providers: createProviders(),
+          aiModels: aiModelsFromEnv(),
+          limiter,
+          keyCacheTtlMs: config.keyCacheTtlMs,
+          idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+          idempotencyLeaseMarginMs: config.idempotencyLeaseMarginMs,
+          eventRetentionDays: config.eventRetentionDays,
+          serverVersion: config.serverVersion,
+          logger: config.logRequests,
+          webhooks: config.webhooks,
+          webhookWorker: config.webhookWorker,
+          http: config.http,
+          usage: config.usage,
+          billing: config.billing,
+          storage: storageSettings,
+          email: config.email,
+          ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+        });
+        const stop = async () => {
+          await app.close();
+          await limiter.close();
+          await db.destroy();
+          process.exit(0);
+        };
+        // Installed before anything is printed, so that whoever reads the banner can already stop us cleanly.
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        // Listen first: a key created by a start that then fails to listen would never be shown to anyone.
+        await app.listen({ port: config.port, host: config.host });
+        const firstKey = await ensureFirstKey(db, catalogue.platform);
+        const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+        const state = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
+        const worker = config.webhookWorker ? 'webhooks: in process' : 'webhooks: separate workers';
+        const banner = `Unified Dispatch ${config.serverVersion} listening on ${base} (store: ${state}; rate limits: ${config.redisUrl ? 'Redis' : 'in process'}; ${worker})`;
+        // One write, so that a reader never sees the banner without the key that follows it.
+        console.log(firstKey ? `${banner}\n${firstKeyMessage(base, firstKey)}` : banner);
+      }, () => config);
     });
 }
 

@@ -6,47 +6,56 @@
  * in flight are settled.
  */
 import type { Command } from 'commander';
+import type { RuntimeConfig } from '../runtime/config.js';
+import { asConfigError, settings, startOrExplain, withFlags, type StartFlags } from './startup.js';
 
 export function registerWorker(program: Command): void {
   program
     .command('worker')
     .description('Deliver webhooks and e-mail and close billing periods from the store named by DATABASE_URL (or DATA_DIR), without serving the API. Settings: WEBHOOK_*, EMAIL_*, SMTP_URL, BILLING_* (see README).')
-    .action(async () => {
-      const [{ readConfig }, { openStore }, { WebhookWorker }, { PeriodCloser }, { mailWorker }, { createProviders }, { platform }, { setUpStorage }, { storageSettingsFromEnv }] = await Promise.all([
-        import('../runtime/config.js'),
-        import('../store/open.js'),
-        import('../webhooks/worker.js'),
-        import('../billing/period-closer.js'),
-        import('../email/worker.js'),
-        import('../providers/config.js'),
-        import('../../generated/server/platform.js'),
-        import('../runtime/storage-routes.js'),
-        import('../storage/config.js'),
-      ]);
-      const config = readConfig();
-      const { secretKeysOrExit } = await import('./secret-keys.js');
-      if (!secretKeysOrExit(config)) return;
-      const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-      const worker = new WebhookWorker(db, config.webhooks);
-      const closer = new PeriodCloser(db, { ...config.billing, apiVersion: platform.latest });
-      // Storage here runs its background work (uploads landed in S3, collecting content no object holds) and
-      // gives the mail worker the content of attachments.
-      const storage = await setUpStorage(db, storageSettingsFromEnv(process.env, config.dataDir), platform.tiers);
-      const mail = mailWorker(db, { ...createProviders(), storage: storage.service }, config.email, platform.latest);
-      // The worker's timers do not keep the process alive on their own; this does, until a signal.
-      const alive = setInterval(() => {}, 1 << 30);
-      const stop = async () => {
-        clearInterval(alive);
-        await Promise.all([worker.stop(), closer.stop(), mail.stop(), storage.worker.stop()]);
-        await db.destroy();
-        process.exit(0);
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      worker.start();
-      closer.start();
-      mail.start();
-      storage.worker.start();
-      console.log(`Dispatch worker ${config.serverVersion} delivering webhooks and e-mail and closing billing periods from ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}`);
+    .option('--data-dir <dir>', 'directory of the embedded store and stored files (DATA_DIR, default .data)')
+    .action(async (flags: StartFlags) => {
+      let config: RuntimeConfig | undefined;
+      await startOrExplain(async () => {
+        const [{ openStore }, { WebhookWorker }, { PeriodCloser }, { mailWorker }, { createProviders }, { platform }, { setUpStorage }, { storageSettingsFromEnv }] = await Promise.all([
+          import('../store/open.js'),
+          import('../webhooks/worker.js'),
+          import('../billing/period-closer.js'),
+          import('../email/worker.js'),
+          import('../providers/config.js'),
+          import('../../generated/server/platform.js'),
+          import('../runtime/storage-routes.js'),
+          import('../storage/config.js'),
+        ]);
+        const env = withFlags(process.env, flags);
+        config = settings(env);
+        const settled = config;
+        const { dataDir } = settled;
+        const storageSettings = asConfigError(() => storageSettingsFromEnv(env, dataDir));
+        const { configureSecretKeys } = await import('./secret-keys.js');
+        asConfigError(() => configureSecretKeys(settled));
+        const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+        const worker = new WebhookWorker(db, config.webhooks);
+        const closer = new PeriodCloser(db, { ...config.billing, apiVersion: platform.latest });
+        // Storage here runs its background work (uploads landed in S3, collecting content no object holds) and
+        // gives the mail worker the content of attachments.
+        const storage = await setUpStorage(db, storageSettings, platform.tiers);
+        const mail = mailWorker(db, { ...createProviders(), storage: storage.service }, config.email, platform.latest);
+        // The worker's timers do not keep the process alive on their own; this does, until a signal.
+        const alive = setInterval(() => {}, 1 << 30);
+        const stop = async () => {
+          clearInterval(alive);
+          await Promise.all([worker.stop(), closer.stop(), mail.stop(), storage.worker.stop()]);
+          await db.destroy();
+          process.exit(0);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        worker.start();
+        closer.start();
+        mail.start();
+        storage.worker.start();
+        console.log(`Dispatch worker ${config.serverVersion} delivering webhooks and e-mail and closing billing periods from ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}`);
+      }, () => config);
     });
 }

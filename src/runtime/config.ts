@@ -67,9 +67,14 @@ export interface BillingCloserConfig {
   intervalMs: number;
 }
 
+/** A setting of the environment that cannot be used; its message names the setting and what it must be. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
   return {
-    port: integer(env, 'PORT', 8787),
+    port: portNumber(env),
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || '.data',
     databaseUrl: env.DATABASE_URL || undefined,
@@ -121,7 +126,7 @@ export function packageVersion(): string {
 function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!allowed.includes(raw as T)) throw new Error(`${name} must be one of ${allowed.join(', ')}, not "${raw}".`);
+  if (!allowed.includes(raw as T)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not "${raw}".`);
   return raw as T;
 }
 
@@ -129,6 +134,12 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not "${raw}".`);
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be a whole number, not "${raw}".`);
   return value;
+}
+
+function portNumber(env: NodeJS.ProcessEnv): number {
+  const port = integer(env, 'PORT', 8787);
+  if (port > 65_535) throw new ConfigError(`PORT must be a port number from 0 to 65535, not "${env.PORT}".`);
+  return port;
 }

@@ -42,7 +42,7 @@ describe('dispatch serve', () => {
     const taken = createServer().listen(port, '127.0.0.1');
     await new Promise((r) => taken.once('listening', r));
     try {
-      await expect(serve({ ...env, PORT: String(port) })).rejects.toThrow(/EADDRINUSE/);
+      await expect(serve({ ...env, PORT: String(port) })).rejects.toThrow(/exited with 2: Port \d+ is in use on 127.0.0.1/);
     } finally {
       taken.close();
     }

@@ -1,0 +1,81 @@
+/**
+ * `serve` and `worker` refuse a configuration they cannot start with on one line that names the setting,
+ * with exit code 2: a port out of range or in use, a DATA_DIR that cannot be a directory, a DATABASE_URL
+ * nobody answers at or that is not a URL. `--port`, `--host` and `--data-dir` stand for their variables.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DISPATCH, freePort } from '../helpers/process.js';
+
+const SECRET = Buffer.alloc(32, 7).toString('base64');
+
+function dispatch(args: string[], env: Record<string, string> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-start-'));
+  const result = spawnSync(process.execPath, [DISPATCH, ...args], { env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8', timeout: 30_000 });
+  return { code: result.status, stdout: result.stdout, lines: result.stderr.split('\n').filter((line) => line && !line.includes('Warning')) };
+}
+
+describe('a start that cannot be made', () => {
+  it('names a PORT out of range', () => {
+    const result = dispatch(['serve'], { PORT: '70000' });
+    expect(result.code).toBe(2);
+    expect(result.lines).toEqual(['PORT must be a port number from 0 to 65535, not "70000".']);
+  });
+
+  it('names a port in use, from --port too', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => taken.once('listening', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const result = dispatch(['serve', '--port', String(port)]);
+      expect(result.code).toBe(2);
+      expect(result.lines).toEqual([`Port ${port} is in use on 127.0.0.1: stop what listens there, or choose another with PORT or --port.`]);
+    } finally {
+      taken.close();
+    }
+  }, 60_000);
+
+  it('names a DATA_DIR that cannot be a directory, given by --data-dir', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'dispatch-start-')), 'a-file');
+    writeFileSync(file, '');
+    const result = dispatch(['worker', '--data-dir', join(file, 'data')]);
+    expect(result.code).toBe(2);
+    expect(result.lines).toHaveLength(1);
+    expect(result.lines[0]).toMatch(/^DATA_DIR .*a-file\/data cannot be used \(ENOTDIR on .*\): set DATA_DIR or --data-dir to a directory this process can write\.$/);
+  }, 60_000);
+
+  it('names a DATABASE_URL nobody answers at, without its password', async () => {
+    const port = await freePort();
+    const result = dispatch(['worker'], { DATABASE_URL: `postgres://app:hunter2@127.0.0.1:${port}/dispatch`, DISPATCH_SECRET_KEY: SECRET });
+    expect(result.code).toBe(2);
+    expect(result.lines).toEqual([`DATABASE_URL postgres://app:***@127.0.0.1:${port}/dispatch: cannot connect (ECONNREFUSED). Is PostgreSQL running there, and reachable from here?`]);
+  }, 60_000);
+
+  it('names a DATABASE_URL that is not a URL', () => {
+    const result = dispatch(['serve'], { DATABASE_URL: 'postgres://[broken', DISPATCH_SECRET_KEY: SECRET });
+    expect(result.code).toBe(2);
+    expect(result.lines).toHaveLength(1);
+    expect(result.lines[0]).toMatch(/^DATABASE_URL /);
+  }, 60_000);
+
+  it('listens where --port and --host say', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-start-'));
+    const child = spawn(process.execPath, [DISPATCH, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], { env: { ...process.env, PORT: '1' } });
+    try {
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()).includes('listening on') && resolve());
+        child.once('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+      });
+      expect(output).toContain(`listening on http://127.0.0.1:${port} (store: SQLite in ${dataDir};`);
+      expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  }, 60_000);
+});
