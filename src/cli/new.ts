@@ -8,6 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ScaffoldPaths, ScaffoldPlan } from '../scaffold/plan.js';
+import { shownPath } from '../spec/shown-path.js';
 import { generatorPaths } from './paths.js';
 
 interface LocationOptions {
@@ -80,13 +81,13 @@ async function run(options: LocationOptions, plan: (scaffold: Scaffold, paths: S
   for (const { path, text, kind } of planned.writes) {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
-    console.log(`  ${kind.padEnd(7)} ${scaffold.shown(path)}`);
+    console.log(`  ${kind.padEnd(7)} ${shownPath(path)}`);
   }
   const report = writeGenerated(paths.outDir, files);
-  for (const path of report.written) console.log(`  wrote   ${scaffold.shown(join(paths.outDir, path))}`);
-  for (const path of report.deleted) console.log(`  deleted ${scaffold.shown(join(paths.outDir, path))}`);
+  for (const path of report.written) console.log(`  wrote   ${shownPath(join(paths.outDir, path))}`);
+  for (const path of report.deleted) console.log(`  deleted ${shownPath(join(paths.outDir, path))}`);
   console.log(`Generated: ${report.written.length} written, ${report.deleted.length} deleted, ${report.unchanged} unchanged.`);
   console.log(
-    `Next: write ${planned.id} in ${scaffold.shown(planned.handlerFile)}; until then \`npx vitest run ${scaffold.shown(planned.testFile)}\` fails with 501 not_implemented.`,
+    `Next: write ${planned.id} in ${shownPath(planned.handlerFile)}; until then \`npx vitest run ${shownPath(planned.testFile)}\` fails with 501 not_implemented.`,
   );
 }

@@ -4,7 +4,8 @@
  * YAML value, in the order the file writes them. A file that is gone (a removed face) is pointed at its
  * first line, so the diagnostic still names it.
  */
-import { basename, join, relative } from 'node:path';
+import { basename, join } from 'node:path';
+import { shownPath } from '../spec/shown-path.js';
 import { parseSource, type JsonPath, type SourceFile } from '../spec/source.js';
 import type { Element, Where, WherePath } from './change.js';
 
@@ -19,7 +20,7 @@ export type Locate = (where: Where) => Position;
 /** `files` are the face files by name, as read from `dir`. */
 export function locator(dir: string, files: Map<string, string>): Locate {
   const sources = new Map<string, SourceFile>();
-  const shown = (name: string) => relative(process.cwd(), join(dir, name)) || name;
+  const shown = (name: string) => shownPath(join(dir, name));
   for (const [name, text] of files) sources.set(basename(name), parseSource(shown(name), text).source);
   return (where) => {
     const source = sources.get(where.file);

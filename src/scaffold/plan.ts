@@ -8,6 +8,7 @@ import { join, relative, sep } from 'node:path';
 import type { GeneratorPaths } from '../cli/paths.js';
 import { fromRoot } from '../package-root.js';
 import { pascalCase } from '../spec/resolve.js';
+import { shownPath } from '../spec/shown-path.js';
 import { addAction, newFaceFile, starterAction } from './face-stanza.js';
 import { checkActionName, checkFaceName, checkNotBuiltin, ScaffoldError } from './names.js';
 import { builtinFaces, chooseScope, readWorkspace, type FacesWorkspace } from './workspace.js';
@@ -48,9 +49,9 @@ export async function planNewFace(paths: ScaffoldPaths, face: string, options: N
   const workspace = readWorkspace(paths.facesDir);
   checkNotBuiltin(face, builtinFaces(workspace));
   const faceFile = join(paths.facesDir, `${face}.yaml`);
-  if (workspace.faces.has(face) || existsSync(faceFile)) throw new ScaffoldError(`face "${face}" already exists (${shown(faceFile)}).`);
+  if (workspace.faces.has(face) || existsSync(faceFile)) throw new ScaffoldError(`face "${face}" already exists (${shownPath(faceFile)}).`);
   const { handlerFile, testFile } = targets(paths, face, action);
-  if (existsSync(handlerFile)) throw new ScaffoldError(`${shown(handlerFile)} already exists.`);
+  if (existsSync(handlerFile)) throw new ScaffoldError(`${shownPath(handlerFile)} already exists.`);
   refuseExistingTest(testFile);
   // A scope of the face's own family is the sensible default when there is exactly one.
   const scope = chooseScope(workspace, options.scope, workspace.scopes.filter((s) => s.startsWith(`${face}:`)));
@@ -60,7 +61,7 @@ export async function planNewFace(paths: ScaffoldPaths, face: string, options: N
   const stanza = starterAction(face, action, scope);
   const faceText = newFaceFile({ face, summary, since: workspace.latest, action, stanza, schemaPath: importPath(paths.facesDir, fromRoot('src/spec/schemas/face.schema.json')) });
   const handlerText = newHandlerModule({ face, typeName: pascalCase(face), summary, action, typesModule: typesModule(paths) });
-  const testText = await newTestFile({ face, action, example: stanza.examples[0]!, faceFile: shown(faceFile), handlerFile: shown(handlerFile) });
+  const testText = await newTestFile({ face, action, example: stanza.examples[0]!, faceFile: shownPath(faceFile), handlerFile: shownPath(handlerFile) });
   return {
     id: `${face}.${action}`,
     writes: [
@@ -86,18 +87,18 @@ export async function planNewAction(paths: ScaffoldPaths, face: string, action: 
   if (!declared) throw new ScaffoldError(`unknown face "${face}"; the faces are: ${[...workspace.faces.keys()].join(', ')}.`);
   if (declared.builtin) throw new ScaffoldError(`face "${face}" is built in: the runtime serves it, with no handler module to add to.`);
   const faceName = `${face}.yaml`;
-  if (declared.actions.includes(action)) throw new ScaffoldError(`${shown(join(paths.facesDir, faceName))} already declares action "${action}".`);
+  if (declared.actions.includes(action)) throw new ScaffoldError(`${shownPath(join(paths.facesDir, faceName))} already declares action "${action}".`);
   const { handlerFile, testFile } = targets(paths, face, action);
-  if (!existsSync(handlerFile)) throw new ScaffoldError(`${shown(handlerFile)} does not exist; face "${face}" needs its handler module first.`);
+  if (!existsSync(handlerFile)) throw new ScaffoldError(`${shownPath(handlerFile)} does not exist; face "${face}" needs its handler module first.`);
   refuseExistingTest(testFile);
   // The face's own scope is the sensible default when all its actions share one.
   const scope = chooseScope(workspace, options.scope, declared.scopes);
 
   const { addHandlerMethod, newTestFile } = await writers();
   const stanza = starterAction(face, action, scope, options.summary);
-  const faceText = addAction(workspace.files.get(faceName)!, shown(join(paths.facesDir, faceName)), action, stanza);
-  const handlerText = addHandlerMethod(readFileSync(handlerFile, 'utf8'), shown(handlerFile), face, action);
-  const testText = await newTestFile({ face, action, example: stanza.examples[0]!, faceFile: shown(join(paths.facesDir, faceName)), handlerFile: shown(handlerFile) });
+  const faceText = addAction(workspace.files.get(faceName)!, shownPath(join(paths.facesDir, faceName)), action, stanza);
+  const handlerText = addHandlerMethod(readFileSync(handlerFile, 'utf8'), shownPath(handlerFile), face, action);
+  const testText = await newTestFile({ face, action, example: stanza.examples[0]!, faceFile: shownPath(join(paths.facesDir, faceName)), handlerFile: shownPath(handlerFile) });
   return {
     id: `${face}.${action}`,
     writes: [
@@ -117,15 +118,13 @@ async function writers() {
   return { ...handlerModule, ...testFile };
 }
 
-/** A path as the user sees it: relative to the working directory. */
-export const shown = (path: string) => relative(process.cwd(), path) || '.';
 
 function targets(paths: ScaffoldPaths, face: string, action: string) {
   return { handlerFile: join(paths.handlersDir, `${face}.ts`), testFile: join(paths.testsDir, face, `${action}.test.ts`) };
 }
 
 function refuseExistingTest(testFile: string): void {
-  if (existsSync(testFile)) throw new ScaffoldError(`${shown(testFile)} already exists.`);
+  if (existsSync(testFile)) throw new ScaffoldError(`${shownPath(testFile)} already exists.`);
 }
 
 /** The generated server types, as the handler module imports them (`../../generated/server/types.js`). */

@@ -8,11 +8,12 @@
  * rule cheap; a module without the expected `export const <face> = { ... }` is left to the type-checker.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 // ts-morph's own copy of the compiler, already loaded by the emitters: a second copy would cost ~200 ms.
 import { ts } from 'ts-morph';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import type { Face } from './model.js';
+import { shownPath } from './shown-path.js';
 import type { SourceFile } from './source.js';
 
 /** Where a handler body touches something, as `file:line`. */
@@ -39,7 +40,7 @@ export function lintHandlers(face: Face, source: SourceFile, handlersDir: string
 function handlerUses(file: string, faceName: string): Map<string, Use> {
   const text = readFileSync(file, 'utf8');
   const tree = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
-  const shown = relative(process.cwd(), file);
+  const shown = shownPath(file);
   const where = (node: ts.Node) => `${shown}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
   const uses = new Map<string, Use>();
   const handlers = handlerObject(tree, faceName);

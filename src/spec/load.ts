@@ -2,9 +2,10 @@
  * Reads `platform.yaml` and every face file of a faces directory, keeping each YAML document for
  * positions. Syntax problems and duplicate keys are reported here; nothing is interpreted yet.
  */
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { readFaceDirectory } from './face-directory.js';
+import { shownPath } from './shown-path.js';
 import { parseSource, type SourceFile } from './source.js';
 
 export { readFaceDirectory };
@@ -24,14 +25,14 @@ export function loadSources(dir: string, files?: Map<string, string>): LoadedSou
   const faces: SourceFile[] = [];
   let platform: SourceFile | undefined;
   for (const [name, text] of [...texts].sort(([a], [b]) => a.localeCompare(b))) {
-    const shown = relative(process.cwd(), join(dir, name)) || name;
+    const shown = shownPath(join(dir, name));
     const parsed = parseOnce(shown, text);
     diagnostics.push(...parsed.diagnostics);
     if (name === PLATFORM_FILE) platform = parsed.source;
     else faces.push(parsed.source);
   }
   if (!platform) {
-    const shown = relative(process.cwd(), join(dir, PLATFORM_FILE)) || PLATFORM_FILE;
+    const shown = shownPath(join(dir, PLATFORM_FILE));
     diagnostics.push(diagnostic('yaml-syntax', { file: shown, line: 1, col: 1 }, { detail: 'file not found' }));
   }
   return { platform, faces, diagnostics };
