@@ -31,7 +31,7 @@ async function diff(options: DiffOptions): Promise<number> {
   const [{ buildCatalog }, { readFaceDirectory }, { catalogAtRef, notBuilding }, { compareCatalogs }, { locator }, { diffReport, humanLines }] =
     await Promise.all([
       import('../spec/index.js'),
-      import('../spec/load.js'),
+      import('../spec/face-directory.js'),
       import('../diff/git-catalog.js'),
       import('../diff/gate.js'),
       import('../diff/locate.js'),

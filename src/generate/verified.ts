@@ -4,10 +4,11 @@
  * the inputs match the record, `check` needs only to hash the files on disk against the manifest's
  * `sha256` list, which catches a one-byte hand edit of any file without regenerating anything.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sha256 } from '../hash.js';
 import { generatorFingerprint } from '../memo/fingerprint.js';
+import { writeCacheFile } from '../memo/memo.js';
 import { listFiles } from './check.js';
 import { MANIFEST_PATH, type Manifest } from './manifest.js';
 
@@ -35,17 +36,14 @@ export function inputsHash(faceFiles: Map<string, string>, handlersDir: string):
 /** Records that the generator of `fingerprint` (taken as the run started) made this manifest from these inputs. */
 export function recordVerified(cacheDir: string, fingerprint: string, inputs: string, manifestText: string, diagnostics: string[]): void {
   const state: VerifiedState = { fingerprint, inputs, manifest: sha256(manifestText), diagnostics };
-  mkdirSync(cacheDir, { recursive: true });
-  const temporary = join(cacheDir, `${FILE}.${process.pid}.tmp`);
-  writeFileSync(temporary, JSON.stringify(state));
-  renameSync(temporary, join(cacheDir, FILE));
+  writeCacheFile(cacheDir, FILE, JSON.stringify(state));
 }
 
 /**
  * The diagnostics to print and the number of files hashed when `outDir` is exactly what the recorded state
- * produced for these inputs;
- * undefined when it may not be (no record, another generator or other inputs, or any file on disk that
- * differs from its hash, is missing or is not the generator's): then only regenerating can tell.
+ * produced for these inputs; undefined when it may not be (no record, another generator or other inputs, or
+ * any file on disk that differs from its hash, is missing or is not the generator's): then only regenerating
+ * can tell.
  */
 export function verifiedDiagnostics(cacheDir: string, inputs: string, outDir: string): { diagnostics: string[]; files: number } | undefined {
   let state: VerifiedState;

@@ -57,18 +57,25 @@ export const memoStats = () => ({ hits: cache?.hits ?? 0, misses: cache?.misses 
 
 /**
  * Writes the entries the runs since the last save used, and only those, so the file holds one catalogue's
- * worth of work however long a watch runs. Written to a temporary file and renamed: a reader sees the old
- * memo or the new one. A run that failed (a face with an error) saves nothing, so the run after the fix
+ * worth of work however long a watch runs. A run that failed (a face with an error) saves nothing, so the run after the fix
  * still finds the rest of the catalogue.
  */
 export function saveCache(): void {
   if (!cache) return;
-  mkdirSync(cache.dir, { recursive: true });
-  const temporary = join(cache.dir, `${FILE}.${process.pid}.tmp`);
-  writeFileSync(temporary, JSON.stringify(Object.fromEntries(cache.used)));
-  renameSync(temporary, join(cache.dir, FILE));
+  writeCacheFile(cache.dir, FILE, JSON.stringify(Object.fromEntries(cache.used)));
   cache.stored = cache.used;
   cache.used = new Map();
+}
+
+/**
+ * Writes a file of the cache directory whole: to a temporary file of this process, renamed into place, so
+ * that another process reading it sees the old text or the new one, never half of it.
+ */
+export function writeCacheFile(dir: string, name: string, text: string): void {
+  mkdirSync(dir, { recursive: true });
+  const temporary = join(dir, `${name}.${process.pid}.tmp`);
+  writeFileSync(temporary, text);
+  renameSync(temporary, join(dir, name));
 }
 
 /** The value for `key` computed by `compute`, from the memo when an earlier run computed it. */

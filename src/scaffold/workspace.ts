@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { PLATFORM_FILE, readFaceDirectory } from '../spec/load.js';
+import { readFaceDirectory } from '../spec/face-directory.js';
+import { PLATFORM_FILE } from '../spec/load.js';
 import type { Platform } from '../spec/model.js';
 import { resolvePlatform } from '../spec/resolve.js';
 import { parseSource } from '../spec/source.js';

@@ -5,9 +5,9 @@
  * Newer rules live one per file under rules/ (units and prices) and are called from lintFace.
  */
 import type { ValidateFunction } from 'ajv';
-import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { sha256 } from '../hash.js';
 import { memo } from '../memo/memo.js';
+import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { assertValidSchema, checkAjv, faceValidators } from './face-ajv.js';
 import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
 import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';

@@ -8,8 +8,6 @@ import { readFaceDirectory } from './face-directory.js';
 import { shownPath } from './shown-path.js';
 import { parseSource, type SourceFile } from './source.js';
 
-export { readFaceDirectory };
-
 export const PLATFORM_FILE = 'platform.yaml';
 
 export interface LoadedSources {
