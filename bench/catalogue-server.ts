@@ -9,16 +9,22 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AnyHandler, Catalogue, EventEntry, FaceEntry } from '../src/runtime/dispatch-types.js';
-import { sandboxProcessor } from '../src/providers/payments/sandbox.js';
-import { testEmbeddingModel } from '../src/providers/test-embeddings.js';
-import { testTextModel } from '../src/providers/test-model.js';
-import { createLimiter } from '../src/runtime/rate-limit/create.js';
-import { buildServer } from '../src/runtime/server.js';
 import { openStore } from '../src/store/open.js';
 
 const dir = process.env.CATALOGUE_DIR!;
+// As `dispatch serve` does: the store opens while the server's modules load.
+const opening = openStore({ dataDir: process.env.DATA_DIR! });
 const load = (path: string) => import(pathToFileURL(join(dir, 'generated', 'server', path)).href);
-const [tables, { platform, errors }, db] = await Promise.all([load('dispatch.js'), load('platform.js'), openStore({ dataDir: process.env.DATA_DIR! })]);
+const [tables, { platform, errors }, { sandboxProcessor }, { testEmbeddingModel }, { testTextModel }, { createLimiter }, { buildServer }] = await Promise.all([
+  load('dispatch.js'),
+  load('platform.js'),
+  import('../src/providers/payments/sandbox.js'),
+  import('../src/providers/test-embeddings.js'),
+  import('../src/providers/test-model.js'),
+  import('../src/runtime/rate-limit/create.js'),
+  import('../src/runtime/server.js'),
+]);
+const db = await opening;
 const faces = tables.faces as ReadonlyMap<string, FaceEntry>;
 const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Record<string, unknown>;
 const handlers: Record<string, Record<string, AnyHandler>> = {};
@@ -27,7 +33,7 @@ for (const face of faces.values()) {
   handlers[face.name] = Object.fromEntries([...face.actions.values()].map((a) => [a.name, async () => results[a.id] ?? {}]));
 }
 const catalogue: Catalogue = { faces, eventTypes: tables.eventTypes as ReadonlyMap<string, EventEntry>, platform, errors, handlers };
-const limiter = createLimiter({ redisPrefix: 'bench:', rateLimitWhenUnavailable: 'refuse' });
+const limiter = await createLimiter({ redisPrefix: 'bench:', rateLimitWhenUnavailable: 'refuse' });
 const app = await buildServer(catalogue, { db, providers: { ai: { test: testTextModel }, embeddings: { test: testEmbeddingModel }, payments: { test: sandboxProcessor } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench' });
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 process.send?.({ port: Number(process.env.PORT) });

@@ -34,7 +34,7 @@ for (let i = 0; i < BENCH_KEYS; i++) {
   keyIds.push(issued.record.id);
   batchKeys.push((await createKey(db, { mode: 'test', scopes: ['*'], entities: [`batch${i}`], tier: 'enterprise' })).secret);
 }
-const limiter = createLimiter({
+const limiter = await createLimiter({
   redisUrl: shared ? 'redis://127.0.0.1:6379' : undefined,
   redisPrefix: `bench-${process.pid}:`,
   rateLimitWhenUnavailable: 'refuse',

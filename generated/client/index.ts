@@ -159,13 +159,9 @@ import type {
 } from './types.js';
 export * from './runtime.js';
 export * from './types.js';
-/** The API version this client was generated for, sent as `X-API-Version` unless a client or call names another. */
-export const API_VERSION = '2026-09-01';
 
-/** A typed client of `POST /do` for API version 2026-09-01: one property per face, one method per action. */
-export class DispatchClient extends BaseClient {
-  /** Text generation and embeddings through a configured model provider. */
-  readonly ai = {
+function aiMethods(client: BaseClient) {
+  return {
     /**
      * Turn texts into embedding vectors.
      *
@@ -179,7 +175,7 @@ export class DispatchClient extends BaseClient {
      * `text-embedding-3-large` and 1536 for any other name.
      */
     embed: (payload: AiEmbedPayload, options?: CallOptions): Promise<AiEmbedResult> =>
-      this.call<AiEmbedResult>('ai', 'embed', payload, options),
+      client.call<AiEmbedResult>('ai', 'embed', payload, options),
     /**
      * Generate text from a prompt.
      *
@@ -191,14 +187,14 @@ export class DispatchClient extends BaseClient {
      */
     generate: Object.assign(
       (payload: AiGeneratePayload, options?: CallOptions): Promise<AiGenerateResult> =>
-        this.call<AiGenerateResult>('ai', 'generate', payload, options),
+        client.call<AiGenerateResult>('ai', 'generate', payload, options),
       {
         /**
          * Streams `ai.generate`: iterate the returned `DispatchStream` for its `start`, `delta` and `progress`
          * events; await it, or its `finalResult()`, for the result.
          */
         stream: (payload: AiGeneratePayload, options?: CallOptions): DispatchStream<AiGenerateResult> =>
-          this.stream<AiGenerateResult>('ai', 'generate', payload, options),
+          client.stream<AiGenerateResult>('ai', 'generate', payload, options),
       },
     ),
     /**
@@ -212,17 +208,19 @@ export class DispatchClient extends BaseClient {
      * under, though it answers to every name.
      */
     models: (payload: AiModelsPayload = {}, options?: CallOptions): Promise<AiModelsResult> =>
-      this.call<AiModelsResult>('ai', 'models', payload, options),
+      client.call<AiModelsResult>('ai', 'models', payload, options),
   };
-  /** End users of an entity, with passwords and sessions. */
-  readonly auth = {
+}
+
+function authMethods(client: BaseClient) {
+  return {
     /**
      * Delete a user and its sessions; its e-mail address can sign up again.
      *
      * Requires the `auth:admin` scope.
      */
     deleteUser: (payload: AuthDeleteUserPayload, options?: CallOptions): Promise<AuthDeleteUserResult> =>
-      this.call<AuthDeleteUserResult>('auth', 'deleteUser', payload, options),
+      client.call<AuthDeleteUserResult>('auth', 'deleteUser', payload, options),
     /**
      * Disable a user and end its sessions at once.
      *
@@ -232,7 +230,7 @@ export class DispatchClient extends BaseClient {
      * a disabled user changes nothing and keeps its first `disabledAt`.
      */
     disableUser: (payload: AuthDisableUserPayload, options?: CallOptions): Promise<AuthDisableUserResult> =>
-      this.call<AuthDisableUserResult>('auth', 'disableUser', payload, options),
+      client.call<AuthDisableUserResult>('auth', 'disableUser', payload, options),
     /**
      * Let a disabled user log in again.
      *
@@ -241,7 +239,7 @@ export class DispatchClient extends BaseClient {
      * Its sessions ended by `disableUser` stay ended; it logs in anew. Enabling an enabled user changes nothing.
      */
     enableUser: (payload: AuthEnableUserPayload, options?: CallOptions): Promise<AuthEnableUserResult> =>
-      this.call<AuthEnableUserResult>('auth', 'enableUser', payload, options),
+      client.call<AuthEnableUserResult>('auth', 'enableUser', payload, options),
     /**
      * Import many users at once, all or none.
      *
@@ -253,14 +251,14 @@ export class DispatchClient extends BaseClient {
      */
     import: Object.assign(
       (payload: AuthImportPayload, options?: CallOptions): Promise<AuthImportResult> =>
-        this.call<AuthImportResult>('auth', 'import', payload, options),
+        client.call<AuthImportResult>('auth', 'import', payload, options),
       {
         /**
          * Streams `auth.import`: iterate the returned `DispatchStream` for its `start`, `delta` and `progress`
          * events; await it, or its `finalResult()`, for the result.
          */
         stream: (payload: AuthImportPayload, options?: CallOptions): DispatchStream<AuthImportResult> =>
-          this.stream<AuthImportResult>('auth', 'import', payload, options),
+          client.stream<AuthImportResult>('auth', 'import', payload, options),
       },
     ),
     /**
@@ -269,38 +267,40 @@ export class DispatchClient extends BaseClient {
      * Requires the `auth:admin` scope.
      */
     listUsers: (payload: AuthListUsersPayload = {}, options?: CallOptions): Promise<AuthListUsersResult> =>
-      this.call<AuthListUsersResult>('auth', 'listUsers', payload, options),
+      client.call<AuthListUsersResult>('auth', 'listUsers', payload, options),
     /**
      * Check a password and open a session.
      *
      * Requires the `auth:session` scope.
      */
     login: (payload: AuthLoginPayload, options?: CallOptions): Promise<AuthLoginResult> =>
-      this.call<AuthLoginResult>('auth', 'login', payload, options),
+      client.call<AuthLoginResult>('auth', 'login', payload, options),
     /**
      * End a session.
      *
      * Requires the `auth:session` scope.
      */
     logout: (payload: AuthLogoutPayload, options?: CallOptions): Promise<AuthLogoutResult> =>
-      this.call<AuthLogoutResult>('auth', 'logout', payload, options),
+      client.call<AuthLogoutResult>('auth', 'logout', payload, options),
     /**
      * Read the user and expiry of an open session.
      *
      * Requires the `auth:session` scope.
      */
     session: (payload: AuthSessionPayload, options?: CallOptions): Promise<AuthSessionResult> =>
-      this.call<AuthSessionResult>('auth', 'session', payload, options),
+      client.call<AuthSessionResult>('auth', 'session', payload, options),
     /**
      * Register a user with an e-mail address and a password.
      *
      * Requires the `auth:signup` scope.
      */
     signup: (payload: AuthSignupPayload, options?: CallOptions): Promise<AuthSignupResult> =>
-      this.call<AuthSignupResult>('auth', 'signup', payload, options),
+      client.call<AuthSignupResult>('auth', 'signup', payload, options),
   };
-  /** Prices, subscriptions and invoices rated from usage and ingested meters, paid through payments. */
-  readonly billing = {
+}
+
+function billingMethods(client: BaseClient) {
+  return {
     /**
      * Cancel a subscription, at once or at the end of its period.
      *
@@ -314,7 +314,7 @@ export class DispatchClient extends BaseClient {
       payload: BillingCancelSubscriptionPayload,
       options?: CallOptions,
     ): Promise<BillingCancelSubscriptionResult> =>
-      this.call<BillingCancelSubscriptionResult>('billing', 'cancelSubscription', payload, options),
+      client.call<BillingCancelSubscriptionResult>('billing', 'cancelSubscription', payload, options),
     /**
      * Create a price (flat, per unit or graduated).
      *
@@ -324,7 +324,7 @@ export class DispatchClient extends BaseClient {
      * Prices never change once made: make a new one and subscribe to it.
      */
     createPrice: (payload: BillingCreatePricePayload, options?: CallOptions): Promise<BillingCreatePriceResult> =>
-      this.call<BillingCreatePriceResult>('billing', 'createPrice', payload, options),
+      client.call<BillingCreatePriceResult>('billing', 'createPrice', payload, options),
     /**
      * Finalize a draft invoice now, without waiting for the grace window.
      *
@@ -334,21 +334,21 @@ export class DispatchClient extends BaseClient {
       payload: BillingFinalizeInvoicePayload,
       options?: CallOptions,
     ): Promise<BillingFinalizeInvoiceResult> =>
-      this.call<BillingFinalizeInvoiceResult>('billing', 'finalizeInvoice', payload, options),
+      client.call<BillingFinalizeInvoiceResult>('billing', 'finalizeInvoice', payload, options),
     /**
      * Read an invoice.
      *
      * Requires the `billing:read` scope.
      */
     getInvoice: (payload: BillingGetInvoicePayload, options?: CallOptions): Promise<BillingGetInvoiceResult> =>
-      this.call<BillingGetInvoiceResult>('billing', 'getInvoice', payload, options),
+      client.call<BillingGetInvoiceResult>('billing', 'getInvoice', payload, options),
     /**
      * Read a price.
      *
      * Requires the `billing:read` scope.
      */
     getPrice: (payload: BillingGetPricePayload, options?: CallOptions): Promise<BillingGetPriceResult> =>
-      this.call<BillingGetPriceResult>('billing', 'getPrice', payload, options),
+      client.call<BillingGetPriceResult>('billing', 'getPrice', payload, options),
     /**
      * Read a subscription.
      *
@@ -358,7 +358,7 @@ export class DispatchClient extends BaseClient {
       payload: BillingGetSubscriptionPayload,
       options?: CallOptions,
     ): Promise<BillingGetSubscriptionResult> =>
-      this.call<BillingGetSubscriptionResult>('billing', 'getSubscription', payload, options),
+      client.call<BillingGetSubscriptionResult>('billing', 'getSubscription', payload, options),
     /**
      * List invoices, newest first.
      *
@@ -368,14 +368,14 @@ export class DispatchClient extends BaseClient {
       payload: BillingListInvoicesPayload = {},
       options?: CallOptions,
     ): Promise<BillingListInvoicesResult> =>
-      this.call<BillingListInvoicesResult>('billing', 'listInvoices', payload, options),
+      client.call<BillingListInvoicesResult>('billing', 'listInvoices', payload, options),
     /**
      * List prices, newest first.
      *
      * Requires the `billing:read` scope.
      */
     listPrices: (payload: BillingListPricesPayload = {}, options?: CallOptions): Promise<BillingListPricesResult> =>
-      this.call<BillingListPricesResult>('billing', 'listPrices', payload, options),
+      client.call<BillingListPricesResult>('billing', 'listPrices', payload, options),
     /**
      * List subscriptions, newest first.
      *
@@ -385,7 +385,7 @@ export class DispatchClient extends BaseClient {
       payload: BillingListSubscriptionsPayload = {},
       options?: CallOptions,
     ): Promise<BillingListSubscriptionsResult> =>
-      this.call<BillingListSubscriptionsResult>('billing', 'listSubscriptions', payload, options),
+      client.call<BillingListSubscriptionsResult>('billing', 'listSubscriptions', payload, options),
     /**
      * Mark an open invoice uncollectible.
      *
@@ -395,7 +395,7 @@ export class DispatchClient extends BaseClient {
       payload: BillingMarkInvoiceUncollectiblePayload,
       options?: CallOptions,
     ): Promise<BillingMarkInvoiceUncollectibleResult> =>
-      this.call<BillingMarkInvoiceUncollectibleResult>('billing', 'markInvoiceUncollectible', payload, options),
+      client.call<BillingMarkInvoiceUncollectibleResult>('billing', 'markInvoiceUncollectible', payload, options),
     /**
      * Pay an open (or uncollectible) invoice with a payment method, through payments.
      *
@@ -406,7 +406,7 @@ export class DispatchClient extends BaseClient {
      * stays open and counts the attempt.
      */
     payInvoice: (payload: BillingPayInvoicePayload, options?: CallOptions): Promise<BillingPayInvoiceResult> =>
-      this.call<BillingPayInvoiceResult>('billing', 'payInvoice', payload, options),
+      client.call<BillingPayInvoiceResult>('billing', 'payInvoice', payload, options),
     /**
      * Subscribe the entity of the call to prices, billed to a customer each period.
      *
@@ -416,7 +416,7 @@ export class DispatchClient extends BaseClient {
      * reaches) starts the periods earlier: the periods already over are invoiced at the next close.
      */
     subscribe: (payload: BillingSubscribePayload, options?: CallOptions): Promise<BillingSubscribeResult> =>
-      this.call<BillingSubscribeResult>('billing', 'subscribe', payload, options),
+      client.call<BillingSubscribeResult>('billing', 'subscribe', payload, options),
     /**
      * Rate the current period of a subscription now, as its invoice would be.
      *
@@ -426,24 +426,26 @@ export class DispatchClient extends BaseClient {
       payload: BillingUpcomingInvoicePayload,
       options?: CallOptions,
     ): Promise<BillingUpcomingInvoiceResult> =>
-      this.call<BillingUpcomingInvoiceResult>('billing', 'upcomingInvoice', payload, options),
+      client.call<BillingUpcomingInvoiceResult>('billing', 'upcomingInvoice', payload, options),
     /**
      * Void an open or uncollectible invoice.
      *
      * Requires the `billing:invoices` scope.
      */
     voidInvoice: (payload: BillingVoidInvoicePayload, options?: CallOptions): Promise<BillingVoidInvoiceResult> =>
-      this.call<BillingVoidInvoiceResult>('billing', 'voidInvoice', payload, options),
+      client.call<BillingVoidInvoiceResult>('billing', 'voidInvoice', payload, options),
   };
-  /** Transactional e-mail with templates, a durable send queue and per-entity suppression lists. */
-  readonly email = {
+}
+
+function emailMethods(client: BaseClient) {
+  return {
     /**
      * Create a template (Handlebars subject, text and html).
      *
      * Requires the `email:templates` scope.
      */
     createTemplate: (payload: EmailCreateTemplatePayload, options?: CallOptions): Promise<EmailCreateTemplateResult> =>
-      this.call<EmailCreateTemplateResult>('email', 'createTemplate', payload, options),
+      client.call<EmailCreateTemplateResult>('email', 'createTemplate', payload, options),
     /**
      * Take an address off the suppression list, so that it can be sent to again.
      *
@@ -453,35 +455,35 @@ export class DispatchClient extends BaseClient {
       payload: EmailDeleteSuppressionPayload,
       options?: CallOptions,
     ): Promise<EmailDeleteSuppressionResult> =>
-      this.call<EmailDeleteSuppressionResult>('email', 'deleteSuppression', payload, options),
+      client.call<EmailDeleteSuppressionResult>('email', 'deleteSuppression', payload, options),
     /**
      * Delete a template.
      *
      * Requires the `email:templates` scope.
      */
     deleteTemplate: (payload: EmailDeleteTemplatePayload, options?: CallOptions): Promise<EmailDeleteTemplateResult> =>
-      this.call<EmailDeleteTemplateResult>('email', 'deleteTemplate', payload, options),
+      client.call<EmailDeleteTemplateResult>('email', 'deleteTemplate', payload, options),
     /**
      * Read a message, with its status history.
      *
      * Requires the `email:read` scope.
      */
     get: (payload: EmailGetPayload, options?: CallOptions): Promise<EmailGetResult> =>
-      this.call<EmailGetResult>('email', 'get', payload, options),
+      client.call<EmailGetResult>('email', 'get', payload, options),
     /**
      * Read a template by name.
      *
      * Requires the `email:templates` scope.
      */
     getTemplate: (payload: EmailGetTemplatePayload, options?: CallOptions): Promise<EmailGetTemplateResult> =>
-      this.call<EmailGetTemplateResult>('email', 'getTemplate', payload, options),
+      client.call<EmailGetTemplateResult>('email', 'getTemplate', payload, options),
     /**
      * List messages, newest first.
      *
      * Requires the `email:read` scope.
      */
     list: (payload: EmailListPayload = {}, options?: CallOptions): Promise<EmailListResult> =>
-      this.call<EmailListResult>('email', 'list', payload, options),
+      client.call<EmailListResult>('email', 'list', payload, options),
     /**
      * List the suppressed addresses, in alphabetical order.
      *
@@ -491,7 +493,7 @@ export class DispatchClient extends BaseClient {
       payload: EmailListSuppressionsPayload = {},
       options?: CallOptions,
     ): Promise<EmailListSuppressionsResult> =>
-      this.call<EmailListSuppressionsResult>('email', 'listSuppressions', payload, options),
+      client.call<EmailListSuppressionsResult>('email', 'listSuppressions', payload, options),
     /**
      * List templates by name.
      *
@@ -501,7 +503,7 @@ export class DispatchClient extends BaseClient {
       payload: EmailListTemplatesPayload = {},
       options?: CallOptions,
     ): Promise<EmailListTemplatesResult> =>
-      this.call<EmailListTemplatesResult>('email', 'listTemplates', payload, options),
+      client.call<EmailListTemplatesResult>('email', 'listTemplates', payload, options),
     /**
      * Send a message, now or at `scheduledAt`.
      *
@@ -511,7 +513,7 @@ export class DispatchClient extends BaseClient {
      * before this answers; recipients on the suppression list make it `suppressed` at once.
      */
     send: (payload: EmailSendPayload, options?: CallOptions): Promise<EmailSendResult> =>
-      this.call<EmailSendResult>('email', 'send', payload, options),
+      client.call<EmailSendResult>('email', 'send', payload, options),
     /**
      * Send up to 100 messages, each answered on its own.
      *
@@ -520,72 +522,78 @@ export class DispatchClient extends BaseClient {
      * Each message is checked and queued on its own; one refused does not stop the others.
      */
     sendBatch: (payload: EmailSendBatchPayload, options?: CallOptions): Promise<EmailSendBatchResult> =>
-      this.call<EmailSendBatchResult>('email', 'sendBatch', payload, options),
+      client.call<EmailSendBatchResult>('email', 'sendBatch', payload, options),
     /**
      * Change a template's subject, text or html.
      *
      * Requires the `email:templates` scope.
      */
     updateTemplate: (payload: EmailUpdateTemplatePayload, options?: CallOptions): Promise<EmailUpdateTemplateResult> =>
-      this.call<EmailUpdateTemplateResult>('email', 'updateTemplate', payload, options),
+      client.call<EmailUpdateTemplateResult>('email', 'updateTemplate', payload, options),
   };
-  /** The event log: the events webhooks deliver, listed and read by id. */
-  readonly events = {
+}
+
+function eventsMethods(client: BaseClient) {
+  return {
     /**
      * Read one event.
      *
      * Requires the `events:read` scope.
      */
     get: (payload: EventsGetPayload, options?: CallOptions): Promise<EventsGetResult> =>
-      this.call<EventsGetResult>('events', 'get', payload, options),
+      client.call<EventsGetResult>('events', 'get', payload, options),
     /**
      * List events, newest first.
      *
      * Requires the `events:read` scope.
      */
     list: (payload: EventsListPayload = {}, options?: CallOptions): Promise<EventsListResult> =>
-      this.call<EventsListResult>('events', 'list', payload, options),
+      client.call<EventsListResult>('events', 'list', payload, options),
   };
-  /** API keys, their scopes, entities and tiers. */
-  readonly keys = {
+}
+
+function keysMethods(client: BaseClient) {
+  return {
     /**
      * Create a key in the caller's mode.
      *
      * Requires the `keys:write` scope.
      */
     create: (payload: KeysCreatePayload, options?: CallOptions): Promise<KeysCreateResult> =>
-      this.call<KeysCreateResult>('keys', 'create', payload, options),
+      client.call<KeysCreateResult>('keys', 'create', payload, options),
     /**
      * Read one key.
      *
      * Requires the `keys:read` scope.
      */
     get: (payload: KeysGetPayload, options?: CallOptions): Promise<KeysGetResult> =>
-      this.call<KeysGetResult>('keys', 'get', payload, options),
+      client.call<KeysGetResult>('keys', 'get', payload, options),
     /**
      * List the keys the caller can see, newest first.
      *
      * Requires the `keys:read` scope.
      */
     list: (payload: KeysListPayload = {}, options?: CallOptions): Promise<KeysListResult> =>
-      this.call<KeysListResult>('keys', 'list', payload, options),
+      client.call<KeysListResult>('keys', 'list', payload, options),
     /**
      * Revoke a key at once.
      *
      * Requires the `keys:write` scope.
      */
     revoke: (payload: KeysRevokePayload, options?: CallOptions): Promise<KeysRevokeResult> =>
-      this.call<KeysRevokeResult>('keys', 'revoke', payload, options),
+      client.call<KeysRevokeResult>('keys', 'revoke', payload, options),
     /**
      * Issue a new secret for a key; the old one keeps working for a grace period.
      *
      * Requires the `keys:write` scope.
      */
     rotate: (payload: KeysRotatePayload, options?: CallOptions): Promise<KeysRotateResult> =>
-      this.call<KeysRotateResult>('keys', 'rotate', payload, options),
+      client.call<KeysRotateResult>('keys', 'rotate', payload, options),
   };
-  /** Customers, payment intents with Stripe's states, refunds and the balance, over a double-entry ledger. */
-  readonly payments = {
+}
+
+function paymentsMethods(client: BaseClient) {
+  return {
     /**
      * What was charged and is available, and what is held, per currency.
      *
@@ -594,14 +602,14 @@ export class DispatchClient extends BaseClient {
      * `available`: captured and not refunded. `pending`: authorized and held, not captured yet. Both derived from the ledger.
      */
     balance: (payload: PaymentsBalancePayload = {}, options?: CallOptions): Promise<PaymentsBalanceResult> =>
-      this.call<PaymentsBalanceResult>('payments', 'balance', payload, options),
+      client.call<PaymentsBalanceResult>('payments', 'balance', payload, options),
     /**
      * Cancel a payment intent that is not charged yet, releasing any hold.
      *
      * Requires the `payments:charge` scope.
      */
     cancelIntent: (payload: PaymentsCancelIntentPayload, options?: CallOptions): Promise<PaymentsCancelIntentResult> =>
-      this.call<PaymentsCancelIntentResult>('payments', 'cancelIntent', payload, options),
+      client.call<PaymentsCancelIntentResult>('payments', 'cancelIntent', payload, options),
     /**
      * Capture all or part of a held payment; the rest is released.
      *
@@ -611,7 +619,7 @@ export class DispatchClient extends BaseClient {
       payload: PaymentsCaptureIntentPayload,
       options?: CallOptions,
     ): Promise<PaymentsCaptureIntentResult> =>
-      this.call<PaymentsCaptureIntentResult>('payments', 'captureIntent', payload, options),
+      client.call<PaymentsCaptureIntentResult>('payments', 'captureIntent', payload, options),
     /**
      * Confirm a payment intent with its payment method (or a new one).
      *
@@ -623,7 +631,7 @@ export class DispatchClient extends BaseClient {
       payload: PaymentsConfirmIntentPayload,
       options?: CallOptions,
     ): Promise<PaymentsConfirmIntentResult> =>
-      this.call<PaymentsConfirmIntentResult>('payments', 'confirmIntent', payload, options),
+      client.call<PaymentsConfirmIntentResult>('payments', 'confirmIntent', payload, options),
     /**
      * Create a customer.
      *
@@ -633,7 +641,7 @@ export class DispatchClient extends BaseClient {
       payload: PaymentsCreateCustomerPayload = {},
       options?: CallOptions,
     ): Promise<PaymentsCreateCustomerResult> =>
-      this.call<PaymentsCreateCustomerResult>('payments', 'createCustomer', payload, options),
+      client.call<PaymentsCreateCustomerResult>('payments', 'createCustomer', payload, options),
     /**
      * Create a payment intent, and confirm it at once when asked.
      *
@@ -644,7 +652,7 @@ export class DispatchClient extends BaseClient {
      * `confirmIntent` does, a decline included).
      */
     createIntent: (payload: PaymentsCreateIntentPayload, options?: CallOptions): Promise<PaymentsCreateIntentResult> =>
-      this.call<PaymentsCreateIntentResult>('payments', 'createIntent', payload, options),
+      client.call<PaymentsCreateIntentResult>('payments', 'createIntent', payload, options),
     /**
      * Refund all or part of a charged payment.
      *
@@ -653,21 +661,21 @@ export class DispatchClient extends BaseClient {
      * Without `amount`, refunds what is left. Never more than was captured and not yet refunded.
      */
     createRefund: (payload: PaymentsCreateRefundPayload, options?: CallOptions): Promise<PaymentsCreateRefundResult> =>
-      this.call<PaymentsCreateRefundResult>('payments', 'createRefund', payload, options),
+      client.call<PaymentsCreateRefundResult>('payments', 'createRefund', payload, options),
     /**
      * Read a customer.
      *
      * Requires the `payments:customers` scope.
      */
     getCustomer: (payload: PaymentsGetCustomerPayload, options?: CallOptions): Promise<PaymentsGetCustomerResult> =>
-      this.call<PaymentsGetCustomerResult>('payments', 'getCustomer', payload, options),
+      client.call<PaymentsGetCustomerResult>('payments', 'getCustomer', payload, options),
     /**
      * Read a payment intent.
      *
      * Requires the `payments:read` scope.
      */
     getIntent: (payload: PaymentsGetIntentPayload, options?: CallOptions): Promise<PaymentsGetIntentResult> =>
-      this.call<PaymentsGetIntentResult>('payments', 'getIntent', payload, options),
+      client.call<PaymentsGetIntentResult>('payments', 'getIntent', payload, options),
     /**
      * List customers, newest first.
      *
@@ -677,7 +685,7 @@ export class DispatchClient extends BaseClient {
       payload: PaymentsListCustomersPayload = {},
       options?: CallOptions,
     ): Promise<PaymentsListCustomersResult> =>
-      this.call<PaymentsListCustomersResult>('payments', 'listCustomers', payload, options),
+      client.call<PaymentsListCustomersResult>('payments', 'listCustomers', payload, options),
     /**
      * List payment intents, newest first.
      *
@@ -687,7 +695,7 @@ export class DispatchClient extends BaseClient {
       payload: PaymentsListIntentsPayload = {},
       options?: CallOptions,
     ): Promise<PaymentsListIntentsResult> =>
-      this.call<PaymentsListIntentsResult>('payments', 'listIntents', payload, options),
+      client.call<PaymentsListIntentsResult>('payments', 'listIntents', payload, options),
     /**
      * List refunds, newest first.
      *
@@ -697,7 +705,7 @@ export class DispatchClient extends BaseClient {
       payload: PaymentsListRefundsPayload = {},
       options?: CallOptions,
     ): Promise<PaymentsListRefundsResult> =>
-      this.call<PaymentsListRefundsResult>('payments', 'listRefunds', payload, options),
+      client.call<PaymentsListRefundsResult>('payments', 'listRefunds', payload, options),
     /**
      * Change a customer's e-mail address, name or metadata.
      *
@@ -707,10 +715,12 @@ export class DispatchClient extends BaseClient {
       payload: PaymentsUpdateCustomerPayload,
       options?: CallOptions,
     ): Promise<PaymentsUpdateCustomerResult> =>
-      this.call<PaymentsUpdateCustomerResult>('payments', 'updateCustomer', payload, options),
+      client.call<PaymentsUpdateCustomerResult>('payments', 'updateCustomer', payload, options),
   };
-  /** Objects stored under keys, with inline content, signed upload and download URLs, and per-tier quotas. */
-  readonly storage = {
+}
+
+function storageMethods(client: BaseClient) {
+  return {
     /**
      * A signed URL to download one object with GET.
      *
@@ -724,7 +734,7 @@ export class DispatchClient extends BaseClient {
       payload: StorageCreateDownloadUrlPayload,
       options?: CallOptions,
     ): Promise<StorageCreateDownloadUrlResult> =>
-      this.call<StorageCreateDownloadUrlResult>('storage', 'createDownloadUrl', payload, options),
+      client.call<StorageCreateDownloadUrlResult>('storage', 'createDownloadUrl', payload, options),
     /**
      * A signed URL to upload one object of a given size with PUT.
      *
@@ -739,7 +749,7 @@ export class DispatchClient extends BaseClient {
       payload: StorageCreateUploadUrlPayload,
       options?: CallOptions,
     ): Promise<StorageCreateUploadUrlResult> =>
-      this.call<StorageCreateUploadUrlResult>('storage', 'createUploadUrl', payload, options),
+      client.call<StorageCreateUploadUrlResult>('storage', 'createUploadUrl', payload, options),
     /**
      * Delete an object.
      *
@@ -749,7 +759,7 @@ export class DispatchClient extends BaseClient {
      * `storage.storedByteDays` meter.
      */
     delete: (payload: StorageDeletePayload, options?: CallOptions): Promise<StorageDeleteResult> =>
-      this.call<StorageDeleteResult>('storage', 'delete', payload, options),
+      client.call<StorageDeleteResult>('storage', 'delete', payload, options),
     /**
      * Read an object, with its content inline when it is at most 512 KiB.
      *
@@ -758,7 +768,7 @@ export class DispatchClient extends BaseClient {
      * The content comes base64 in `content`; a larger object answers without it (use `createDownloadUrl`).
      */
     get: (payload: StorageGetPayload, options?: CallOptions): Promise<StorageGetResult> =>
-      this.call<StorageGetResult>('storage', 'get', payload, options),
+      client.call<StorageGetResult>('storage', 'get', payload, options),
     /**
      * List objects by key, in byte order, optionally under a prefix.
      *
@@ -767,7 +777,7 @@ export class DispatchClient extends BaseClient {
      * Pass the last answer's `nextCursor` as `cursor` for the next page (S3's ListObjectsV2 and its `StartAfter`).
      */
     list: (payload: StorageListPayload = {}, options?: CallOptions): Promise<StorageListResult> =>
-      this.call<StorageListResult>('storage', 'list', payload, options),
+      client.call<StorageListResult>('storage', 'list', payload, options),
     /**
      * Store an object from inline base64 content (up to 512 KiB).
      *
@@ -777,17 +787,19 @@ export class DispatchClient extends BaseClient {
      * and refused with 400 `checksum_mismatch` when it differs. Larger objects: `createUploadUrl`.
      */
     put: (payload: StoragePutPayload, options?: CallOptions): Promise<StoragePutResult> =>
-      this.call<StoragePutResult>('storage', 'put', payload, options),
+      client.call<StoragePutResult>('storage', 'put', payload, options),
   };
-  /** What every call used and cost, live and over time, and the caller's own metered events. */
-  readonly usage = {
+}
+
+function usageMethods(client: BaseClient) {
+  return {
     /**
      * List call records, newest first.
      *
      * Requires the `usage:read` scope.
      */
     events: (payload: UsageEventsPayload = {}, options?: CallOptions): Promise<UsageEventsResult> =>
-      this.call<UsageEventsResult>('usage', 'events', payload, options),
+      client.call<UsageEventsResult>('usage', 'events', payload, options),
     /**
      * Record metered events of your own.
      *
@@ -798,7 +810,7 @@ export class DispatchClient extends BaseClient {
      * Accepted events are counted in `summary` under `meters`.
      */
     ingest: (payload: UsageIngestPayload, options?: CallOptions): Promise<UsageIngestResult> =>
-      this.call<UsageIngestResult>('usage', 'ingest', payload, options),
+      client.call<UsageIngestResult>('usage', 'ingest', payload, options),
     /**
      * Follow calls as they are recorded.
      *
@@ -812,7 +824,7 @@ export class DispatchClient extends BaseClient {
      */
     live: Object.assign(
       (payload: UsageLivePayload = {}, options?: CallOptions): Promise<UsageLiveResult> =>
-        this.call<UsageLiveResult>('usage', 'live', payload, options),
+        client.call<UsageLiveResult>('usage', 'live', payload, options),
       {
         /**
          * Streams `usage.live`: iterate the returned `DispatchStream` for its `start`, `delta`, `progress` and `record`
@@ -822,7 +834,7 @@ export class DispatchClient extends BaseClient {
           payload: UsageLivePayload = {},
           options?: CallOptions,
         ): DispatchStream<UsageLiveResult, UsageLiveStreamEvent> =>
-          this.stream<UsageLiveResult, UsageLiveStreamEvent>('usage', 'live', payload, options, ['record']),
+          client.stream<UsageLiveResult, UsageLiveStreamEvent>('usage', 'live', payload, options, ['record']),
       },
     ),
     /**
@@ -835,10 +847,12 @@ export class DispatchClient extends BaseClient {
      * every group; `meters` adds up ingested events by `type`.
      */
     summary: (payload: UsageSummaryPayload = {}, options?: CallOptions): Promise<UsageSummaryResult> =>
-      this.call<UsageSummaryResult>('usage', 'summary', payload, options),
+      client.call<UsageSummaryResult>('usage', 'summary', payload, options),
   };
-  /** Subscriptions that receive the platform's events over HTTPS, signed. */
-  readonly webhooks = {
+}
+
+function webhooksMethods(client: BaseClient) {
+  return {
     /**
      * Subscribe a URL to events.
      *
@@ -847,42 +861,42 @@ export class DispatchClient extends BaseClient {
      * Returns the signing secret once. At most 16 endpoints per entity and mode.
      */
     create: (payload: WebhooksCreatePayload, options?: CallOptions): Promise<WebhooksCreateResult> =>
-      this.call<WebhooksCreateResult>('webhooks', 'create', payload, options),
+      client.call<WebhooksCreateResult>('webhooks', 'create', payload, options),
     /**
      * Delete an endpoint; its pending deliveries are dropped.
      *
      * Requires the `webhooks:write` scope.
      */
     delete: (payload: WebhooksDeletePayload, options?: CallOptions): Promise<WebhooksDeleteResult> =>
-      this.call<WebhooksDeleteResult>('webhooks', 'delete', payload, options),
+      client.call<WebhooksDeleteResult>('webhooks', 'delete', payload, options),
     /**
      * List deliveries with their attempts, newest first.
      *
      * Requires the `webhooks:read` scope.
      */
     deliveries: (payload: WebhooksDeliveriesPayload = {}, options?: CallOptions): Promise<WebhooksDeliveriesResult> =>
-      this.call<WebhooksDeliveriesResult>('webhooks', 'deliveries', payload, options),
+      client.call<WebhooksDeliveriesResult>('webhooks', 'deliveries', payload, options),
     /**
      * Read one endpoint.
      *
      * Requires the `webhooks:read` scope.
      */
     get: (payload: WebhooksGetPayload, options?: CallOptions): Promise<WebhooksGetResult> =>
-      this.call<WebhooksGetResult>('webhooks', 'get', payload, options),
+      client.call<WebhooksGetResult>('webhooks', 'get', payload, options),
     /**
      * List endpoints, newest first.
      *
      * Requires the `webhooks:read` scope.
      */
     list: (payload: WebhooksListPayload = {}, options?: CallOptions): Promise<WebhooksListResult> =>
-      this.call<WebhooksListResult>('webhooks', 'list', payload, options),
+      client.call<WebhooksListResult>('webhooks', 'list', payload, options),
     /**
      * Send an event again, to one endpoint or to every endpoint that subscribes to it.
      *
      * Requires the `webhooks:write` scope.
      */
     replay: (payload: WebhooksReplayPayload, options?: CallOptions): Promise<WebhooksReplayResult> =>
-      this.call<WebhooksReplayResult>('webhooks', 'replay', payload, options),
+      client.call<WebhooksReplayResult>('webhooks', 'replay', payload, options),
     /**
      * Issue a new signing secret; the old one keeps signing for an overlap window.
      *
@@ -891,22 +905,49 @@ export class DispatchClient extends BaseClient {
      * During the overlap every delivery carries two signatures, one per secret, so receivers can switch without missing an event.
      */
     rotateSecret: (payload: WebhooksRotateSecretPayload, options?: CallOptions): Promise<WebhooksRotateSecretResult> =>
-      this.call<WebhooksRotateSecretResult>('webhooks', 'rotateSecret', payload, options),
+      client.call<WebhooksRotateSecretResult>('webhooks', 'rotateSecret', payload, options),
     /**
      * Send a `webhooks.endpoint.ping` event to one endpoint.
      *
      * Requires the `webhooks:write` scope.
      */
     test: (payload: WebhooksTestPayload, options?: CallOptions): Promise<WebhooksTestResult> =>
-      this.call<WebhooksTestResult>('webhooks', 'test', payload, options),
+      client.call<WebhooksTestResult>('webhooks', 'test', payload, options),
     /**
      * Change an endpoint's URL, events or description, or disable and re-enable it.
      *
      * Requires the `webhooks:write` scope.
      */
     update: (payload: WebhooksUpdatePayload, options?: CallOptions): Promise<WebhooksUpdateResult> =>
-      this.call<WebhooksUpdateResult>('webhooks', 'update', payload, options),
+      client.call<WebhooksUpdateResult>('webhooks', 'update', payload, options),
   };
+}
+
+/** The API version this client was generated for, sent as `X-API-Version` unless a client or call names another. */
+export const API_VERSION = '2026-09-01';
+
+/** A typed client of `POST /do` for API version 2026-09-01: one property per face, one method per action. */
+export class DispatchClient extends BaseClient {
+  /** Text generation and embeddings through a configured model provider. */
+  readonly ai = aiMethods(this);
+  /** End users of an entity, with passwords and sessions. */
+  readonly auth = authMethods(this);
+  /** Prices, subscriptions and invoices rated from usage and ingested meters, paid through payments. */
+  readonly billing = billingMethods(this);
+  /** Transactional e-mail with templates, a durable send queue and per-entity suppression lists. */
+  readonly email = emailMethods(this);
+  /** The event log: the events webhooks deliver, listed and read by id. */
+  readonly events = eventsMethods(this);
+  /** API keys, their scopes, entities and tiers. */
+  readonly keys = keysMethods(this);
+  /** Customers, payment intents with Stripe's states, refunds and the balance, over a double-entry ledger. */
+  readonly payments = paymentsMethods(this);
+  /** Objects stored under keys, with inline content, signed upload and download URLs, and per-tier quotas. */
+  readonly storage = storageMethods(this);
+  /** What every call used and cost, live and over time, and the caller's own metered events. */
+  readonly usage = usageMethods(this);
+  /** Subscriptions that receive the platform's events over HTTPS, signed. */
+  readonly webhooks = webhooksMethods(this);
 
   constructor(options: ClientOptions) {
     super({ ...options, apiVersion: options.apiVersion ?? API_VERSION });

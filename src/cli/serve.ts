@@ -16,26 +16,30 @@ export function registerServe(program: Command): void {
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;
       await startOrExplain(async () => {
-        // Loaded here so that the other commands never load the server.
-        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { openStore }, { createLimiter }, { shippedCatalogue }] = await Promise.all([
-          import('../providers/config.js'),
-          import('../runtime/first-key.js'),
-          import('../runtime/server.js'),
-          import('../store/open.js'),
-          import('../runtime/rate-limit/create.js'),
-          import('../runtime/shipped.js'),
-        ]);
         const env = withFlags(process.env, flags);
         config = settings(env);
-        const { storageSettingsFromEnv } = await import('../storage/config.js');
         const settled = config;
-        const { dataDir } = settled;
-        const storageSettings = asConfigError(() => storageSettingsFromEnv(env, dataDir));
-        const [{ configureSecretKeys }, { resealEndpointSecrets }] = await Promise.all([import('./secret-keys.js'), import('../store/webhooks.js')]);
+        // The store opens (its writer thread starting, its migrations checked) while the server's modules
+        // load; loaded here so that the other commands never load the server.
+        const opening = import('../store/open.js').then(({ openStore }) => openStore({ dataDir: settled.dataDir, databaseUrl: settled.databaseUrl }));
+        // Awaited below; a configuration error thrown first must not leave its failure unhandled.
+        opening.catch(() => {});
+        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { shippedCatalogue }, { storageSettingsFromEnv }, { configureSecretKeys }, { resealEndpointSecrets }] =
+          await Promise.all([
+            import('../providers/config.js'),
+            import('../runtime/first-key.js'),
+            import('../runtime/server.js'),
+            import('../runtime/rate-limit/create.js'),
+            import('../runtime/shipped.js'),
+            import('../storage/config.js'),
+            import('./secret-keys.js'),
+            import('../store/webhooks.js'),
+          ]);
+        const storageSettings = asConfigError(() => storageSettingsFromEnv(env, settled.dataDir));
         asConfigError(() => configureSecretKeys(settled));
-        const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+        const db = await opening;
         await resealEndpointSecrets(db);
-        const limiter = createLimiter(config);
+        const limiter = await createLimiter(config);
         const catalogue = shippedCatalogue();
         const app = await buildServer(catalogue, {
           db,

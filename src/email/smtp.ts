@@ -5,7 +5,7 @@
  * is `bounced`. Only recipients refused with a 5xx at RCPT TO are suppressed: a refusal of the sender or of the
  * content says nothing about their addresses.
  */
-import { createTransport } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Move } from './status.js';
 
 export interface OutgoingMessage {
@@ -50,12 +50,15 @@ function refusedForGood(errors: readonly SmtpError[] | undefined): string[] {
 export function smtpTransport(url: string, options: { timeoutMs?: number } = {}): MailTransport {
   const timeout = options.timeoutMs ?? 30_000;
   // Time-outs on every stage, so that a server that stops answering defers the message within its lease.
-  const transport = createTransport({ url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout });
+  // nodemailer is loaded on the first message, so that a server that sends none starts without it.
+  let transport: Promise<Transporter> | undefined;
+  const transporter = () =>
+    (transport ??= import('nodemailer').then(({ createTransport }) => createTransport({ url, connectionTimeout: timeout, greetingTimeout: timeout, socketTimeout: timeout })));
   return {
     timeoutMs: timeout,
     async send(message) {
       try {
-        const info = await transport.sendMail(message);
+        const info = await (await transporter()).sendMail(message);
         const refused = refusedForGood(info.rejectedErrors as SmtpError[] | undefined);
         // Recipients refused for now (4xx) among accepted ones are named, not retried: the others have the message.
         const later = ((info.rejectedErrors ?? []) as SmtpError[]).filter((e) => (e.responseCode ?? 0) < 500).map((e) => e.recipient);
@@ -82,6 +85,6 @@ export function smtpTransport(url: string, options: { timeoutMs?: number } = {})
         return { kind: 'retry', detail };
       }
     },
-    close: () => transport.close(),
+    close: () => void transport?.then((opened) => opened.close()),
   };
 }

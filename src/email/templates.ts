@@ -4,11 +4,23 @@
  * `/payload/data`, not a blank in the customer's inbox). Subjects and text bodies are not HTML-escaped; html
  * bodies are.
  */
-import Handlebars from 'handlebars';
+import { createRequire } from 'node:module';
+import type HandlebarsModule from 'handlebars';
 import { ApiError, invalidField } from '../runtime/errors.js';
 
-/** Templates compiled in an environment of their own: no helper a face author registers elsewhere leaks in. */
-const handlebars = Handlebars.create();
+const require = createRequire(import.meta.url);
+let loaded: { handlebars: typeof HandlebarsModule; Unsupported: new () => HandlebarsModule.Visitor } | undefined;
+
+/**
+ * Handlebars, loaded on the first template rather than with the server (it is large, and most servers
+ * never see a template), in an environment of its own: no helper registered elsewhere leaks in.
+ */
+function templating(): NonNullable<typeof loaded> {
+  if (loaded) return loaded;
+  const Handlebars = require('handlebars') as typeof HandlebarsModule;
+  loaded = { handlebars: Handlebars.create(), Unsupported: unsupported(Handlebars) };
+  return loaded;
+}
 
 export interface TemplateParts {
   subject: string;
@@ -21,19 +33,21 @@ export interface TemplateParts {
  * helpers beyond Handlebars' own (`if`, `each`, `with`, `unless`, `lookup`; `log` would write customer text to
  * the server's log).
  */
-class Unsupported extends Handlebars.Visitor {
-  override PartialStatement(): void {
-    throw new Error('partials ({{> name}}) are not available in templates');
-  }
-  override PartialBlockStatement(): void {
-    throw new Error('partials ({{#> name}}) are not available in templates');
-  }
-  override DecoratorBlock(): void {
-    throw new Error('decorators are not available in templates');
-  }
-  override Decorator(): void {
-    throw new Error('decorators are not available in templates');
-  }
+function unsupported(Handlebars: typeof HandlebarsModule) {
+  return class Unsupported extends Handlebars.Visitor {
+    override PartialStatement(): void {
+      throw new Error('partials ({{> name}}) are not available in templates');
+    }
+    override PartialBlockStatement(): void {
+      throw new Error('partials ({{#> name}}) are not available in templates');
+    }
+    override DecoratorBlock(): void {
+      throw new Error('decorators are not available in templates');
+    }
+    override Decorator(): void {
+      throw new Error('decorators are not available in templates');
+    }
+  };
 }
 
 /** Handlebars' own block helpers, the only ones a template may call. */
@@ -41,6 +55,7 @@ const KNOWN_HELPERS = { if: true, unless: true, each: true, with: true, lookup: 
 
 /** Throws `template_invalid` at the first part that does not parse, or names what is not available. */
 export function checkTemplate(parts: Partial<TemplateParts>, base = '/payload'): void {
+  const { handlebars, Unsupported } = templating();
   for (const [field, source] of Object.entries(parts)) {
     if (typeof source !== 'string') continue;
     try {
@@ -55,6 +70,7 @@ export function checkTemplate(parts: Partial<TemplateParts>, base = '/payload'):
 
 /** Renders every part of a template with `data`; a missing variable is a 400 at `param`. */
 export function renderTemplate(parts: TemplateParts, data: Record<string, unknown>, param: string): { subject: string; text?: string; html?: string } {
+  const { handlebars } = templating();
   const render = (source: string, escape: boolean) => {
     try {
       return handlebars.compile(source, { strict: true, noEscape: !escape, knownHelpers: KNOWN_HELPERS, knownHelpersOnly: true })(data);

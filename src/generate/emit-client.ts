@@ -70,7 +70,7 @@ export function emitClient(catalog: Catalog): Map<string, string | string[]> {
   const files = new Map<string, string | string[]>();
   for (const [name, text] of templates()) files.set(`client/${name}`, text);
   files.set(CLIENT_TYPES_PATH, printChunks(CLIENT_TYPES_PATH, typeStatements(faces, latest, batch)));
-  files.set(CLIENT_INDEX_PATH, printChunks(CLIENT_INDEX_PATH, [indexStatements(faces, latest, batch)]));
+  files.set(CLIENT_INDEX_PATH, printChunks(CLIENT_INDEX_PATH, indexStatements(faces, latest, batch)));
   return files;
 }
 
@@ -217,7 +217,11 @@ function batchStatements(faces: ClientFace[]): StatementStructures[] {
   ];
 }
 
-function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined): StatementStructures[] {
+/**
+ * index.ts in chunks: the imports; one function per face that makes its object of methods; then the client
+ * class, whose face properties call them. A face's edit reprints and reformats its own function, not the class.
+ */
+function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined): StatementStructures[][] {
   const served = faces.filter((f) => !f.face.builtin && f.actions.length > 0);
   const typeNames = served.flatMap(({ actions }) =>
     actions.flatMap(({ action: a }) => [`${a.typeName}Payload`, `${a.typeName}Result`, ...(a.streamEvents.length ? [`${a.typeName}StreamEvent`] : [])]),
@@ -231,11 +235,21 @@ function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod
     { name: 'ClientOptions', isTypeOnly: true },
     ...(streams ? [{ name: 'DispatchStream', isTypeOnly: true }] : []),
   ];
-  return [
+  const head: StatementStructures[] = [
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './runtime.js', namedImports: runtimeImports },
     { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './types.js', namedImports: typeNames.sort() },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './runtime.js' },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './types.js' },
+  ];
+  const methods = served.map(({ face, actions }): StatementStructures[] => [
+    {
+      kind: StructureKind.Function,
+      name: methodsFunction(face),
+      parameters: [{ name: 'client', type: 'BaseClient' }],
+      statements: [`return {\n${actions.map(({ action, payload }) => method(action, payload)).join('\n')}\n};`],
+    },
+  ]);
+  const tail: StatementStructures[] = [
     {
       kind: StructureKind.VariableStatement,
       isExported: true,
@@ -253,7 +267,7 @@ function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod
         name: propertyName(face.name),
         isReadonly: true,
         docs: [face.summary.trim()],
-        initializer: `{\n${actions.map(({ action, payload }) => method(action, payload)).join('\n')}\n}`,
+        initializer: `${methodsFunction(face)}(this)`,
       })),
       ctors: [
         {
@@ -273,7 +287,11 @@ function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod
       statements: ['return new DispatchClient(options);'],
     },
   ];
+  return [head, ...methods, tail];
 }
+
+/** The module's own function that makes a face's methods, e.g. `aiMethods`: lower camel case, so no type clashes with it. */
+const methodsFunction = (face: Face) => `${face.typeName.charAt(0).toLowerCase()}${face.typeName.slice(1)}Methods`;
 
 /**
  * One action as a member of its face's object, with its JSDoc: an arrow function, which for a streaming
@@ -289,7 +307,7 @@ function method(action: Action, payload: JsonSchema): string {
   const param = `payload: ${action.typeName}Payload${optional ? ' = {}' : ''}`;
   const result = `${action.typeName}Result`;
   const args = `${JSON.stringify(action.face)}, ${JSON.stringify(action.name)}, payload, options`;
-  const call = `(${param}, options?: CallOptions): Promise<${result}> => this.call<${result}>(${args})`;
+  const call = `(${param}, options?: CallOptions): Promise<${result}> => client.call<${result}>(${args})`;
   if (!action.stream) return `${jsDoc(docs)}\n${propertyName(action.name)}: ${call},`;
   const own = action.streamEvents.map((e) => e.name);
   const named = ['start', 'delta', 'progress', ...own].map((n) => `\`${n}\``);
@@ -298,7 +316,7 @@ function method(action: Action, payload: JsonSchema): string {
       'events; await it, or its `finalResult()`, for the result.',
   ];
   const types = own.length ? `${result}, ${action.typeName}StreamEvent` : result;
-  const stream = `(${param}, options?: CallOptions): DispatchStream<${types}> => this.stream<${types}>(${args}${own.length ? `, ${JSON.stringify(own)}` : ''})`;
+  const stream = `(${param}, options?: CallOptions): DispatchStream<${types}> => client.stream<${types}>(${args}${own.length ? `, ${JSON.stringify(own)}` : ''})`;
   return `${jsDoc(docs)}\n${propertyName(action.name)}: Object.assign(${call}, {\n${jsDoc(streamDocs)}\nstream: ${stream},\n}),`;
 }
 

@@ -3,7 +3,8 @@
  * - its code: every module the spec pipeline and the emitters import, followed from their entry points
  *   through relative imports, hashed once per process, because that is the code this process runs (a
  *   watch keeps running the code it started with, whatever is saved meanwhile);
- * - the templates, hashed on every call, because the emitters read them afresh on every run;
+ * - the templates and the face language's meta-schemas, hashed on every call, because they are read afresh
+ *   on every run;
  * - the versions of the packages whose output the generator prints.
  * Memo entries and `check`'s record of a verified state are keyed by it, so a changed generator invalidates both.
  */
@@ -11,12 +12,12 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { fromRoot } from '../package-root.js';
+import { fromProgram, fromRoot } from '../package-root.js';
+import { META_SCHEMAS_DIR } from '../spec/meta-schemas.js';
 
 const PRINTING_PACKAGES = ['prettier', 'ajv', 'ajv-formats', 'ts-morph', '@ts-morph/common', 'handlebars', 'yaml'];
 /** `src/` when run from the sources, `dist/src/` when compiled. */
-const SOURCES = fileURLToPath(new URL('..', import.meta.url));
+const SOURCES = fromProgram('src');
 const ENTRIES = ['spec/index', 'generate/index', 'generate/verified'];
 /** Static and dynamic imports of relative paths, and re-exports. */
 const RELATIVE_IMPORT = /\b(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g;
@@ -25,7 +26,7 @@ let code: string | undefined;
 
 export function generatorFingerprint(): string {
   const hash = createHash('sha256').update(codeHash());
-  for (const file of filesUnder(fromRoot('templates'))) hash.update(`${relative(fromRoot(), file)}\0`).update(readFileSync(file)).update('\0');
+  for (const file of [...filesUnder(fromRoot('templates')), ...filesUnder(META_SCHEMAS_DIR)]) hash.update(`${relative(fromRoot(), file)}\0`).update(readFileSync(file)).update('\0');
   return hash.digest('hex');
 }
 

@@ -6,15 +6,15 @@
  * dispatch table that is enforced.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { eventTypes, faces } from '../../generated/server/dispatch.js';
 import { handlers } from '../../generated/server/handlers.js';
 import { errors, platform } from '../../generated/server/platform.js';
+import { fromProgram } from '../package-root.js';
 import type { Catalogue } from './dispatch-types.js';
 
-const GENERATED = new URL('../../generated/', import.meta.url);
-
 export function shippedCatalogue(): Catalogue {
-  const read = (path: string) => readFileSync(new URL(path, GENERATED), 'utf8');
+  const read = (path: string) => readFileSync(join(fromProgram('generated'), path), 'utf8');
   const manifest = JSON.parse(read('manifest.json')) as { files: string[] };
   const docs = new Map(manifest.files.filter((f) => f.startsWith('docs/')).map((f) => [f.slice('docs/'.length), read(f)]));
   return {

@@ -3,7 +3,7 @@
  * face.schema.json, so the two never disagree) and no name the platform keeps for itself. A refusal is a
  * `ScaffoldError`, which the command prints as one line and exits 2 on, before anything is written.
  */
-import { createRequire } from 'node:module';
+import { readMetaSchema } from '../spec/meta-schemas.js';
 
 export class ScaffoldError extends Error {
   override readonly name = 'ScaffoldError';
@@ -13,8 +13,7 @@ interface FaceMetaSchema {
   properties: { face: { pattern: string }; actions: { propertyNames: { pattern: string } } };
 }
 
-const require = createRequire(import.meta.url);
-const meta = require('../spec/schemas/face.schema.json') as FaceMetaSchema;
+const meta = readMetaSchema('face.schema.json') as FaceMetaSchema;
 
 export const FACE_NAME = new RegExp(meta.properties.face.pattern);
 export const ACTION_NAME = new RegExp(meta.properties.actions.propertyNames.pattern);

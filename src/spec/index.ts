@@ -7,7 +7,7 @@ import { diagnostic, hasErrors, sortDiagnostics, type Diagnostic } from './diagn
 import { lintHandlers } from './handler-lint.js';
 import { lintFace, lintPlatform } from './lint.js';
 import { loadSources } from './load.js';
-import type { Catalog, Face } from './model.js';
+import type { Catalog, Face, Platform } from './model.js';
 import { linkScopes, resolveFace, resolvePlatform } from './resolve.js';
 import { linkEvents } from './rules/event-links.js';
 import type { SourceFile } from './source.js';
@@ -58,7 +58,7 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
       structural = true;
       continue;
     }
-    const face = resolveFace(source, platform);
+    const face = resolvedFace(source, platformSource, platform);
     const other = faces.find((f) => f.name === face.name);
     if (other) {
       diagnostics.push(diagnostic('duplicate-face', source.at(['face']), { face: face.name, other: other.file }));
@@ -67,7 +67,7 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
     if (basename(source.path) !== `${face.name}.yaml`) {
       diagnostics.push(diagnostic('face-name-mismatch', source.at(['face']), { face: face.name, expected: `${face.name}.yaml` }));
     }
-    diagnostics.push(...lintFace(face, source, platform, errorCodes));
+    diagnostics.push(...lintedFace(face, source, platform, errorCodes));
     if (handlersDir) diagnostics.push(...lintHandlers(face, source, handlersDir));
     for (const error of face.errors) if (!errorCodes.has(error.code)) errorCodes.set(error.code, `in ${face.file}`);
     faces.push(face);
@@ -77,4 +77,28 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
   const sorted = sortDiagnostics(diagnostics);
   const withheld = lenient ? structural : hasErrors(sorted);
   return withheld ? { diagnostics: sorted } : { catalog: linkScopes(platform, faces), diagnostics: sorted };
+}
+
+/**
+ * What resolve and lint made of each face file in this process, so that a watch redoes only the faces whose
+ * file changed: load.ts hands back the same parsed file for the same text, and both steps read nothing but
+ * the file, the platform and (lint) where the face's error codes are declared besides.
+ */
+const lastRun = new WeakMap<SourceFile, { platform: SourceFile; face: Face; lint?: { key: string; problems: Diagnostic[] } }>();
+
+function resolvedFace(source: SourceFile, platformSource: SourceFile, platform: Platform): Face {
+  let last = lastRun.get(source);
+  if (last?.platform !== platformSource) {
+    last = { platform: platformSource, face: resolveFace(source, platform) };
+    lastRun.set(source, last);
+  }
+  // The events afresh: linkEvents fills in who emits them, which depends on the other faces of this build.
+  return { ...last.face, events: last.face.events.map((event) => ({ ...event })) };
+}
+
+function lintedFace(face: Face, source: SourceFile, platform: Platform, errorCodes: Map<string, string>): Diagnostic[] {
+  const last = lastRun.get(source)!;
+  const key = face.errors.map((error) => errorCodes.get(error.code) ?? '').join('\0');
+  if (last.lint?.key !== key) last.lint = { key, problems: lintFace(face, source, platform, errorCodes) };
+  return last.lint.problems;
 }

@@ -2,14 +2,13 @@
  * Checks each loaded file against its meta-schema (shipped in `src/spec/schemas/`, the same files editors
  * use) and turns every violation into a positioned diagnostic.
  */
-import { createRequire } from 'node:module';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { readMetaSchema } from './meta-schemas.js';
 import type { SourceFile } from './source.js';
 
-const require = createRequire(import.meta.url);
-const faceMetaSchema = require('./schemas/face.schema.json') as object;
-const platformMetaSchema = require('./schemas/platform.schema.json') as object;
+const faceMetaSchema = readMetaSchema('face.schema.json');
+const platformMetaSchema = readMetaSchema('platform.schema.json');
 
 let compiled: { face: ValidateFunction; platform: ValidateFunction } | undefined;
 

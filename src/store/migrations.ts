@@ -597,3 +597,6 @@ const migrations: Record<string, Migration> = {
 export const migrationProvider: MigrationProvider = {
   getMigrations: async () => migrations,
 };
+
+/** The names of every migration, in the order they run. */
+export const migrationNames = (): string[] => Object.keys(migrations).sort();

@@ -6,9 +6,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, type CompiledQuery } from 'kysely';
-import pg from 'pg';
-import { migrationProvider } from './migrations.js';
+import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import type pg from 'pg';
+import { migrationNames, migrationProvider } from './migrations.js';
 import { WorkerSqliteDialect } from './sqlite/dialect.js';
 import type { Database, Db } from './schema.js';
 
@@ -28,7 +28,7 @@ export function storeKind(db: Db): 'sqlite' | 'postgres' {
 
 /** Opens the store the configuration names and migrates it to the latest schema. */
 export async function openStore(config: StoreConfig): Promise<Db> {
-  const db = config.databaseUrl ? openPostgres(config.databaseUrl, config.poolSize ?? 10) : openSqlite(config.dataDir);
+  const db = config.databaseUrl ? await openPostgres(config.databaseUrl, config.poolSize ?? 10) : openSqlite(config.dataDir);
   try {
     await migrate(db);
   } catch (error) {
@@ -57,7 +57,9 @@ function openSqlite(dataDir: string): Db {
   return db;
 }
 
-function openPostgres(url: string, max: number): Db {
+async function openPostgres(url: string, max: number): Promise<Db> {
+  // Loaded here, so that a server on the embedded store starts without loading the PostgreSQL client.
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({ connectionString: url, max });
   // A connection dropped by the server (a restart, a failover) emits 'error'; unhandled, that would end the
   // process. The pool listens only while a connection is idle, so each connection gets a listener of its own
@@ -83,7 +85,23 @@ export function postgresPool(db: Db): pg.Pool | undefined {
  * apply each migration exactly once.
  */
 export async function migrate(db: Db): Promise<void> {
+  if (await isCurrent(db)) return;
   const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) throw new Error(`Store migration ${failed ? `${failed.migrationName} ` : ''}failed: ${String(error)}`, { cause: error });
+}
+
+/**
+ * Whether the store has applied exactly this program's migrations, read in one query: a start on a store
+ * already up to date (nearly every start) then skips the migrator, whose lock and introspection take longer
+ * than the rest of the start. Anything else, a new store included, goes through the migrator.
+ */
+async function isCurrent(db: Db): Promise<boolean> {
+  try {
+    const { rows } = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)} order by name`.execute(db);
+    const expected = migrationNames();
+    return rows.length === expected.length && rows.every((row, i) => row.name === expected[i]);
+  } catch {
+    return false;
+  }
 }

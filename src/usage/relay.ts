@@ -6,7 +6,7 @@
  * lost connection is opened again, with back-off, for as long as someone follows.
  */
 import { CompiledQuery } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Db } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import type { UsageFeed } from './feed.js';
@@ -58,6 +58,10 @@ export class UsageRelay {
   async #listen(): Promise<void> {
     if (this.#client || !this.#feed.followed) return;
     clearTimeout(this.#retry);
+    // Loaded here so that only a server on PostgreSQL loads its client (openStore already has, by now).
+    const { default: pg } = await import('pg');
+    // Another listen may have started, or the last follower left, while the import settled.
+    if (this.#client || !this.#feed.followed) return;
     const client = new pg.Client(this.#connection);
     this.#client = client;
     client.on('notification', (message) => void this.#received(message.payload));

@@ -9,7 +9,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { policyHeader, rateLimitHeader, type PolicyCheck, type PolicyState, type RateLimiter } from '../../src/runtime/rate-limit/limiter.js';
 import { MemoryRateLimiter } from '../../src/runtime/rate-limit/memory.js';
-import { createRedis, RateLimiterUnavailableError, RedisRateLimiter } from '../../src/runtime/rate-limit/redis.js';
+import { RateLimiterUnavailableError } from '../../src/runtime/rate-limit/limiter.js';
+import { createRedis, RedisRateLimiter } from '../../src/runtime/rate-limit/redis.js';
 
 const PREFIX = `test-rl-${randomBytes(4).toString('hex')}:`;
 const REDIS_URL = 'redis://127.0.0.1:6379';

@@ -59,6 +59,18 @@ describe.each(implementations)('store on $name', (impl) => {
       expect(await appliedMigrations(other)).toEqual(MIGRATIONS);
     });
 
+    it('refuses a store that a newer program migrated further, rather than serve it', async () => {
+      const newer = await impl.create();
+      try {
+        const store = await openStore(newer.config);
+        await sql`insert into kysely_migration (name, timestamp) values (${'9999_from_a_newer_program'}, ${new Date().toISOString()})`.execute(store);
+        await store.destroy();
+        await expect(openStore(newer.config)).rejects.toThrow(/Store migration failed.*9999_from_a_newer_program/);
+      } finally {
+        await newer.remove();
+      }
+    });
+
     it('numbers its migrations 0001, 0002, ... without a gap, so none was renamed or removed', () => {
       expect(MIGRATIONS.length).toBeGreaterThanOrEqual(16);
       MIGRATIONS.forEach((name, i) => expect(name).toMatch(new RegExp(`^${String(i + 1).padStart(4, '0')}_[a-z_]+$`)));

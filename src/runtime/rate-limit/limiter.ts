@@ -44,6 +44,14 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
+/** Thrown by a shared limiter's `check` in `refuse` mode when its store (Redis) cannot answer. */
+export class RateLimiterUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('The rate-limit store (Redis) is unavailable.', { cause });
+    this.name = 'RateLimiterUnavailableError';
+  }
+}
+
 export interface RateLimiter {
   /** Checks a call of `cost` (default 1) against all `policies`, consuming from all of them or from none. */
   check(policies: PolicyCheck[], cost?: number): Promise<RateDecision>;

@@ -10,15 +10,7 @@
  * (`unavailableCount`, exported as a metric): availability against enforcement, chosen per deployment.
  */
 import { Redis } from 'ioredis';
-import { EPSILON_MS, toDecision, validateChecks, type PolicyCheck, type PolicyOutcome, type RateDecision, type RateLimiter } from './limiter.js';
-
-/** Thrown by `check` in `refuse` mode when Redis cannot answer. */
-export class RateLimiterUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('The rate-limit store (Redis) is unavailable.', { cause });
-    this.name = 'RateLimiterUnavailableError';
-  }
-}
+import { EPSILON_MS, RateLimiterUnavailableError, toDecision, validateChecks, type PolicyCheck, type PolicyOutcome, type RateDecision, type RateLimiter } from './limiter.js';
 
 export interface RedisRateLimiterOptions {
   /** Prepended to every key (before `rl:`), so that deployments and test runs sharing a Redis stay apart. */

@@ -9,7 +9,7 @@ import type { PlatformData } from '../dispatch-types.js';
 import { BATCH_ACTION } from '../dispatch-types.js';
 import { ApiError } from '../errors.js';
 import { policyHeader, rateLimitHeader, type PolicyCheck, type RateDecision } from '../rate-limit/limiter.js';
-import { RateLimiterUnavailableError } from '../rate-limit/redis.js';
+import { RateLimiterUnavailableError } from '../rate-limit/limiter.js';
 import type { Runtime } from '../runtime.js';
 
 const tierTables = new WeakMap<PlatformData, Map<string, Tier>>();

@@ -11,6 +11,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { fromProgram } from '../../package-root.js';
 import {
   CompiledQuery,
   SelectQueryNode,
@@ -25,6 +26,8 @@ import {
 } from 'kysely';
 import { StatementCache } from './statement-cache.js';
 
+/** The writer thread's module: plain JavaScript, the same file from the sources and in the compiled program. */
+const WRITER = fromProgram('src', 'store', 'sqlite', 'writer.worker.mjs');
 const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000'];
 
 export class WorkerSqliteDialect implements Dialect {
@@ -86,7 +89,7 @@ class WorkerSqliteDriver implements Driver {
   }
 
   async init(): Promise<void> {
-    const worker = new Worker(new URL('./writer.worker.mjs', import.meta.url), { workerData: { path: this.#path, pragmas: PRAGMAS } });
+    const worker = new Worker(WRITER, { workerData: { path: this.#path, pragmas: PRAGMAS } });
     await new Promise<void>((resolve, reject) => {
       const failed = (error: Error) => (settle(), reject(error));
       const exited = (code: number) => failed(new Error(`The SQLite writer thread exited (${code}) before it was ready.`));
