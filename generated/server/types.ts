@@ -1636,7 +1636,7 @@ export type StorageContentType = string;
  * @default 3600
  */
 export type StorageExpiresIn = number;
-/** The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix. */
+/** The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix. */
 export type StorageKey = string;
 /** Your own key-value pairs, kept with the object (names lower case, as S3 keeps them). */
 export type StorageMetadata = { [key: string]: string };

@@ -1,18 +1,18 @@
 /**
- * `generated/openapi.json`: an OpenAPI 3.1 description of the latest API version. `POST /do` takes a
- * `oneOf` over every action the latest version serves, told apart by `face` and `action` constants; each
- * payload, result and named schema of a face becomes a component schema under the client's type names.
- * Each action's variant carries its price, in words and as an `x-cost` extension of decimal strings.
- * Every event type is a `webhooks` entry: the signed `POST` an endpoint receives.
+ * `generated/openapi.json`: an OpenAPI 3.1 description of the latest API version. Every action is an
+ * operation of its own, `POST /do/{face}.{action}` under its face's tag (openapi-actions.ts); the canonical
+ * `POST /do` takes a `oneOf` over every action, told apart by `face` and `action` constants. Each payload,
+ * result and named schema of a face becomes a component schema under the client's type names, and each
+ * action carries its price, in words and as an `x-cost` extension of decimal strings. Every event type is a
+ * `webhooks` entry: the signed `POST` an endpoint receives.
  */
-import { materialize, walkSchema } from '../spec/json-schema.js';
-import type { Action, Catalog, EventType, Face, FaceError, JsonSchema } from '../spec/model.js';
+import { materialize } from '../spec/json-schema.js';
+import type { Catalog, EventType, Face, FaceError, JsonSchema } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
-import { priceWords } from './price-words.js';
+import { actionCost, actionFacts, actionOperation, CALL_PARAMETERS, componentRefs, EXAMPLE_META, streamEvents, successHeaders, type Served } from './openapi-actions.js';
 import {
   bearerScheme,
   headers,
-  healthPaths,
   parameters,
   PLATFORM_SCHEMAS,
   platformSchemas,
@@ -43,13 +43,6 @@ const REASONS: Record<number, string> = {
   504: 'Gateway time-out',
 };
 
-/** An action served by the latest version, with its payload schema in that version. */
-interface Served {
-  face: Face;
-  action: Action;
-  payload: JsonSchema;
-}
-
 /** The OpenAPI document of the latest API version, as JSON text. */
 export function emitOpenApi(catalog: Catalog): string {
   const { platform } = catalog;
@@ -65,33 +58,38 @@ export function emitOpenApi(catalog: Catalog): string {
   const schemas = componentSchemas(catalog, served, events);
   const errors = [...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)];
   const statuses = [...new Set([...ERROR_STATUSES, ...errors.map((e) => e.status)])].sort((a, b) => a - b);
+  const errorResponses = Object.fromEntries(statuses.map((status) => [String(status), ref('responses', `Error${status}`)]));
   const doc = {
     openapi: '3.1.0',
     'x-generated-by': GENERATED_BY,
     info: {
-      title: 'Unified Dispatch',
+      title: platform.info.title,
       version: latest,
+      ...(platform.info.contact ? { contact: platform.info.contact } : {}),
+      ...(platform.info.license ? { license: platform.info.license } : {}),
       description: [
         'Every capability is served by one endpoint, `POST /do`, with the body `{face, action, payload, options}`.',
+        'Each action is also `POST /do/{face}.{action}` with the body `{payload, options}`: the same call, pipeline, errors and headers, listed below under its face.',
         `This document describes API version ${latest}; \`info.version\` is that date. Older versions are listed in \`x-api-versions\` and the changelog (${platform.changelogUrl}).`,
         `Every error code is documented in the error catalogue (${platform.errorDocsUrl}).`,
       ].join('\n\n'),
     },
-    servers: [{ url: SERVER_URL }],
+    servers: [{ url: '{origin}', description: 'A Unified Dispatch server.', variables: { origin: { default: SERVER_URL, description: 'Scheme, host and port of the server (`dispatch serve` listens on http://127.0.0.1:8787 by default).' } } }],
     security: [{ bearerAuth: [] }],
+    tags: tags(catalog, served),
     paths: {
-      '/do': { post: doOperation('do', 'Run one action.', [], statuses) },
+      '/do': { post: doOperation('do', 'Run one action.', [], errorResponses) },
       '/{version}/do': {
-        post: doOperation('doVersioned', 'Run one action in the API version named in the path.', [ref('parameters', 'Version')], statuses),
+        post: doOperation('doVersioned', 'Run one action in the API version named in the path.', [ref('parameters', 'Version')], errorResponses),
       },
-      ...healthPaths(),
+      ...Object.fromEntries(served.map((s) => [`/do/${s.action.id}`, { post: actionOperation(s, errorResponses, platform.currency) }])),
     },
-    webhooks: Object.fromEntries(events.map(({ event }) => [event.type, { post: webhookOperation(event) }])),
+    webhooks: Object.fromEntries(events.map(({ face, event }) => [event.type, { post: webhookOperation(face, event) }])),
     components: {
       securitySchemes: { bearerAuth: bearerScheme },
       parameters: parameters(),
       headers: headers(),
-      responses: { ...responses(served, errors, statuses, platform.errorDocsUrl), ...webhookResponses() },
+      responses: { ...responses(errors, statuses, platform.errorDocsUrl), ...webhookResponses() },
       schemas,
     },
     'x-actions': served.map(({ action }) => ({
@@ -111,21 +109,30 @@ export function emitOpenApi(catalog: Catalog): string {
   return JSON.stringify(doc, null, 2);
 }
 
-function doOperation(operationId: string, summary: string, extra: JsonSchema[], statuses: number[]) {
+function doOperation(operationId: string, summary: string, extra: JsonSchema[], errorResponses: Record<string, JsonSchema>) {
   return {
     operationId,
+    tags: [ENVELOPE_TAG],
     summary,
     description:
       'Names a face, one of its actions, and the payload. The body is validated against the payload schema of the ' +
       'resolved API version. A streaming action answers `text/event-stream` when `options.stream` is true or ' +
       '`Accept: text/event-stream` is sent.',
-    parameters: [...extra, ref('parameters', 'EntityId'), ref('parameters', 'ApiVersion'), ref('parameters', 'IdempotencyKey')],
+    parameters: [...extra, ...CALL_PARAMETERS],
     requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'DoRequest') } } },
-    responses: {
-      '200': ref('responses', 'Success'),
-      ...Object.fromEntries(statuses.map((status) => [String(status), ref('responses', `Error${status}`)])),
-    },
+    responses: { '200': ref('responses', 'Success'), ...errorResponses },
   };
+}
+
+const ENVELOPE_TAG = 'envelope';
+
+/** The envelope first, then one tag per face (its summary). */
+function tags(catalog: Catalog, served: Served[]) {
+  const faces = catalog.faces.filter((face) => served.some((s) => s.face === face) || face.events.length > 0);
+  return [
+    { name: ENVELOPE_TAG, description: 'The one endpoint, `POST /do`, that every action below is also served through.' },
+    ...faces.map((face) => ({ name: face.name, description: face.summary.trim() })),
+  ];
 }
 
 /** Component names of an event type. The underscore keeps them apart from face, action and platform names. */
@@ -133,10 +140,11 @@ const eventSchema = (event: EventType) => `Event_${event.typeName}`;
 const eventDataSchema = (event: EventType) => `EventData_${event.typeName}`;
 
 /** The `POST` a subscribed endpoint receives for one event type, signed as Standard Webhooks. */
-function webhookOperation(event: EventType) {
+function webhookOperation(face: Face, event: EventType) {
   const emitters = event.emittedBy.map((id) => `\`${id}\``).join(', ');
   return {
     operationId: `on${event.typeName}`,
+    tags: [face.name],
     summary: event.summary.trim(),
     description: [
       event.description?.trim(),
@@ -192,8 +200,8 @@ function componentSchemas(catalog: Catalog, served: Served[], events: { face: Fa
   const variants = served.map(({ action }) => ({
     type: 'object',
     title: action.id,
-    description: variantDescription(action, currency),
-    'x-cost': xCost(action, currency),
+    description: `${action.summary.trim()} ${actionFacts(action, currency)}`,
+    'x-cost': actionCost(action, currency),
     required: ['face', 'action', 'payload'],
     additionalProperties: false,
     properties: {
@@ -225,64 +233,15 @@ function componentSchemas(catalog: Catalog, served: Served[], events: { face: Fa
   );
 }
 
-/** The action's prices as strings, exactly as the face file writes them, units sorted. */
-function xCost(action: Action, currency: string) {
-  const { perCall, perUnit } = action.cost;
-  const units = Object.keys(perUnit).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { currency, perCall, perUnit: Object.fromEntries(units.map((unit) => [unit, perUnit[unit]!])) };
-}
-
-/** The action's summary and price, then whether it streams and which events it emits. */
-function variantDescription(action: Action, currency: string): string {
-  const parts = [action.summary.trim(), `Price: ${priceWords(action.cost, currency)}.`];
-  // Face files do not say which of `delta` and `progress` an action sends, so both are named.
-  if (action.stream) parts.push('Can stream: `start`, then `delta` or `progress` events and `ping`, then `result` or `error`.');
-  if (action.emits.length) parts.push(`Emits ${action.emits.map((type) => `\`${type}\``).join(', ')} (see \`webhooks\` in this document).`);
-  return parts.join(' ');
-}
-
-/** A copy with `#/$defs/X` pointing at the face's component `<Face>X`, and `$defs` dropped. */
-function componentRefs(schema: JsonSchema, face: Face): JsonSchema {
-  const { $defs: _defs, ...copy } = structuredClone(schema);
-  walkSchema(copy, (node) => {
-    if (typeof node.$ref === 'string' && node.$ref.startsWith('#/$defs/')) {
-      node.$ref = `#/components/schemas/${face.typeName}${node.$ref.slice('#/$defs/'.length)}`;
-    }
-  });
-  return copy;
-}
-
-function responses(served: Served[], errors: FaceError[], statuses: number[], errorDocsUrl: string): Record<string, JsonSchema> {
-  const streaming = served.filter((s) => s.action.stream).map((s) => `\`${s.action.id}\``);
-  const common = { 'Request-Id': { ...ref('headers', 'RequestId'), required: true } };
-  const rate = { 'RateLimit-Policy': ref('headers', 'RateLimitPolicy'), RateLimit: ref('headers', 'RateLimit') };
+function responses(errors: FaceError[], statuses: number[], errorDocsUrl: string): Record<string, JsonSchema> {
+  const result = { type: 'object', required: ['data', 'meta'], properties: { data: { description: 'The action\'s result.' }, meta: ref('schemas', 'Meta') } };
   const out: Record<string, JsonSchema> = {
     Success: {
       description: 'The action succeeded: `{data, meta}`, or a stream of server-sent events.',
-      headers: {
-        ...common,
-        'X-API-Version': { ...ref('headers', 'ApiVersion'), required: true },
-        ...rate,
-        'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
-        Deprecation: ref('headers', 'Deprecation'),
-        Sunset: ref('headers', 'Sunset'),
-        Link: ref('headers', 'Link'),
-      },
+      headers: successHeaders(),
       content: {
         'application/json': { schema: ref('schemas', 'DoResponse') },
-        'text/event-stream': {
-          // OpenAPI 3.1 media types carry no description, so the event format is documented on the schema.
-          schema: { type: 'string', description: streamDescription(streaming) },
-          'x-sse-events': {
-            start: ref('schemas', 'StreamStart'),
-            delta: ref('schemas', 'StreamDelta'),
-            progress: ref('schemas', 'StreamProgress'),
-            ping: { type: 'object', maxProperties: 0, description: 'Always `{}`.' },
-            result: ref('schemas', 'DoResponse'),
-            error: ref('schemas', 'ErrorEnvelope'),
-          },
-          'x-stream-actions': served.filter((s) => s.action.stream).map((s) => s.action.id),
-        },
+        'text/event-stream': { schema: streamEvents(undefined, undefined, result) },
       },
     },
   };
@@ -291,10 +250,11 @@ function responses(served: Served[], errors: FaceError[], statuses: number[], er
     out[`Error${status}`] = {
       description: `${REASONS[status] ?? 'Error'}: ${codes.map((e) => `\`${e.code}\``).join(', ') || 'see the error catalogue'}.`,
       headers: {
-        ...common,
+        'Request-Id': ref('headers', 'RequestId'),
         'X-API-Version': ref('headers', 'ApiVersion'),
-        ...rate,
-        ...(status === 429 ? { 'Retry-After': { ...ref('headers', 'RetryAfter'), required: true } } : {}),
+        'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
+        RateLimit: ref('headers', 'RateLimit'),
+        ...(status === 429 ? { 'Retry-After': ref('headers', 'RetryAfter') } : {}),
       },
       content: {
         'application/json': {
@@ -312,18 +272,7 @@ function errorExample(error: FaceError, errorDocsUrl: string) {
     summary: error.message,
     value: {
       error: { type: error.type, code: error.code, message: error.message, docUrl: `${errorDocsUrl}#${error.code}` },
-      meta: { timing: 1.5, requestId: 'req_…', version: '…' },
+      meta: EXAMPLE_META,
     },
   };
-}
-
-function streamDescription(streaming: string[]): string {
-  return [
-    `Server-sent events, for streaming actions only (${streaming.join(', ') || 'none in this version'}).`,
-    'Every event has `id: <sequence>`, `event: <name>` and one `data:` line of JSON:',
-    '`start` (`{requestId, apiVersion}`), then `delta` (`{text}`) or `progress` (`{completed, total, message?}`),',
-    '`ping` (`{}`) every 15 seconds, and exactly one terminal event: `result` (`{data, meta}`) or `error` (`{error, meta}`), after which the stream closes.',
-    'Errors found before the stream opens are ordinary JSON error responses. A client that disconnects aborts the action; the time-out covers the whole stream.',
-    'A replay of a streaming request with the same idempotency key sends `start` and the stored terminal event only.',
-  ].join(' ');
 }

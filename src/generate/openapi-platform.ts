@@ -1,7 +1,8 @@
 /**
  * The parts of the OpenAPI document that every catalogue shares: the envelope schemas (options, meta,
  * error, stream events, webhook events), the header parameters and response headers of API.md §2–3, §8–9
- * and §12, the webhook responses, the bearer scheme, and the health endpoints.
+ * and §12, the webhook responses and the bearer scheme. The health endpoints (`/healthz`, `/readyz`) are for
+ * operators, not API clients, and are left out, as Stripe's and GitHub's descriptions leave theirs.
  */
 import type { JsonSchema, Platform } from '../spec/model.js';
 import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_CONFIG } from '../webhooks/config.js';
@@ -170,11 +171,12 @@ export function parameters(): Record<string, JsonSchema> {
 export function headers(): Record<string, JsonSchema> {
   const header = (description: string, schema: JsonSchema = { type: 'string' }) => ({ description, schema });
   return {
-    RequestId: header('The request id (`req_…`), as in `meta.requestId`.', { type: 'string', pattern: '^req_' }),
-    ApiVersion: header('The resolved API version.', { type: 'string', pattern: DATE_PATTERN }),
+    RequestId: { ...header('The request id (`req_…`), as in `meta.requestId`.', { type: 'string', pattern: '^req_' }), required: true },
+    ResolvedApiVersion: { ...header('The resolved API version.', { type: 'string', pattern: DATE_PATTERN }), required: true },
+    ApiVersion: header('The resolved API version, once the request got that far.', { type: 'string', pattern: DATE_PATTERN }),
     RateLimitPolicy: header('The rate policies that apply (draft-ietf-httpapi-ratelimit-headers).'),
     RateLimit: header('What is left of the policy closest to its limit.'),
-    RetryAfter: header('Whole seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
+    RetryAfter: { ...header('Whole seconds to wait before retrying.', { type: 'integer', minimum: 0 }), required: true },
     IdempotentReplayed: header('`true` when the response is a replay of an earlier one.', { type: 'string', const: 'true' }),
     Deprecation: header('Set when the resolved version is deprecated (RFC 9745).'),
     Sunset: header('When a deprecated version stops being served (RFC 8594).'),
@@ -212,34 +214,3 @@ export const bearerScheme = {
   bearerFormat: 'sk_live_… or sk_test_…',
   description: '`Authorization: Bearer sk_live_…` or `Bearer sk_test_…`. Test keys see only test data and use sandbox backends.',
 };
-
-/** `GET /healthz` and `GET /readyz`; both are open (no key). */
-export function healthPaths(): Record<string, JsonSchema> {
-  const status = (value: string, extra: JsonSchema = {}) => ({
-    type: 'object',
-    required: ['status', ...Object.keys(extra)],
-    properties: { status: { const: value }, ...extra },
-  });
-  const json = (description: string, schema: JsonSchema) => ({ description, content: { 'application/json': { schema } } });
-  return {
-    '/healthz': {
-      get: {
-        operationId: 'healthz',
-        summary: 'Liveness: the process is up.',
-        security: [],
-        responses: { '200': json('Alive.', status('ok')) },
-      },
-    },
-    '/readyz': {
-      get: {
-        operationId: 'readyz',
-        summary: 'Readiness: the stores are reachable.',
-        security: [],
-        responses: {
-          '200': json('Ready.', status('ready')),
-          '503': json('A store is unreachable.', status('unavailable', { store: { const: 'unreachable' } })),
-        },
-      },
-    },
-  };
-}

@@ -45,6 +45,8 @@ export interface CallState {
   readonly rawHeaders?: readonly string[];
   /** The `{version}` of `POST /{version}/do`, if that path was used. */
   readonly pathVersion?: string;
+  /** The `{face}.{action}` of `POST /do/{face}.{action}`, whose body is `{payload, options?}`. */
+  readonly pathAction?: { face: string; action: string };
   /** The parsed JSON body, before its shape is checked. */
   readonly body?: unknown;
   envelope?: Envelope;

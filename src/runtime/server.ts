@@ -182,7 +182,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   };
 
-  const handleDo = async (request: FastifyRequest, reply: FastifyReply, pathVersion?: string) => {
+  const handleDo = async (request: FastifyRequest, reply: FastifyReply, path: { version?: string; action?: { face: string; action: string } } = {}) => {
     if (closing) return refuseWhileClosing(reply);
     const requestId = newId('req');
     let events: EventStreamResponse | undefined;
@@ -197,7 +197,8 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
       startedAt: startOf(reply),
       headers: request.headers,
       rawHeaders: request.raw.rawHeaders,
-      pathVersion,
+      pathVersion: path.version,
+      pathAction: path.action,
       body: request.body,
       responseHeaders: { 'Request-Id': requestId },
       openStream: () => openStream(call.responseHeaders).channel,
@@ -211,7 +212,16 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
   };
 
   app.post('/do', (request, reply) => handleDo(request, reply));
-  app.post<{ Params: { version: string } }>('/:version/do', (request, reply) => handleDo(request, reply, request.params.version));
+  app.post<{ Params: { version: string } }>('/:version/do', (request, reply) => handleDo(request, reply, { version: request.params.version }));
+  // The alias that gives each action a path of its own (API.md §1): `face.action`, split at the first dot.
+  app.post<{ Params: { call: string } }>('/do/:call', (request, reply) => {
+    const { call } = request.params;
+    const dot = call.indexOf('.');
+    if (dot <= 0 || dot === call.length - 1) {
+      return sendError(reply, new ApiError('route_not_found', `No endpoint POST /do/${call}; name an action as POST /do/{face}.{action}, e.g. /do/ai.generate.`));
+    }
+    return handleDo(request, reply, { action: { face: call.slice(0, dot), action: call.slice(dot + 1) } });
+  });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/metrics', async (request, reply) => {

@@ -24,6 +24,10 @@ export const DIAGNOSTICS = {
   'unknown-ref': { severity: 'error', message: 'Reference "{ref}" does not name a schema of this face.' },
   'invalid-json-schema': { severity: 'error', message: 'The {what} schema is rejected by ajv (strict): {detail}' },
   'example-mismatch': { severity: 'error', message: 'Example {index} does not match the {what} schema: {detail}' },
+  'missing-example': {
+    severity: 'warning',
+    message: 'Action {action} has no example: its OpenAPI operation and docs page show none. Add a payload and its result under "examples".',
+  },
   'invalid-event-name': {
     severity: 'error',
     message: 'Event "{event}" must have the form <face>.<action>.<outcome> and start with "{face}.".',

@@ -49,6 +49,8 @@ export interface Limits {
 }
 
 export interface Platform {
+  /** How the OpenAPI document and the client present the API. */
+  info: PlatformInfo;
   scopes: Scope[];
   tiers: Tier[];
   /** Sorted oldest first. */
@@ -62,6 +64,13 @@ export interface Platform {
   currency: string;
   /** The units actions may price per, sorted by name. */
   units: Unit[];
+}
+
+export interface PlatformInfo {
+  title: string;
+  contact?: { name?: string; url?: string; email?: string };
+  /** An SPDX `identifier` or a `url`, one of the two. */
+  license?: { name: string; identifier?: string; url?: string };
 }
 
 /** A unit of use that a handler reports and an action may price per (`inputTokens`, `bytes`, ...). */

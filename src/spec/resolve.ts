@@ -5,13 +5,14 @@
  */
 import { basename } from 'node:path';
 import { canonicalJson, materialize } from './json-schema.js';
-import type { Action, ApiVersion, Catalog, Cost, EventType, Face, JsonSchema, PayloadVariant, Platform, RatePolicy, Tier } from './model.js';
+import type { Action, ApiVersion, Catalog, Cost, EventType, Face, JsonSchema, PayloadVariant, Platform, PlatformInfo, RatePolicy, Tier } from './model.js';
 import { priceText } from './price.js';
 import type { JsonPath, SourceFile } from './source.js';
 
 /* The shapes below are those the meta-schemas guarantee. */
 interface RawPolicy { limit: number; window: string }
 interface RawPlatform {
+  info?: Partial<PlatformInfo>;
   changelogUrl: string;
   errorDocsUrl: string;
   currency?: string;
@@ -82,6 +83,7 @@ export function resolvePlatform(source: SourceFile): Platform {
     ...(t.storage ? { storage: { objectBytes: t.storage.objectBytes, storedBytes: t.storage.storedBytes } } : {}),
   }));
   return {
+    info: { ...raw.info, title: raw.info?.title ?? 'Unified Dispatch' },
     scopes: Object.entries(raw.scopes)
       .map(([name, description]) => ({ name, description, actions: [] as string[] }))
       .sort((a, b) => a.name.localeCompare(b.name)),

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { emitDocs } from '../../src/generate/emit-docs.js';
 import { emitOpenApi } from '../../src/generate/emit-openapi.js';
@@ -66,10 +67,62 @@ describe.each([
     for (const op of ops) expect(Object.keys(op.responses).length, op.operationId).toBeGreaterThan(0);
   });
 
-  it('describes ping events as `{}`, as the runtime sends them', () => {
-    const stream = root.components.responses.Success.content['text/event-stream'];
-    expect(Object.keys(stream['x-sse-events']).sort()).toEqual(['delta', 'error', 'ping', 'progress', 'result', 'start']);
-    expect(stream['x-sse-events'].ping).toMatchObject({ type: 'object', maxProperties: 0 });
+  it('describes each stream message, ping events as `{}` as the runtime sends them', () => {
+    const messages = root.components.responses.Success.content['text/event-stream'].schema.oneOf as Json[];
+    expect(messages.map((m) => m.properties.event.const)).toEqual(['start', 'delta', 'progress', 'ping', 'result', 'error']);
+    for (const message of messages) expect(message.required).toEqual(['id', 'event', 'data']);
+    expect(messages[3]!.properties.data).toMatchObject({ type: 'object', maxProperties: 0 });
+  });
+
+  it('passes Redocly\'s recommended rules without an error or a warning', async () => {
+    const problems = await lintFromString({ source: JSON.stringify(root), absoluteRef: 'openapi.json', config: await createConfig({ extends: ['recommended'] }) });
+    expect(problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+  });
+});
+
+describe('operations per action', () => {
+  const served = catalog.faces.flatMap((face) => face.actions.filter((a) => a.variants.some((v) => v.versions.includes(catalog.platform.latest))));
+
+  it('gives every action POST /do/{face}.{action}, named in lower camel case and tagged with its face', () => {
+    const tags = (doc.tags as Json[]).map((t) => t.name);
+    expect(served.length).toBeGreaterThan(20);
+    for (const action of served) {
+      const op = doc.paths[`/do/${action.id}`]?.post as Json;
+      expect(op, action.id).toBeDefined();
+      expect(op.operationId).toBe(action.typeName.charAt(0).toLowerCase() + action.typeName.slice(1));
+      expect(op.tags).toEqual([action.face]);
+      expect(tags).toContain(action.face);
+      expect(op.summary).toBe(action.summary.trim());
+      expect(op.requestBody.content['application/json'].schema.properties.payload).toEqual(doc.components.schemas[`${action.typeName}Payload`]);
+      expect(op.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: `#/components/schemas/${action.typeName}Result` });
+      expect(Object.keys(op.responses)).toContain('429');
+    }
+    expect(doc.paths['/do/auth.login'].post.operationId).toBe('authLogin');
+    expect(doc.paths['/do'].post.tags).toEqual(['envelope']);
+  });
+
+  it("shows the face file's examples on the request and the response", () => {
+    for (const action of served.filter((a) => a.examples.length > 0)) {
+      const op = doc.paths[`/do/${action.id}`].post as Json;
+      const requests = Object.values(op.requestBody.content['application/json'].examples as Json).map((e) => e.value);
+      const responses = Object.values(op.responses['200'].content['application/json'].examples as Json).map((e) => e.value.data);
+      expect(requests, action.id).toEqual(action.examples.map((e) => ({ payload: e.payload })));
+      expect(responses, action.id).toEqual(action.examples.map((e) => e.result));
+    }
+  });
+
+  it("describes a streaming action's messages, its own events and its result among them", () => {
+    const streaming = served.filter((a) => a.stream);
+    expect(streaming.length).toBeGreaterThan(0);
+    for (const action of streaming) {
+      const messages = doc.paths[`/do/${action.id}`].post.responses['200'].content['text/event-stream'].schema.oneOf as Json[];
+      const events = messages.map((m) => m.properties.event.const);
+      expect(events).toEqual(['start', 'delta', 'progress', ...action.streamEvents.map((e) => e.name), 'ping', 'result', 'error']);
+      expect(messages.find((m) => m.title === 'result')!.properties.data.properties.data).toEqual({ $ref: `#/components/schemas/${action.typeName}Result` });
+    }
+    for (const action of served.filter((a) => !a.stream)) {
+      expect(doc.paths[`/do/${action.id}`].post.responses['200'].content['text/event-stream'], action.id).toBeUndefined();
+    }
   });
 });
 

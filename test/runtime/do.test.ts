@@ -32,6 +32,44 @@ describe('POST /do', () => {
   });
 });
 
+describe('POST /do/{face}.{action}', () => {
+  const { face: _face, action: _action, ...aliased } = generateCall({ prompt: 'Alias' });
+
+  it('answers as POST /do does, headers and all', async () => {
+    const canonical = await server.post(generateCall({ prompt: 'Alias' }));
+    const alias = await server.post(aliased, { path: '/do/ai.generate' });
+    expect(alias.status).toBe(200);
+    expect(alias.body.data).toEqual(canonical.body.data);
+    expect(alias.headers.get('x-api-version')).toBe('2026-09-01');
+    expect(alias.headers.get('request-id')).toBe(alias.body.meta.requestId);
+    expect(alias.headers.get('ratelimit-policy')).toBe(canonical.headers.get('ratelimit-policy'));
+  });
+
+  it('is one request to idempotency: a replay through the other path answers the first reply', async () => {
+    const headers = { 'x-idempotency-key': `alias-${Date.now()}` };
+    const first = await server.post(aliased, { path: '/do/ai.generate', headers });
+    const again = await server.post(generateCall({ prompt: 'Alias' }), { headers });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data).toEqual(first.body.data);
+  });
+
+  it.each([
+    ['a face in the body', { ...aliased, face: 'ai' }, '/do/ai.generate', 400, 'invalid_envelope', '/face'],
+    ['a field the envelope lacks', { ...aliased, extra: 1 }, '/do/ai.generate', 400, 'invalid_envelope', '/extra'],
+    ['a body that is not an object', [aliased], '/do/ai.generate', 400, 'invalid_envelope', undefined],
+    ['an unknown face', aliased, '/do/nope.generate', 404, 'face_not_found', '/face'],
+    ['an unknown action', aliased, '/do/ai.nope', 404, 'action_not_found', '/action'],
+    ['a path without an action', aliased, '/do/ai', 404, 'route_not_found', undefined],
+    ['a payload that breaks the schema', { payload: { model: 'test-model' } }, '/do/ai.generate', 400, 'payload_invalid', undefined],
+  ])('refuses %s in the contract envelope', async (_name, body, path, status, code, param) => {
+    const reply = await server.post(body, { path });
+    expect(reply.status).toBe(status);
+    expect(reply.body.error).toMatchObject({ code, ...(param ? { param } : {}) });
+    expect(reply.body.meta.requestId).toMatch(/^req_/);
+  });
+});
+
 describe('versions', () => {
   it('serves a version pinned in the path, with deprecation headers and that version\'s schema', async () => {
     const reply = await server.post(generateCall({ temperature: 0.2 }), { path: '/2026-01-01/do' });

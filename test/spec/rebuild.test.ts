@@ -27,6 +27,7 @@ ${errors}actions:
     emits: [${emits ?? `${name}.echo.done`}]
     payload: { type: object }
     result: { type: object }
+    examples: [{ payload: {}, result: {} }]
 `;
 }
 

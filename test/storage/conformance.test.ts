@@ -132,6 +132,14 @@ describe.each([files(false), files(true), s3])('storage on $name', (backend) => 
     expect((await call('get', { key: 'notes/invalid' })).status).toBe(404);
   });
 
+  it('refuses a key with a control character or U+10FFFF, which bounds prefix listings, and takes other astral characters', async () => {
+    for (const key of ['notes/\u0007bell', 'notes/\u{10FFFF}end']) {
+      const refused = await call('put', { key, content: 'aGk=' });
+      expect([refused.status, refused.body.error.code, refused.body.error.param]).toEqual([400, 'payload_invalid', '/payload/key']);
+    }
+    expect((await call('put', { key: 'notes/\u{1F600}', content: 'aGk=' })).status).toBe(200);
+  });
+
   it('refuses content that does not match the SHA-256 sent with it', async () => {
     const refused = await put('notes/bad', Buffer.from('abc'), { sha256: sha256(Buffer.from('abd')) });
     expect([refused.status, refused.body.error.code, refused.body.error.param]).toEqual([400, 'checksum_mismatch', '/payload/sha256']);

@@ -3,12 +3,13 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 
 export const storage_createDownloadUrl_2026_09_01 = validate0;
-const schema0 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"expiresIn":{"$ref":"#/$defs/ExpiresIn"},"filename":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001f\\u007f\"\\\\/]+$","description":"Offer the download under this file name."}},"$defs":{"ExpiresIn":{"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
-const schema1 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema0 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"expiresIn":{"$ref":"#/$defs/ExpiresIn"},"filename":{"type":"string","minLength":1,"maxLength":255,"pattern":"^[^\\u0000-\\u001f\\u007f\"\\\\/]+$","description":"Offer the download under this file name."}},"$defs":{"ExpiresIn":{"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."}}};
+const schema1 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."};
 const schema2 = {"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."};
+const pattern0 = new RegExp("\\uDBFF\\uDFFF", "u");
+const pattern1 = new RegExp("^[^\\u0000-\\u001f\\u007f]+$", "u");
+const pattern2 = new RegExp("^[^\\u0000-\\u001f\\u007f\"\\\\/]+$", "u");
 const func0 = require("ajv/dist/runtime/ucs2length").default;
-const pattern0 = new RegExp("^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$", "u");
-const pattern1 = new RegExp("^[^\\u0000-\\u001f\\u007f\"\\\\/]+$", "u");
 
 function validate0(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -45,9 +46,11 @@ errors++;
 }
 if(data.key !== undefined){
 let data0 = data.key;
+const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data0 === "string"){
-if(func0(data0) > 1024){
-const err2 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(!pattern0.test(data0)){
+const err2 = {};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -56,8 +59,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -66,8 +71,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern0.test(data0)){
-const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 1024){
+const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -76,9 +93,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data0) < 1){
+const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -87,11 +103,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.expiresIn !== undefined){
-let data1 = data.expiresIn;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err6 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern1.test(data0)){
+const err6 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -100,9 +113,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 604800 || isNaN(data1)){
-const err7 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+}
+else {
+const err7 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -111,13 +124,37 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data1 < 1 || isNaN(data1)){
-const err8 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.expiresIn !== undefined){
+let data1 = data.expiresIn;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err8 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 604800 || isNaN(data1)){
+const err9 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data1 < 1 || isNaN(data1)){
+const err10 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -127,27 +164,7 @@ if(data.filename !== undefined){
 let data2 = data.filename;
 if(typeof data2 === "string"){
 if(func0(data2) > 255){
-const err9 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(func0(data2) < 1){
-const err10 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(!pattern1.test(data2)){
-const err11 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\"\\\\/]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\"\\\\/]+$"+"\""};
+const err11 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -156,9 +173,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-else {
-const err12 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data2) < 1){
+const err12 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -167,15 +183,36 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern2.test(data2)){
+const err13 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\"\\\\/]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\"\\\\/]+$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/filename",schemaPath:"#/properties/filename/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 }
@@ -185,13 +222,13 @@ return errors === 0;
 validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const storage_createUploadUrl_2026_09_01 = validate1;
-const schema3 = {"type":"object","required":["key","size"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"maximum":5497558138880,"description":"Bytes that will be sent."},"contentType":{"$ref":"#/$defs/ContentType"},"metadata":{"$ref":"#/$defs/Metadata"},"expiresIn":{"$ref":"#/$defs/ExpiresIn"}},"$defs":{"ContentType":{"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."},"ExpiresIn":{"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."}}};
-const schema4 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema3 = {"type":"object","required":["key","size"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"maximum":5497558138880,"description":"Bytes that will be sent."},"contentType":{"$ref":"#/$defs/ContentType"},"metadata":{"$ref":"#/$defs/Metadata"},"expiresIn":{"$ref":"#/$defs/ExpiresIn"}},"$defs":{"ContentType":{"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."},"ExpiresIn":{"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."}}};
+const schema4 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."};
 const schema5 = {"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."};
 const schema6 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
 const schema7 = {"type":"integer","minimum":1,"maximum":604800,"default":3600,"description":"Seconds the URL stays valid, at most 7 days (604800); one hour by default."};
-const pattern3 = new RegExp("^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$", "u");
-const pattern4 = new RegExp("^[a-z0-9][a-z0-9_-]{0,63}$", "u");
+const pattern5 = new RegExp("^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$", "u");
+const pattern6 = new RegExp("^[a-z0-9][a-z0-9_-]{0,63}$", "u");
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -238,9 +275,11 @@ errors++;
 }
 if(data.key !== undefined){
 let data0 = data.key;
+const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data0 === "string"){
-if(func0(data0) > 1024){
-const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(!pattern0.test(data0)){
+const err3 = {};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -249,8 +288,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -259,8 +300,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern0.test(data0)){
-const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 1024){
+const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -269,9 +322,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data0) < 1){
+const err6 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -280,11 +332,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.size !== undefined){
-let data1 = data.size;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err7 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern1.test(data0)){
+const err7 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -293,9 +342,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 > 5497558138880 || isNaN(data1)){
-const err8 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 5497558138880},message:"must be <= 5497558138880"};
+}
+else {
+const err8 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -304,8 +353,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data1 < 0 || isNaN(data1)){
-const err9 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.size !== undefined){
+let data1 = data.size;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err9 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -314,13 +366,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-if(data.contentType !== undefined){
-let data2 = data.contentType;
-if(typeof data2 === "string"){
-if(func0(data2) > 255){
-const err10 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 > 5497558138880 || isNaN(data1)){
+const err10 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/maximum",keyword:"maximum",params:{comparison: "<=", limit: 5497558138880},message:"must be <= 5497558138880"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -329,8 +377,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!pattern3.test(data2)){
-const err11 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"+"\""};
+if(data1 < 0 || isNaN(data1)){
+const err11 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -340,8 +388,12 @@ vErrors.push(err11);
 errors++;
 }
 }
-else {
-const err12 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.contentType !== undefined){
+let data2 = data.contentType;
+if(typeof data2 === "string"){
+if(func0(data2) > 255){
+const err12 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -350,12 +402,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.metadata !== undefined){
-let data3 = data.metadata;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(Object.keys(data3).length > 20){
-const err13 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
+if(!pattern5.test(data2)){
+const err13 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -364,11 +412,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-for(const key1 in data3){
-const _errs13 = errors;
-if(typeof key1 === "string"){
-if(!pattern4.test(key1)){
-const err14 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
+}
+else {
+const err14 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -378,9 +424,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-var valid4 = _errs13 === errors;
-if(!valid4){
-const err15 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(data.metadata !== undefined){
+let data3 = data.metadata;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(Object.keys(data3).length > 20){
+const err15 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -389,12 +437,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-for(const key2 in data3){
-let data4 = data3[key2];
-if(typeof data4 === "string"){
-if(func0(data4) > 500){
-const err16 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+for(const key1 in data3){
+const _errs15 = errors;
+if(typeof key1 === "string"){
+if(!pattern6.test(key1)){
+const err16 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -404,8 +451,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid5 = _errs15 === errors;
+if(!valid5){
+const err17 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -415,9 +463,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key2 in data3){
+let data4 = data3[key2];
+if(typeof data4 === "string"){
+if(func0(data4) > 500){
+const err18 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -427,10 +477,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.expiresIn !== undefined){
-let data5 = data.expiresIn;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err19 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err19 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -439,9 +487,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 604800 || isNaN(data5)){
-const err20 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -450,8 +499,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(data5 < 1 || isNaN(data5)){
-const err21 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.expiresIn !== undefined){
+let data5 = data.expiresIn;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err21 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -460,16 +512,37 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 604800 || isNaN(data5)){
+const err22 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800},message:"must be <= 604800"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+if(data5 < 1 || isNaN(data5)){
+const err23 = {instancePath:instancePath+"/expiresIn",schemaPath:"#/$defs/ExpiresIn/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
 }
 errors++;
 }
@@ -479,8 +552,8 @@ return errors === 0;
 validate1.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const storage_delete_2026_09_01 = validate2;
-const schema8 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
-const schema9 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema8 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."}}};
+const schema9 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."};
 
 function validate2(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -517,9 +590,11 @@ errors++;
 }
 if(data.key !== undefined){
 let data0 = data.key;
+const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data0 === "string"){
-if(func0(data0) > 1024){
-const err2 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(!pattern0.test(data0)){
+const err2 = {};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -528,8 +603,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -538,8 +615,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern0.test(data0)){
-const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 1024){
+const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -548,9 +637,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data0) < 1){
+const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -559,15 +647,36 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-}
-else {
-const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!pattern1.test(data0)){
+const err6 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
 else {
 vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -577,8 +686,8 @@ return errors === 0;
 validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const storage_get_2026_09_01 = validate3;
-const schema10 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"includeContent":{"type":"boolean","default":true,"description":"false: only the object's description."}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
-const schema11 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema10 = {"type":"object","required":["key"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"includeContent":{"type":"boolean","default":true,"description":"false: only the object's description."}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."}}};
+const schema11 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."};
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -618,9 +727,11 @@ errors++;
 }
 if(data.key !== undefined){
 let data0 = data.key;
+const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data0 === "string"){
-if(func0(data0) > 1024){
-const err2 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(!pattern0.test(data0)){
+const err2 = {};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -629,8 +740,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -639,8 +752,20 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!pattern0.test(data0)){
-const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 1024){
+const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -649,9 +774,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-}
-else {
-const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data0) < 1){
+const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -660,9 +784,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(typeof data.includeContent !== "boolean"){
-const err6 = {instancePath:instancePath+"/includeContent",schemaPath:"#/properties/includeContent/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern1.test(data0)){
+const err6 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -673,12 +796,34 @@ errors++;
 }
 }
 else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err7 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+if(typeof data.includeContent !== "boolean"){
+const err8 = {instancePath:instancePath+"/includeContent",schemaPath:"#/properties/includeContent/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
 }
 errors++;
 }
@@ -688,8 +833,8 @@ return errors === 0;
 validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const storage_list_2026_09_01 = validate4;
-const schema12 = {"type":"object","additionalProperties":false,"properties":{"prefix":{"type":"string","maxLength":1024,"description":"Only keys that start with it."},"cursor":{"$ref":"#/$defs/Key"},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Page size."}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."}}};
-const schema13 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema12 = {"type":"object","additionalProperties":false,"properties":{"prefix":{"type":"string","maxLength":1024,"description":"Only keys that start with it."},"cursor":{"$ref":"#/$defs/Key"},"limit":{"type":"integer","minimum":1,"maximum":1000,"default":100,"description":"Page size."}},"$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."}}};
+const schema13 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."};
 
 function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -744,9 +889,11 @@ errors++;
 }
 if(data.cursor !== undefined){
 let data1 = data.cursor;
+const _errs7 = errors;
+const _errs8 = errors;
 if(typeof data1 === "string"){
-if(func0(data1) > 1024){
-const err3 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(!pattern0.test(data1)){
+const err3 = {};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -755,8 +902,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func0(data1) < 1){
-const err4 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+var valid2 = _errs8 === errors;
+if(valid2){
+const err4 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -765,8 +914,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern0.test(data1)){
-const err5 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
+else {
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(typeof data1 === "string"){
+if(func0(data1) > 1024){
+const err5 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -775,9 +936,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data1) < 1){
+const err6 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -786,10 +946,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-let data2 = data.limit;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err7 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern1.test(data1)){
+const err7 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -798,9 +956,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 1000 || isNaN(data2)){
-const err8 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
+}
+else {
+const err8 = {instancePath:instancePath+"/cursor",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -809,8 +967,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err9 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+let data2 = data.limit;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err9 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -819,15 +979,36 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-}
-else {
-const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 > 1000 || isNaN(data2)){
+const err10 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000},message:"must be <= 1000"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+if(data2 < 1 || isNaN(data2)){
+const err11 = {instancePath:instancePath+"/limit",schemaPath:"#/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -837,11 +1018,11 @@ return errors === 0;
 validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const storage_put_2026_09_01 = validate5;
-const schema14 = {"type":"object","required":["key","content"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"content":{"type":"string","description":"The bytes, base64 with its padding (at most 512 KiB once decoded)."},"contentType":{"$ref":"#/$defs/ContentType"},"metadata":{"$ref":"#/$defs/Metadata"},"sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$","description":"SHA-256 of the content, hex: the server refuses content that does not match."}},"$defs":{"ContentType":{"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."}}};
-const schema15 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema14 = {"type":"object","required":["key","content"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"content":{"type":"string","description":"The bytes, base64 with its padding (at most 512 KiB once decoded)."},"contentType":{"$ref":"#/$defs/ContentType"},"metadata":{"$ref":"#/$defs/Metadata"},"sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$","description":"SHA-256 of the content, hex: the server refuses content that does not match."}},"$defs":{"ContentType":{"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."},"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."}}};
+const schema15 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."};
 const schema16 = {"type":"string","maxLength":255,"pattern":"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$","description":"The media type, e.g. `application/pdf` (default `application/octet-stream`)."};
 const schema17 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
-const pattern11 = new RegExp("^[0-9a-fA-F]{64}$", "u");
+const pattern17 = new RegExp("^[0-9a-fA-F]{64}$", "u");
 
 function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -888,9 +1069,11 @@ errors++;
 }
 if(data.key !== undefined){
 let data0 = data.key;
+const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data0 === "string"){
-if(func0(data0) > 1024){
-const err3 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(!pattern0.test(data0)){
+const err3 = {};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -899,8 +1082,10 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+const err4 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -909,8 +1094,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!pattern0.test(data0)){
-const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 1024){
+const err5 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -919,9 +1116,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-else {
-const err6 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data0) < 1){
+const err6 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -930,10 +1126,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.content !== undefined){
-if(typeof data.content !== "string"){
-const err7 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern1.test(data0)){
+const err7 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -943,11 +1137,8 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.contentType !== undefined){
-let data2 = data.contentType;
-if(typeof data2 === "string"){
-if(func0(data2) > 255){
-const err8 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
+else {
+const err8 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -956,8 +1147,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!pattern3.test(data2)){
-const err9 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"+"\""};
+}
+if(data.content !== undefined){
+if(typeof data.content !== "string"){
+const err9 = {instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -967,8 +1160,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.contentType !== undefined){
+let data2 = data.contentType;
+if(typeof data2 === "string"){
+if(func0(data2) > 255){
+const err10 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -977,12 +1173,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.metadata !== undefined){
-let data3 = data.metadata;
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(Object.keys(data3).length > 20){
-const err11 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
+if(!pattern5.test(data2)){
+const err11 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"},message:"must match pattern \""+"^[A-Za-z0-9!#$%&'*+.^_`|~-]+/[A-Za-z0-9!#$%&'*+.^_`|~-]+( *; *[A-Za-z0-9!#$%&'*+.^_`|~-]+=(\"[^\"]*\"|[A-Za-z0-9!#$%&'*+.^_`|~-]+))*$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -991,11 +1183,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-for(const key1 in data3){
-const _errs13 = errors;
-if(typeof key1 === "string"){
-if(!pattern4.test(key1)){
-const err12 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
+}
+else {
+const err12 = {instancePath:instancePath+"/contentType",schemaPath:"#/$defs/ContentType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1005,9 +1195,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-var valid4 = _errs13 === errors;
-if(!valid4){
-const err13 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(data.metadata !== undefined){
+let data3 = data.metadata;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(Object.keys(data3).length > 20){
+const err13 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1016,12 +1208,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-for(const key2 in data3){
-let data4 = data3[key2];
-if(typeof data4 === "string"){
-if(func0(data4) > 500){
-const err14 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+for(const key1 in data3){
+const _errs15 = errors;
+if(typeof key1 === "string"){
+if(!pattern6.test(key1)){
+const err14 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1031,8 +1222,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-else {
-const err15 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid5 = _errs15 === errors;
+if(!valid5){
+const err15 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1042,9 +1234,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key2 in data3){
+let data4 = data3[key2];
+if(typeof data4 === "string"){
+if(func0(data4) > 500){
+const err16 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1054,11 +1248,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.sha256 !== undefined){
-let data5 = data.sha256;
-if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
-const err17 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""};
+else {
+const err17 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1068,8 +1259,9 @@ vErrors.push(err17);
 errors++;
 }
 }
+}
 else {
-const err18 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err18 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1079,14 +1271,39 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.sha256 !== undefined){
+let data5 = data.sha256;
+if(typeof data5 === "string"){
+if(!pattern17.test(data5)){
+const err19 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-fA-F]{64}$"},message:"must match pattern \""+"^[0-9a-fA-F]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
 else {
 vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
 }
 errors++;
 }
@@ -1096,11 +1313,11 @@ return errors === 0;
 validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const event_storage_object_created = validate6;
-const schema18 = {"$ref":"#/$defs/Object","$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."},"Object":{"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}}}};
+const schema18 = {"$ref":"#/$defs/Object","$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."},"Object":{"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}}}};
 const schema19 = {"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}};
-const schema20 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema20 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."};
 const schema21 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
-const pattern13 = new RegExp("^[0-9a-f]{64}$", "u");
+const pattern20 = new RegExp("^[0-9a-f]{64}$", "u");
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
 function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1198,9 +1415,11 @@ errors++;
 }
 if(data.key !== undefined){
 let data0 = data.key;
+const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data0 === "string"){
-if(func0(data0) > 1024){
-const err8 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(!pattern0.test(data0)){
+const err8 = {};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1209,8 +1428,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err9 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+const err9 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1219,8 +1440,20 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern0.test(data0)){
-const err10 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 1024){
+const err10 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1229,9 +1462,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data0) < 1){
+const err11 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1240,11 +1472,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.size !== undefined){
-let data1 = data.size;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err12 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern1.test(data0)){
+const err12 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1253,9 +1482,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-const err13 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err13 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1265,10 +1494,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-if(data.contentType !== undefined){
-if(typeof data.contentType !== "string"){
-const err14 = {instancePath:instancePath+"/contentType",schemaPath:"#/properties/contentType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.size !== undefined){
+let data1 = data.size;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err14 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1277,12 +1506,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.sha256 !== undefined){
-let data3 = data.sha256;
-if(typeof data3 === "string"){
-if(!pattern13.test(data3)){
-const err15 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err15 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1292,8 +1518,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.contentType !== undefined){
+if(typeof data.contentType !== "string"){
+const err16 = {instancePath:instancePath+"/contentType",schemaPath:"#/properties/contentType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1303,9 +1531,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.etag !== undefined){
-if(typeof data.etag !== "string"){
-const err17 = {instancePath:instancePath+"/etag",schemaPath:"#/properties/etag/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.sha256 !== undefined){
+let data3 = data.sha256;
+if(typeof data3 === "string"){
+if(!pattern20.test(data3)){
+const err17 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1315,11 +1545,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.metadata !== undefined){
-let data5 = data.metadata;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(Object.keys(data5).length > 20){
-const err18 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
+else {
+const err18 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1328,11 +1555,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-for(const key1 in data5){
-const _errs16 = errors;
-if(typeof key1 === "string"){
-if(!pattern4.test(key1)){
-const err19 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
+}
+if(data.etag !== undefined){
+if(typeof data.etag !== "string"){
+const err19 = {instancePath:instancePath+"/etag",schemaPath:"#/properties/etag/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1342,9 +1568,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-var valid3 = _errs16 === errors;
-if(!valid3){
-const err20 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(data.metadata !== undefined){
+let data5 = data.metadata;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(Object.keys(data5).length > 20){
+const err20 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1353,12 +1581,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-for(const key2 in data5){
-let data6 = data5[key2];
-if(typeof data6 === "string"){
-if(func0(data6) > 500){
-const err21 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+for(const key1 in data5){
+const _errs18 = errors;
+if(typeof key1 === "string"){
+if(!pattern6.test(key1)){
+const err21 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1368,8 +1595,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid4 = _errs18 === errors;
+if(!valid4){
+const err22 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1379,9 +1607,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key2 in data5){
+let data6 = data5[key2];
+if(typeof data6 === "string"){
+if(func0(data6) > 500){
+const err23 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1391,11 +1621,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data7 = data.createdAt;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err24 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err24 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1405,8 +1632,9 @@ vErrors.push(err24);
 errors++;
 }
 }
+}
 else {
-const err25 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err25 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1416,14 +1644,39 @@ vErrors.push(err25);
 errors++;
 }
 }
-}
-else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.createdAt !== undefined){
+let data7 = data.createdAt;
+if(typeof data7 === "string"){
+if(!(formats0.validate(data7))){
+const err26 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
 else {
 vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }
@@ -1453,9 +1706,9 @@ return errors === 0;
 validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const event_storage_object_deleted = validate9;
-const schema22 = {"$ref":"#/$defs/Object","$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."},"Object":{"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}}}};
+const schema22 = {"$ref":"#/$defs/Object","$defs":{"Key":{"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."},"Metadata":{"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."},"Object":{"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}}}};
 const schema23 = {"type":"object","description":"A stored object.","required":["key","size","contentType","sha256","etag","metadata","createdAt"],"additionalProperties":false,"properties":{"key":{"$ref":"#/$defs/Key"},"size":{"type":"integer","minimum":0,"description":"Bytes of content."},"contentType":{"type":"string","description":"The media type given when it was stored."},"sha256":{"type":"string","pattern":"^[0-9a-f]{64}$","description":"SHA-256 of the content, hex."},"etag":{"type":"string","description":"The MD5 of the content, hex, in double quotes (S3's ETag of an object stored in one part)."},"metadata":{"$ref":"#/$defs/Metadata"},"createdAt":{"type":"string","format":"date-time","description":"When this content was stored under the key."}}};
-const schema24 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$","description":"The object's name, 1 to 1024 characters without control characters; `/` groups keys for `list` by prefix."};
+const schema24 = {"type":"string","minLength":1,"maxLength":1024,"pattern":"^[^\\u0000-\\u001f\\u007f]+$","not":{"pattern":"\\uDBFF\\uDFFF"},"description":"The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix."};
 const schema25 = {"type":"object","maxProperties":20,"propertyNames":{"pattern":"^[a-z0-9][a-z0-9_-]{0,63}$"},"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs, kept with the object (names lower case, as S3 keeps them)."};
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1553,9 +1806,11 @@ errors++;
 }
 if(data.key !== undefined){
 let data0 = data.key;
+const _errs5 = errors;
+const _errs6 = errors;
 if(typeof data0 === "string"){
-if(func0(data0) > 1024){
-const err8 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
+if(!pattern0.test(data0)){
+const err8 = {};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1564,8 +1819,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(func0(data0) < 1){
-const err9 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+const err9 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1574,8 +1831,20 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern0.test(data0)){
-const err10 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f\\u{10FFFF}]+$"+"\""};
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+if(typeof data0 === "string"){
+if(func0(data0) > 1024){
+const err10 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1584,9 +1853,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(func0(data0) < 1){
+const err11 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1595,11 +1863,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.size !== undefined){
-let data1 = data.size;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
-const err12 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!pattern1.test(data0)){
+const err12 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/pattern",keyword:"pattern",params:{pattern: "^[^\\u0000-\\u001f\\u007f]+$"},message:"must match pattern \""+"^[^\\u0000-\\u001f\\u007f]+$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1608,9 +1873,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data1 == "number") && (isFinite(data1))){
-if(data1 < 0 || isNaN(data1)){
-const err13 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err13 = {instancePath:instancePath+"/key",schemaPath:"#/$defs/Key/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1620,10 +1885,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-if(data.contentType !== undefined){
-if(typeof data.contentType !== "string"){
-const err14 = {instancePath:instancePath+"/contentType",schemaPath:"#/properties/contentType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.size !== undefined){
+let data1 = data.size;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err14 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1632,12 +1897,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.sha256 !== undefined){
-let data3 = data.sha256;
-if(typeof data3 === "string"){
-if(!pattern13.test(data3)){
-const err15 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err15 = {instancePath:instancePath+"/size",schemaPath:"#/properties/size/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1647,8 +1909,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.contentType !== undefined){
+if(typeof data.contentType !== "string"){
+const err16 = {instancePath:instancePath+"/contentType",schemaPath:"#/properties/contentType/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1658,9 +1922,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.etag !== undefined){
-if(typeof data.etag !== "string"){
-const err17 = {instancePath:instancePath+"/etag",schemaPath:"#/properties/etag/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.sha256 !== undefined){
+let data3 = data.sha256;
+if(typeof data3 === "string"){
+if(!pattern20.test(data3)){
+const err17 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1670,11 +1936,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.metadata !== undefined){
-let data5 = data.metadata;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(Object.keys(data5).length > 20){
-const err18 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
+else {
+const err18 = {instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1683,11 +1946,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-for(const key1 in data5){
-const _errs16 = errors;
-if(typeof key1 === "string"){
-if(!pattern4.test(key1)){
-const err19 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
+}
+if(data.etag !== undefined){
+if(typeof data.etag !== "string"){
+const err19 = {instancePath:instancePath+"/etag",schemaPath:"#/properties/etag/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1697,9 +1959,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-var valid3 = _errs16 === errors;
-if(!valid3){
-const err20 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
+if(data.metadata !== undefined){
+let data5 = data.metadata;
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(Object.keys(data5).length > 20){
+const err20 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1708,12 +1972,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-for(const key2 in data5){
-let data6 = data5[key2];
-if(typeof data6 === "string"){
-if(func0(data6) > 500){
-const err21 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+for(const key1 in data5){
+const _errs18 = errors;
+if(typeof key1 === "string"){
+if(!pattern6.test(key1)){
+const err21 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames/pattern",keyword:"pattern",params:{pattern: "^[a-z0-9][a-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[a-z0-9][a-z0-9_-]{0,63}$"+"\"",propertyName:key1};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1723,8 +1986,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+var valid4 = _errs18 === errors;
+if(!valid4){
+const err22 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/propertyNames",keyword:"propertyNames",params:{propertyName: key1},message:"property name must be valid"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1734,9 +1998,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key2 in data5){
+let data6 = data5[key2];
+if(typeof data6 === "string"){
+if(func0(data6) > 500){
+const err23 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1746,11 +2012,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data7 = data.createdAt;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err24 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err24 = {instancePath:instancePath+"/metadata/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/$defs/Metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1760,8 +2023,9 @@ vErrors.push(err24);
 errors++;
 }
 }
+}
 else {
-const err25 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err25 = {instancePath:instancePath+"/metadata",schemaPath:"#/$defs/Metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1771,14 +2035,39 @@ vErrors.push(err25);
 errors++;
 }
 }
-}
-else {
-const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.createdAt !== undefined){
+let data7 = data.createdAt;
+if(typeof data7 === "string"){
+if(!(formats0.validate(data7))){
+const err26 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
 else {
 vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }

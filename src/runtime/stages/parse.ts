@@ -1,11 +1,14 @@
 /**
  * Checks the shape of the body, `{face, action, payload, options?}`, and of its options. Unknown fields
  * are refused so that a typo never passes silently. Also settles the idempotency key (header or option).
+ * `POST /do/{face}.{action}` names the face and action in its path and sends `{payload, options?}`: from
+ * here on it is the same call.
  */
 import { header, type CallState, type Envelope, type Stage } from '../call.js';
 import { ApiError } from '../errors.js';
 
 const ENVELOPE_FIELDS = new Set(['face', 'action', 'payload', 'options']);
+const PATH_BODY_FIELDS = new Set(['payload', 'options']);
 const OPTION_TYPES: Record<string, string> = { timeout: 'number', idempotencyKey: 'string', version: 'string', stream: 'boolean' };
 /** 1–255 printable ASCII characters (API.md §9). */
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
@@ -14,7 +17,8 @@ export const parse: Stage = (call, runtime) => {
   call.envelope = parseEnvelope(call, call.body, runtime.catalogue.platform.limits.timeout.max);
 };
 
-function parseEnvelope(call: CallState, body: unknown, maxTimeout: number): Envelope {
+function parseEnvelope(call: CallState, sent: unknown, maxTimeout: number): Envelope {
+  const body = call.pathAction ? pathEnvelope(call.pathAction, sent) : sent;
   if (!isRecord(body)) throw invalid('The body must be a JSON object: {face, action, payload, options?}.', '');
   for (const field of Object.keys(body)) {
     if (!ENVELOPE_FIELDS.has(field)) throw invalid(`Unknown field "${field}"; the body holds face, action, payload and options.`, `/${field}`);
@@ -33,6 +37,15 @@ function parseEnvelope(call: CallState, body: unknown, maxTimeout: number): Enve
   checkTimeout(envelope.options.timeout, maxTimeout);
   envelope.options.idempotencyKey = idempotencyKey(call, envelope.options.idempotencyKey);
   return envelope;
+}
+
+/** The envelope a `POST /do/{face}.{action}` stands for: the face and action of its path, the rest of its body. */
+function pathEnvelope(path: { face: string; action: string }, body: unknown): unknown {
+  if (!isRecord(body)) throw invalid('The body must be a JSON object: {payload, options?} (the path names the face and action).', '');
+  for (const field of Object.keys(body)) {
+    if (!PATH_BODY_FIELDS.has(field)) throw invalid(`Unknown field "${field}"; with the action in the path, the body holds payload and options.`, `/${field}`);
+  }
+  return { ...path, ...body };
 }
 
 function checkTimeout(timeout: number | undefined, max: number): void {

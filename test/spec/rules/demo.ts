@@ -36,6 +36,7 @@ actions:
     cost: ${cost}
     payload: { type: object }
     result: { type: object }
+    examples: [{ payload: {}, result: {} }]
 `;
 
 export function build(face: string, platform = PLATFORM): BuildResult {

@@ -20,6 +20,7 @@ actions:
     scope: demo:read
     payload: { type: object }
     result: { type: object }
+    examples: [{ payload: {}, result: {} }]
 `;
 
 describe('error-type-mismatch', () => {

@@ -20,6 +20,7 @@ actions:
     emits: [${emits.join(', ')}]
     payload: { type: object }
     result: { type: object }
+    examples: [{ payload: {}, result: {} }]
 `;
 
 const build = (a: string, b: string) => buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['alpha.yaml', a], ['beta.yaml', b]]) });

@@ -1,0 +1,140 @@
+/**
+ * One OpenAPI operation per action: `POST /do/{face}.{action}` (API.md §1), the alias of the envelope whose
+ * body is `{payload, options?}`. Each has its own operation id (`authLogin`), its face's tag, its request and
+ * response schemas, the face file's examples on both, its price, and for a streaming action the server-sent
+ * events it sends, one schema per event. The canonical `POST /do` stays in the document beside them.
+ */
+import { walkSchema } from '../spec/json-schema.js';
+import type { Action, Face, JsonSchema } from '../spec/model.js';
+import { priceWords } from './price-words.js';
+import { ref } from './openapi-platform.js';
+
+/** An action served by the latest version, with its payload schema in that version. */
+export interface Served {
+  face: Face;
+  action: Action;
+  payload: JsonSchema;
+}
+
+/** The `meta` every example response shows (API.md §3). */
+export const EXAMPLE_META = { timing: 12.5, requestId: 'req_01JD7N9V3W2K8Q5R6T7Y8Z9A0C', version: '1.0.0' };
+
+/** The request headers of every call (API.md §2). */
+export const CALL_PARAMETERS = [ref('parameters', 'EntityId'), ref('parameters', 'ApiVersion'), ref('parameters', 'IdempotencyKey')];
+
+/** The headers of a success (API.md §3, §8, §9, §10). */
+export function successHeaders(): Record<string, JsonSchema> {
+  return {
+    'Request-Id': ref('headers', 'RequestId'),
+    'X-API-Version': ref('headers', 'ResolvedApiVersion'),
+    'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
+    RateLimit: ref('headers', 'RateLimit'),
+    'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
+    Deprecation: ref('headers', 'Deprecation'),
+    Sunset: ref('headers', 'Sunset'),
+    Link: ref('headers', 'Link'),
+  };
+}
+
+/** `authLogin` for `auth.login`: the action's type name, lower camel case. */
+export const operationId = (action: Action) => action.typeName.charAt(0).toLowerCase() + action.typeName.slice(1);
+
+export function actionOperation({ face, action, payload }: Served, errorResponses: Record<string, JsonSchema>, currency: string) {
+  // The payload is written out here rather than referenced: code generators (openapi-typescript) then read
+  // its defaults as a request's, which a caller may leave out, not as a response's, which is always there.
+  const body = { type: 'object', required: ['payload'], additionalProperties: false, properties: { payload: componentRefs(payload, face), options: ref('schemas', 'Options') } };
+  const result = { type: 'object', required: ['data', 'meta'], properties: { data: ref('schemas', `${action.typeName}Result`), meta: ref('schemas', 'Meta') } };
+  const examples = (value: (example: Action['examples'][number]) => unknown) =>
+    action.examples.length ? { examples: Object.fromEntries(action.examples.map((example, i) => [`example${i + 1}`, { summary: example.title ?? action.summary.trim(), value: value(example) }])) } : {};
+  return {
+    operationId: operationId(action),
+    tags: [face.name],
+    summary: action.summary.trim(),
+    description: [
+      action.description?.trim(),
+      `Requires the \`${action.scope}\` scope. ${actionFacts(action, currency)}`,
+      `The same call as \`POST /do\` with \`{"face": "${face.name}", "action": "${action.name}", "payload": …, "options": …}\`.`,
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
+    'x-cost': actionCost(action, currency),
+    parameters: CALL_PARAMETERS,
+    requestBody: { required: true, content: { 'application/json': { schema: body, ...examples((e) => ({ payload: e.payload })) } } },
+    responses: {
+      '200': {
+        description: action.stream ? `The result of \`${action.id}\`, or the stream of server-sent events it sends.` : `The result of \`${action.id}\`.`,
+        headers: successHeaders(),
+        content: {
+          'application/json': { schema: result, ...examples((e) => ({ data: e.result, meta: EXAMPLE_META })) },
+          ...(action.stream ? { 'text/event-stream': { schema: streamEvents(action, face, result) } } : {}),
+        },
+      },
+      ...errorResponses,
+    },
+  };
+}
+
+/** The action's prices as strings, exactly as the face file writes them, units sorted. */
+export function actionCost(action: Action, currency: string) {
+  const { perCall, perUnit } = action.cost;
+  const units = Object.keys(perUnit).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { currency, perCall, perUnit: Object.fromEntries(units.map((unit) => [unit, perUnit[unit]!])) };
+}
+
+/** The action's price, then whether it streams and which events it emits. */
+export function actionFacts(action: Action, currency: string): string {
+  const parts = [`Price: ${priceWords(action.cost, currency)}.`];
+  // Face files do not say which of `delta` and `progress` an action sends, so both are named.
+  if (action.stream) parts.push('Can stream: `start`, then `delta` or `progress` events and `ping`, then `result` or `error`.');
+  if (action.emits.length) parts.push(`Emits ${action.emits.map((type) => `\`${type}\``).join(', ')} (see \`webhooks\` in this document).`);
+  return parts.join(' ');
+}
+
+/**
+ * The messages of a stream, one schema per event (API.md §11): every message has `id` (its sequence
+ * number), `event` and one `data` line of JSON, described here as the object it parses to. `result` is
+ * the action's `{data, meta}`; the action's own events carry their data schemas.
+ */
+export function streamEvents(action: Action | undefined, face: Face | undefined, result: JsonSchema): JsonSchema {
+  const own = action && face ? action.streamEvents.map((e) => message(e.name, componentRefs(e.dataSchema, face), e.summary.trim())) : [];
+  return {
+    description: STREAM_DESCRIPTION,
+    oneOf: [
+      message('start', ref('schemas', 'StreamStart'), 'Opens the stream.'),
+      message('delta', ref('schemas', 'StreamDelta'), 'A piece of text; the pieces concatenate to the result.'),
+      message('progress', ref('schemas', 'StreamProgress'), 'How far the action has come.'),
+      ...own,
+      message('ping', { type: 'object', maxProperties: 0, description: 'Always `{}`.' }, 'Sent every 15 seconds to keep the connection open.'),
+      message('result', result, 'The terminal event of a success; the stream closes after it.'),
+      message('error', ref('schemas', 'ErrorEnvelope'), 'The terminal event of a failure; the stream closes after it.'),
+    ],
+  };
+}
+
+const STREAM_DESCRIPTION = [
+  'Server-sent events: `id: <sequence>`, `event: <name>` and one `data:` line of JSON, described here as one object per message.',
+  '`start` comes first, then `delta` or `progress` events (and the action\'s own), `ping` every 15 seconds, and exactly one terminal event, `result` or `error`, after which the stream closes.',
+  'Errors found before the stream opens are ordinary JSON error responses. A client that disconnects aborts the action; the time-out covers the whole stream.',
+  'A replay of a streaming request with the same idempotency key sends `start` and the stored terminal event only.',
+].join(' ');
+
+function message(event: string, data: JsonSchema, description: string): JsonSchema {
+  return {
+    type: 'object',
+    title: event,
+    description,
+    required: ['id', 'event', 'data'],
+    properties: { id: { type: 'string', description: 'The sequence number of the message.' }, event: { const: event }, data },
+  };
+}
+
+/** A copy with `#/$defs/X` pointing at the face's component `<Face>X`, and `$defs` dropped. */
+export function componentRefs(schema: JsonSchema, face: Face): JsonSchema {
+  const { $defs: _defs, ...copy } = structuredClone(schema);
+  walkSchema(copy, (node) => {
+    if (typeof node.$ref === 'string' && node.$ref.startsWith('#/$defs/')) {
+      node.$ref = `#/components/schemas/${face.typeName}${node.$ref.slice('#/$defs/'.length)}`;
+    }
+  });
+  return copy;
+}
