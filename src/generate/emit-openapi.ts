@@ -9,7 +9,7 @@
 import { materialize } from '../spec/json-schema.js';
 import type { Catalog, EventType, Face, FaceError, JsonSchema } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
-import { actionCost, actionFacts, actionOperation, CALL_PARAMETERS, componentRefs, EXAMPLE_META, streamEvents, successHeaders, type Served } from './openapi-actions.js';
+import { actionCost, priceAndEffects, actionOperation, CALL_PARAMETERS, componentRefs, EXAMPLE_META, streamEvents, successHeaders, type Served } from './openapi-actions.js';
 import {
   bearerScheme,
   headers,
@@ -124,7 +124,8 @@ function doOperation(operationId: string, summary: string, extra: JsonSchema[], 
   };
 }
 
-const ENVELOPE_TAG = 'envelope';
+/** A tag no face can take: face names are lower-case words. */
+const ENVELOPE_TAG = 'POST /do';
 
 /** The envelope first, then one tag per face (its summary). */
 function tags(catalog: Catalog, served: Served[]) {
@@ -200,7 +201,7 @@ function componentSchemas(catalog: Catalog, served: Served[], events: { face: Fa
   const variants = served.map(({ action }) => ({
     type: 'object',
     title: action.id,
-    description: `${action.summary.trim()} ${actionFacts(action, currency)}`,
+    description: `${action.summary.trim()} ${priceAndEffects(action, currency)}`,
     'x-cost': actionCost(action, currency),
     required: ['face', 'action', 'payload'],
     additionalProperties: false,
@@ -234,14 +235,13 @@ function componentSchemas(catalog: Catalog, served: Served[], events: { face: Fa
 }
 
 function responses(errors: FaceError[], statuses: number[], errorDocsUrl: string): Record<string, JsonSchema> {
-  const result = { type: 'object', required: ['data', 'meta'], properties: { data: { description: 'The action\'s result.' }, meta: ref('schemas', 'Meta') } };
   const out: Record<string, JsonSchema> = {
     Success: {
       description: 'The action succeeded: `{data, meta}`, or a stream of server-sent events.',
       headers: successHeaders(),
       content: {
         'application/json': { schema: ref('schemas', 'DoResponse') },
-        'text/event-stream': { schema: streamEvents(undefined, undefined, result) },
+        'text/event-stream': { schema: streamEvents(ref('schemas', 'DoResponse')) },
       },
     },
   };
@@ -254,7 +254,15 @@ function responses(errors: FaceError[], statuses: number[], errorDocsUrl: string
         'X-API-Version': ref('headers', 'ApiVersion'),
         'RateLimit-Policy': ref('headers', 'RateLimitPolicy'),
         RateLimit: ref('headers', 'RateLimit'),
-        ...(status === 429 ? { 'Retry-After': ref('headers', 'RetryAfter') } : {}),
+        // 429 always says when to come back; a call still running (409) and a store or server that is
+        // unavailable or stopping (503) say it when they can.
+        ...(status === 429 ? { 'Retry-After': ref('headers', 'RateLimitRetryAfter') } : {}),
+        ...(status === 409 || status === 503 ? { 'Retry-After': ref('headers', 'RetryAfter') } : {}),
+        // A stored error replayed under its idempotency key, and an error in a deprecated version.
+        'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
+        Deprecation: ref('headers', 'Deprecation'),
+        Sunset: ref('headers', 'Sunset'),
+        Link: ref('headers', 'Link'),
       },
       content: {
         'application/json': {

@@ -17,12 +17,12 @@ export interface Served {
 }
 
 /** The `meta` every example response shows (API.md §3). */
-export const EXAMPLE_META = { timing: 12.5, requestId: 'req_01JD7N9V3W2K8Q5R6T7Y8Z9A0C', version: '1.0.0' };
+export const EXAMPLE_META = { timing: 12.5, requestId: 'req_01JD7N9V3W2K8Q5R6T7Y8Z9A0C', version: '0.1.0' };
 
 /** The request headers of every call (API.md §2). */
 export const CALL_PARAMETERS = [ref('parameters', 'EntityId'), ref('parameters', 'ApiVersion'), ref('parameters', 'IdempotencyKey')];
 
-/** The headers of a success (API.md §3, §8, §9, §10). */
+/** The headers of a success (API.md §3, §7, §8, §9). */
 export function successHeaders(): Record<string, JsonSchema> {
   return {
     'Request-Id': ref('headers', 'RequestId'),
@@ -37,7 +37,7 @@ export function successHeaders(): Record<string, JsonSchema> {
 }
 
 /** `authLogin` for `auth.login`: the action's type name, lower camel case. */
-export const operationId = (action: Action) => action.typeName.charAt(0).toLowerCase() + action.typeName.slice(1);
+const operationId = (action: Action) => action.typeName.charAt(0).toLowerCase() + action.typeName.slice(1);
 
 export function actionOperation({ face, action, payload }: Served, errorResponses: Record<string, JsonSchema>, currency: string) {
   // The payload is written out here rather than referenced: code generators (openapi-typescript) then read
@@ -52,7 +52,7 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
     summary: action.summary.trim(),
     description: [
       action.description?.trim(),
-      `Requires the \`${action.scope}\` scope. ${actionFacts(action, currency)}`,
+      `Requires the \`${action.scope}\` scope. ${priceAndEffects(action, currency)}`,
       `The same call as \`POST /do\` with \`{"face": "${face.name}", "action": "${action.name}", "payload": …, "options": …}\`.`,
     ]
       .filter(Boolean)
@@ -66,7 +66,7 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
         headers: successHeaders(),
         content: {
           'application/json': { schema: result, ...examples((e) => ({ data: e.result, meta: EXAMPLE_META })) },
-          ...(action.stream ? { 'text/event-stream': { schema: streamEvents(action, face, result) } } : {}),
+          ...(action.stream ? { 'text/event-stream': { schema: streamEvents(result, { face, action }) } } : {}),
         },
       },
       ...errorResponses,
@@ -82,28 +82,31 @@ export function actionCost(action: Action, currency: string) {
 }
 
 /** The action's price, then whether it streams and which events it emits. */
-export function actionFacts(action: Action, currency: string): string {
+export function priceAndEffects(action: Action, currency: string): string {
   const parts = [`Price: ${priceWords(action.cost, currency)}.`];
   // Face files do not say which of `delta` and `progress` an action sends, so both are named.
-  if (action.stream) parts.push('Can stream: `start`, then `delta` or `progress` events and `ping`, then `result` or `error`.');
+  const own = action.streamEvents.map((e) => `\`${e.name}\``);
+  if (action.stream) parts.push(`Can stream: \`start\`, then \`delta\`, \`progress\`${own.length ? `, ${own.join(', ')}` : ''} and \`ping\` events, then \`result\` or \`error\`.`);
   if (action.emits.length) parts.push(`Emits ${action.emits.map((type) => `\`${type}\``).join(', ')} (see \`webhooks\` in this document).`);
   return parts.join(' ');
 }
 
 /**
  * The messages of a stream, one schema per event (API.md §11): every message has `id` (its sequence
- * number), `event` and one `data` line of JSON, described here as the object it parses to. `result` is
- * the action's `{data, meta}`; the action's own events carry their data schemas.
+ * number), `event` and one `data` line of JSON, described here as the object it parses to. OpenAPI 3.1
+ * cannot say that a body is a sequence (3.2's `itemSchema` will), so the schema describes one message, as
+ * Speakeasy's and OpenAI's descriptions of event streams do. `result` is the action's `{data, meta}`; the
+ * action's own events carry their data schemas.
  */
-export function streamEvents(action: Action | undefined, face: Face | undefined, result: JsonSchema): JsonSchema {
-  const own = action && face ? action.streamEvents.map((e) => message(e.name, componentRefs(e.dataSchema, face), e.summary.trim())) : [];
+export function streamEvents(result: JsonSchema, own?: { face: Face; action: Action }): JsonSchema {
+  const events = own ? own.action.streamEvents.map((e) => message(e.name, componentRefs(e.dataSchema, own.face), e.summary.trim())) : [];
   return {
     description: STREAM_DESCRIPTION,
     oneOf: [
       message('start', ref('schemas', 'StreamStart'), 'Opens the stream.'),
       message('delta', ref('schemas', 'StreamDelta'), 'A piece of text; the pieces concatenate to the result.'),
       message('progress', ref('schemas', 'StreamProgress'), 'How far the action has come.'),
-      ...own,
+      ...events,
       message('ping', { type: 'object', maxProperties: 0, description: 'Always `{}`.' }, 'Sent every 15 seconds to keep the connection open.'),
       message('result', result, 'The terminal event of a success; the stream closes after it.'),
       message('error', ref('schemas', 'ErrorEnvelope'), 'The terminal event of a failure; the stream closes after it.'),

@@ -1,5 +1,5 @@
 /**
- * The HTTP server: `POST /do` and `POST /{version}/do` run the call pipeline, answering JSON or, for a
+ * The HTTP server: `POST /do`, `POST /{version}/do` and `POST /do/{face}.{action}` run the call pipeline, answering JSON or, for a
  * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs/*` and `/dashboard` serve
  * the rest. Unless told otherwise it also runs the webhook delivery worker. Every error, the HTTP layer's
  * own included (bad JSON, wrong content type, body too large, unknown path), leaves in the error envelope
@@ -93,7 +93,7 @@ const PURGE_INTERVAL_MS = 10 * 60_000;
 const FASTIFY_ERRORS: Record<string, [code: ErrorCode, message: (limits: { bodyBytes: number }) => string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', (limits) => `The body is larger than ${limits.bodyBytes} bytes.`],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', () => 'Send the body as Content-Type: application/json.'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', () => 'The body is empty; send {face, action, payload}.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', () => 'The body is empty; send {face, action, payload} (or {payload} to POST /do/{face}.{action}).'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['invalid_json', () => 'Content-Length does not match the body.'],
   FST_ERR_BAD_URL: ['request_malformed', () => 'The path is not a valid URL (check its percent-encoding).'],
   FST_ERR_MAX_PARAM_LENGTH: ['uri_too_long', () => 'A part of the path is longer than the server accepts.'],

@@ -84,7 +84,9 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     }
     if (action.until) breaking.push({ version: action.until, change: `removes action ${action.id}`, at: at('until') });
     checkTiers(rawAction.rate, at('rate'));
-    if (action.examples.length === 0) out.push(diagnostic('missing-example', source.at(at(), true), { action: action.id }));
+    // An action the latest version no longer serves has no operation or page left to show one.
+    const served = action.variants.some((v) => v.versions.includes(platform.latest));
+    if (served && action.examples.length === 0) out.push(diagnostic('missing-example', source.at(at(), true), { action: action.id }));
     for (const field of Object.keys(action.weight.perItem)) {
       const property = (action.payload.properties as Record<string, { type?: unknown }> | undefined)?.[field];
       if (property?.type !== 'array') out.push(diagnostic('weight-field-not-array', source.at(at('weight', 'perItem', field), true), { field }));

@@ -98,7 +98,7 @@ describe('operations per action', () => {
       expect(Object.keys(op.responses)).toContain('429');
     }
     expect(doc.paths['/do/auth.login'].post.operationId).toBe('authLogin');
-    expect(doc.paths['/do'].post.tags).toEqual(['envelope']);
+    expect(doc.paths['/do'].post.tags).toEqual(['POST /do']);
   });
 
   it("shows the face file's examples on the request and the response", () => {

@@ -45,27 +45,41 @@ describe('POST /do/{face}.{action}', () => {
     expect(alias.headers.get('ratelimit-policy')).toBe(canonical.headers.get('ratelimit-policy'));
   });
 
-  it('is one request to idempotency: a replay through the other path answers the first reply', async () => {
+  it('is one request to idempotency: a replay through either path answers the first reply, another payload 422', async () => {
     const headers = { 'x-idempotency-key': `alias-${Date.now()}` };
     const first = await server.post(aliased, { path: '/do/ai.generate', headers });
     const again = await server.post(generateCall({ prompt: 'Alias' }), { headers });
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.data).toEqual(first.body.data);
+    const headers2 = { 'x-idempotency-key': `alias-back-${Date.now()}` };
+    await server.post(generateCall({ prompt: 'Back' }), { headers: headers2 });
+    const back = await server.post({ payload: generateCall({ prompt: 'Back' }).payload }, { path: '/do/ai.generate', headers: headers2 });
+    expect(back.headers.get('idempotent-replayed')).toBe('true');
+    const other = await server.post({ payload: generateCall({ prompt: 'Other' }).payload }, { path: '/do/ai.generate', headers: headers2 });
+    expect([other.status, other.body.error.code]).toEqual([422, 'idempotency_key_reused']);
+  });
+
+  it('reads a percent-encoded name as the name itself', async () => {
+    const reply = await server.post(aliased, { path: '/do/ai%2Egenerate' });
+    expect(reply.status).toBe(200);
   });
 
   it.each([
     ['a face in the body', { ...aliased, face: 'ai' }, '/do/ai.generate', 400, 'invalid_envelope', '/face'],
     ['a field the envelope lacks', { ...aliased, extra: 1 }, '/do/ai.generate', 400, 'invalid_envelope', '/extra'],
     ['a body that is not an object', [aliased], '/do/ai.generate', 400, 'invalid_envelope', undefined],
-    ['an unknown face', aliased, '/do/nope.generate', 404, 'face_not_found', '/face'],
-    ['an unknown action', aliased, '/do/ai.nope', 404, 'action_not_found', '/action'],
+    ['an unknown face', aliased, '/do/nope.generate', 404, 'face_not_found', undefined],
+    ['an unknown action', aliased, '/do/ai.nope', 404, 'action_not_found', undefined],
     ['a path without an action', aliased, '/do/ai', 404, 'route_not_found', undefined],
-    ['a payload that breaks the schema', { payload: { model: 'test-model' } }, '/do/ai.generate', 400, 'payload_invalid', undefined],
+    ['a path without a face', aliased, '/do/.generate', 404, 'route_not_found', undefined],
+    ['an empty name', aliased, '/do/', 404, 'route_not_found', undefined],
+    ['a payload that breaks the schema', { payload: { model: 'test-model' } }, '/do/ai.generate', 400, 'payload_invalid', '/payload/prompt'],
   ])('refuses %s in the contract envelope', async (_name, body, path, status, code, param) => {
     const reply = await server.post(body, { path });
     expect(reply.status).toBe(status);
-    expect(reply.body.error).toMatchObject({ code, ...(param ? { param } : {}) });
+    expect(reply.body.error.code).toBe(code);
+    expect(reply.body.error.param).toBe(param);
     expect(reply.body.meta.requestId).toMatch(/^req_/);
   });
 });

@@ -84,6 +84,7 @@ describe('face diagnostics', () => {
     ['schema rejected by ajv strict', FACE.replace('message: { type: string }\n    result', 'message: { type: string, minLenght: 2 }\n    result'), [
       'spec/demo.yaml:14:7 invalid-json-schema',
     ]],
+    ['an action without an example', FACE.replace(/    examples:\n[\s\S]*$/, ''), ['spec/demo.yaml:9:3 missing-example']],
     ['example does not match', FACE.replace('- payload: { message: hi }', '- payload: { message: 42 }'), ['spec/demo.yaml:24:18 example-mismatch']],
     ['event name form', FACE.replaceAll('demo.echo.done', 'echo.done'), ['spec/demo.yaml:5:3 invalid-event-name']],
     ['event not declared', FACE.replace('emits: [demo.echo.done]', 'emits: [demo.echo.gone]'), [

@@ -1,5 +1,5 @@
 /**
- * Routing: the face and action named in the body, as served in the resolved version, with its payload
+ * Routing: the face and action named in the body (or the path), as served in the resolved version, with its payload
  * validator (its module imported on the face's first call). Also settles whether the caller asked for a
  * stream, and refuses one asked of an action that does not stream.
  */
@@ -18,11 +18,13 @@ export const route: Stage = (call, runtime) => {
   const validator = action?.versions.get(version);
   if (!face || !action || !validator) {
     const available = face ? servedActions(face, version) : [];
+    // `param` points into the body; `POST /do/{face}.{action}` names them in its path instead.
+    const at = (param: string) => (call.pathAction ? {} : { param });
     if (available.length === 0) {
-      throw new ApiError('face_not_found', `No face "${faceName}" in API version ${version}.`, { param: '/face', details: { available: [...faces.keys()] } });
+      throw new ApiError('face_not_found', `No face "${faceName}" in API version ${version}.`, { ...at('/face'), details: { available: [...faces.keys()] } });
     }
     throw new ApiError('action_not_found', `Face "${faceName}" has no action "${actionName}" in API version ${version}.`, {
-      param: '/action',
+      ...at('/action'),
       details: { available },
     });
   }
