@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../runtime/config.js';
 import { registerCheck } from './check.js';
+import { registerClient } from './client.js';
 import { registerDiff } from './diff.js';
 import { registerGenerate } from './generate.js';
 import { registerKeys } from './keys.js';
@@ -25,6 +26,7 @@ registerKeys(program);
 registerUsage(program);
 registerWorker(program);
 registerNew(program);
+registerClient(program);
 
 try {
   await program.parseAsync(process.argv);

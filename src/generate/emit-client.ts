@@ -9,7 +9,10 @@ import { pathToFileURL } from 'node:url';
 import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
 import { fromRoot } from '../package-root.js';
 import { materialize } from '../spec/json-schema.js';
-import type { Action, Catalog, Face, JsonSchema } from '../spec/model.js';
+import type { Action, Catalog, Face, JsonSchema, Platform } from '../spec/model.js';
+import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import { CLIENT_PACKAGE_PATH, clientPackageOf, emitClientPackage } from './client-package.js';
+import { CLIENT_README_PATH, emitClientReadme } from './client-readme.js';
 import { declaration, printChunks } from './declarations.js';
 import { typeOf, type TypeOptions } from './schema-to-type.js';
 
@@ -18,11 +21,11 @@ export const CLIENT_TYPES_PATH = 'client/types.ts';
 export const CLIENT_INDEX_PATH = 'client/index.ts';
 
 /** Members of the client class that a face property would shadow. */
-const CLASS_MEMBERS = new Set(['batch', 'call', 'callWithMeta', 'constructor', 'stream']);
+const CLASS_MEMBERS = new Set(['batch', 'call', 'callWithMeta', 'constructor', 'list', 'stream']);
 /** Names `index.ts` exports besides the re-exported runtime and types. */
-const INDEX_NAMES = ['DispatchClient', 'createClient', 'API_VERSION'];
+const INDEX_NAMES = ['DispatchClient', 'createClient', 'API_VERSION', 'DEFAULT_TIMEOUT_MS', 'USER_AGENT'];
 /** Names `types.ts` exports besides those of faces, actions and events. */
-const TYPE_NAMES = ['Actions', 'EventTypes', 'WebhookEvent', 'WebhookEventOf'];
+const TYPE_NAMES = ['Actions', 'ErrorCode', 'EventTypes', 'WebhookEvent', 'WebhookEventOf'];
 const BATCH_TYPE_NAMES = ['BatchRequest', 'BatchResultOf', 'BatchResults'];
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -69,8 +72,11 @@ export function emitClient(catalog: Catalog): Map<string, string | string[]> {
   checkNames(faces, batch);
   const files = new Map<string, string | string[]>();
   for (const [name, text] of templates()) files.set(`client/${name}`, text);
-  files.set(CLIENT_TYPES_PATH, printChunks(CLIENT_TYPES_PATH, typeStatements(faces, latest, batch)));
-  files.set(CLIENT_INDEX_PATH, printChunks(CLIENT_INDEX_PATH, indexStatements(faces, latest, batch)));
+  files.set(CLIENT_PACKAGE_PATH, emitClientPackage(catalog.platform));
+  files.set(CLIENT_README_PATH, emitClientReadme(catalog));
+  const errorCodes = [...new Set([...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)].map((e) => e.code))].sort();
+  files.set(CLIENT_TYPES_PATH, printChunks(CLIENT_TYPES_PATH, typeStatements(faces, latest, batch, errorCodes)));
+  files.set(CLIENT_INDEX_PATH, printChunks(CLIENT_INDEX_PATH, indexStatements(faces, catalog.platform, batch)));
   return files;
 }
 
@@ -92,7 +98,7 @@ function batchMethod(faces: ClientFace[]): BatchMethod | undefined {
 }
 
 /** types.ts in chunks: the imports, one per face, then the catalogue-wide types. */
-function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined): StatementStructures[][] {
+function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined, errorCodes: string[]): StatementStructures[][] {
   const head: StatementStructures[] = [];
   const groups = [head];
   const ownStreamEvents = faces.some(({ actions }) => actions.some(({ action }) => action.streamEvents.length > 0));
@@ -135,6 +141,13 @@ function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod 
       ),
     },
     ...eventStatements(faces),
+    {
+      kind: StructureKind.TypeAlias,
+      name: 'ErrorCode',
+      isExported: true,
+      docs: ["Every error code the API answers with: the platform's and the faces' (the error catalogue in the docs)."],
+      type: errorCodes.map((code) => JSON.stringify(code)).join(' | '),
+    },
   );
   if (batch) tail.push(...batchStatements(faces));
   return groups;
@@ -221,25 +234,33 @@ function batchStatements(faces: ClientFace[]): StatementStructures[] {
  * index.ts in chunks: the imports; one function per face that makes its object of methods; then the client
  * class, whose face properties call them. A face's edit reprints and reformats its own function, not the class.
  */
-function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod | undefined): StatementStructures[][] {
+function indexStatements(faces: ClientFace[], platform: Platform, batch: BatchMethod | undefined): StatementStructures[][] {
+  const latest = platform.latest;
+  const timeoutMax = platform.limits.timeout.max;
+  const clientPackage = clientPackageOf(platform);
   const served = faces.filter((f) => !f.face.builtin && f.actions.length > 0);
   const typeNames = served.flatMap(({ actions }) =>
     actions.flatMap(({ action: a }) => [`${a.typeName}Payload`, `${a.typeName}Result`, ...(a.streamEvents.length ? [`${a.typeName}StreamEvent`] : [])]),
   );
   if (batch) typeNames.push('BatchRequest', 'BatchResults');
   const streams = served.some(({ actions }) => actions.some(({ action }) => action.stream));
+  const paged = served.some(({ actions }) => actions.some(({ action, payload }) => pagingOf(action, payload)));
+  const called = served.some(({ actions }) => actions.some(({ action, payload }) => !pagingOf(action, payload)));
   const runtimeImports = [
+    ...(called ? [{ name: 'ApiPromise', isTypeOnly: true }] : []),
     { name: 'BaseClient' },
     ...(batch ? [{ name: 'BatchOptions', isTypeOnly: true }] : []),
     { name: 'CallOptions', isTypeOnly: true },
     { name: 'ClientOptions', isTypeOnly: true },
     ...(streams ? [{ name: 'DispatchStream', isTypeOnly: true }] : []),
+    ...(paged ? [{ name: 'PagePromise', isTypeOnly: true }] : []),
   ];
   const head: StatementStructures[] = [
     { kind: StructureKind.ImportDeclaration, moduleSpecifier: './runtime.js', namedImports: runtimeImports },
     { kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './types.js', namedImports: typeNames.sort() },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './runtime.js' },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './types.js' },
+    { kind: StructureKind.ExportDeclaration, moduleSpecifier: './webhooks.js' },
   ];
   const methods = served.map(({ face, actions }): StatementStructures[] => [
     {
@@ -258,6 +279,23 @@ function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod
       declarations: [{ name: 'API_VERSION', initializer: `'${latest}'` }],
     },
     {
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [
+        `How long a client waits for an answer unless told otherwise (\`timeoutMs\`): the server's longest time-out\n` +
+          `(${timeoutMax} ms) plus 5 seconds, so that the server's own \`timeout\` error comes first.`,
+      ],
+      declarations: [{ name: 'DEFAULT_TIMEOUT_MS', initializer: String(timeoutMax + 5000) }],
+    },
+    {
+      kind: StructureKind.VariableStatement,
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: ['What the client sends as `User-Agent`: its package and version.'],
+      declarations: [{ name: 'USER_AGENT', initializer: `'${clientPackage.name}/${clientPackage.version}'` }],
+    },
+    {
       kind: StructureKind.Class,
       name: 'DispatchClient',
       isExported: true,
@@ -272,7 +310,7 @@ function indexStatements(faces: ClientFace[], latest: string, batch: BatchMethod
       ctors: [
         {
           parameters: [{ name: 'options', type: 'ClientOptions' }],
-          statements: ['super({ ...options, apiVersion: options.apiVersion ?? API_VERSION });'],
+          statements: ['super({ userAgent: USER_AGENT, timeoutMs: DEFAULT_TIMEOUT_MS, ...options, apiVersion: options.apiVersion ?? API_VERSION });'],
         },
       ],
       methods: batch ? [batchMember(batch)] : [],
@@ -307,7 +345,13 @@ function method(action: Action, payload: JsonSchema): string {
   const param = `payload: ${action.typeName}Payload${optional ? ' = {}' : ''}`;
   const result = `${action.typeName}Result`;
   const args = `${JSON.stringify(action.face)}, ${JSON.stringify(action.name)}, payload, options`;
-  const call = `(${param}, options?: CallOptions): Promise<${result}> => client.call<${result}>(${args})`;
+  const paging = pagingOf(action, payload);
+  if (paging) {
+    docs.push('Resolves to the first page; the page, and the returned promise, iterate every item of every page (`for await`).');
+    const list = `(${param}, options?: CallOptions): PagePromise<${result}> => client.list<${result}>(${args}, ${paging})`;
+    return `${jsDoc(docs)}\n${propertyName(action.name)}: ${list},`;
+  }
+  const call = `(${param}, options?: CallOptions): ApiPromise<${result}> => client.call<${result}>(${args})`;
   if (!action.stream) return `${jsDoc(docs)}\n${propertyName(action.name)}: ${call},`;
   const own = action.streamEvents.map((e) => e.name);
   const named = ['start', 'delta', 'progress', ...own].map((n) => `\`${n}\``);
@@ -318,6 +362,22 @@ function method(action: Action, payload: JsonSchema): string {
   const types = own.length ? `${result}, ${action.typeName}StreamEvent` : result;
   const stream = `(${param}, options?: CallOptions): DispatchStream<${types}> => client.stream<${types}>(${args}${own.length ? `, ${JSON.stringify(own)}` : ''})`;
   return `${jsDoc(docs)}\n${propertyName(action.name)}: Object.assign(${call}, {\n${jsDoc(streamDocs)}\nstream: ${stream},\n}),`;
+}
+
+/**
+ * How a list action pages, as the runtime's `Paging` in TypeScript, or undefined for any other action: its
+ * result is `{items, hasMore}`, and its payload takes `startingAfter` (the last item's `id`, or the field the
+ * face file names as its `pageBy`) or, paging by cursor, `cursor` (the result's `nextCursor`). A streaming
+ * action is never taken for one.
+ */
+export function pagingOf(action: Action, payload: JsonSchema): string | undefined {
+  const properties = (schema: JsonSchema) => (schema.properties ?? {}) as Record<string, JsonSchema>;
+  const result = properties(action.resultSchema);
+  if (action.stream || result.items?.type !== 'array' || result.hasMore?.type !== 'boolean') return undefined;
+  const taken = properties(payload);
+  if (taken.startingAfter !== undefined) return `{ after: ${JSON.stringify(action.pageBy ?? 'id')} }`;
+  if (taken.cursor !== undefined && result.nextCursor?.type === 'string') return '{ cursor: true }';
+  return undefined;
 }
 
 function batchMember({ action }: BatchMethod) {

@@ -18,10 +18,10 @@ export const DIAGNOSTICS = {
   'duplicate-face': { severity: 'error', message: 'Face "{face}" is already declared in {other}.' },
   'face-name-mismatch': { severity: 'error', message: 'Face "{face}" must live in a file named {expected}.' },
   'schema-violation': { severity: 'error', message: '{detail}' },
-  'unknown-scope': { severity: 'error', message: 'Scope "{scope}" is not declared in platform.yaml.' },
-  'unknown-tier': { severity: 'error', message: 'Tier "{tier}" is not declared in platform.yaml.' },
-  'unknown-version': { severity: 'error', message: 'Version "{version}" is not declared in platform.yaml.' },
-  'unknown-ref': { severity: 'error', message: 'Reference "{ref}" does not name a schema of this face.' },
+  'unknown-scope': { severity: 'error', message: 'Scope "{scope}" is not declared in platform.yaml.{hint}' },
+  'unknown-tier': { severity: 'error', message: 'Tier "{tier}" is not declared in platform.yaml.{hint}' },
+  'unknown-version': { severity: 'error', message: 'Version "{version}" is not declared in platform.yaml.{hint}' },
+  'unknown-ref': { severity: 'error', message: 'Reference "{ref}" does not name a schema of this face.{hint}' },
   'invalid-json-schema': { severity: 'error', message: 'The {what} schema is rejected by ajv (strict): {detail}' },
   'example-mismatch': { severity: 'error', message: 'Example {index} does not match the {what} schema: {detail}' },
   'missing-example': {
@@ -33,7 +33,7 @@ export const DIAGNOSTICS = {
     message: 'Event "{event}" must have the form <face>.<action>.<outcome> and start with "{face}.".',
   },
   'weight-field-not-array': { severity: 'error', message: 'Weight field "{field}" is not a top-level array property of the payload.' },
-  'unknown-event': { severity: 'error', message: 'Event "{event}" is not declared under the "events" of any face.' },
+  'unknown-event': { severity: 'error', message: 'Event "{event}" is not declared under the "events" of any face.{hint}' },
   'unused-event': { severity: 'warning', message: 'Event "{event}" is declared but no action emits it.' },
   'atomic-flag-missing': {
     severity: 'error',
@@ -92,7 +92,8 @@ export function diagnostic(
   args: Record<string, string | number> = {},
 ): Diagnostic {
   const def: DiagnosticDefinition = DIAGNOSTICS[code];
-  const message = def.message.replace(/\{(\w+)\}/g, (_, name: string) => String(args[name] ?? `{${name}}`));
+  // `{hint}` is an optional "Did you mean …?" (suggest.ts): empty when none was found.
+  const message = def.message.replace(/\{(\w+)\}/g, (_, name: string) => String(args[name] ?? (name === 'hint' ? '' : `{${name}}`)));
   return { code, severity: def.severity, message, ...where };
 }
 

@@ -67,8 +67,33 @@ export function checkAjv(face: Face): Ajv2020 {
   return ajv;
 }
 
+/**
+ * ajv's refusal of a schema against the meta-schema, with where in the schema it points (a JSON pointer)
+ * and, where the meta-schema lists what it allows there (a `type`, say), the value and those values.
+ */
+export class SchemaError extends Error {
+  constructor(
+    message: string,
+    readonly pointer: string,
+    readonly value?: unknown,
+    readonly allowed?: readonly unknown[],
+  ) {
+    super(message);
+  }
+}
+
 /** Throws as ajv itself would (`schema is invalid: ...`) when `schema` breaks the 2020-12 meta-schema. */
 export function assertValidSchema(schema: unknown): void {
-  metaAjv ??= new Ajv2020({ ...OPTIONS, code: {} });
-  if (!metaAjv.validateSchema(schema as object)) throw new Error(`schema is invalid: ${metaAjv.errorsText(metaAjv.errors)}`);
+  metaAjv ??= new Ajv2020({ ...OPTIONS, code: {}, verbose: true });
+  if (metaAjv.validateSchema(schema as object)) return;
+  const errors = metaAjv.errors ?? [];
+  const listed = errors.find((e) => Array.isArray((e.params as { allowedValues?: unknown }).allowedValues));
+  const first = listed ?? errors[0];
+  throw new SchemaError(`schema is invalid: ${metaAjv.errorsText(errors)}`, first?.instancePath ?? '', listed?.data, (listed?.params as { allowedValues?: unknown[] } | undefined)?.allowedValues);
+}
+
+/** Every keyword ajv knows, JSON Schema's and the face language's annotations: what an unknown one may have meant. */
+export function knownKeywords(): string[] {
+  metaAjv ??= new Ajv2020({ ...OPTIONS, code: {}, verbose: true });
+  return Object.keys(metaAjv.RULES.keywords);
 }

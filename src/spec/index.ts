@@ -38,10 +38,14 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
   const loaded = loadSources(dir, files);
   const diagnostics = [...loaded.diagnostics];
   const platformSource = loaded.platform;
-  if (!platformSource || platformSource.value === undefined) return { diagnostics: sortDiagnostics(diagnostics) };
-  const platformProblems = validatePlatform(platformSource);
+  const platformProblems = platformSource?.value === undefined ? [] : validatePlatform(platformSource);
   diagnostics.push(...platformProblems);
-  if (platformProblems.length) return { diagnostics: sortDiagnostics(diagnostics) };
+  if (!platformSource || platformSource.value === undefined || platformProblems.length) {
+    // Nothing resolves or lints without a platform, but each face file can still be checked on its own, so a
+    // broken platform file does not hide what is wrong in the others.
+    for (const source of loaded.faces) if (source.value !== undefined) diagnostics.push(...validateFace(source));
+    return { diagnostics: sortDiagnostics(diagnostics) };
+  }
   const platform = resolvePlatform(platformSource);
   diagnostics.push(...lintPlatform(platform, platformSource));
   // What parsing and the meta-schemas refuse withholds the catalogue even from a lenient build.

@@ -8,11 +8,12 @@ import type { ValidateFunction } from 'ajv';
 import { sha256 } from '../hash.js';
 import { memo } from '../memo/memo.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
-import { assertValidSchema, checkAjv, faceValidators } from './face-ajv.js';
+import { assertValidSchema, checkAjv, faceValidators, knownKeywords, SchemaError } from './face-ajv.js';
 import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
 import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
 import { NOTICE_DAYS, noticeDays } from './notice.js';
 import type { RawFace } from './resolve.js';
+import { suggestion } from './suggest.js';
 import { errorTypeMismatch } from './rules/error-type.js';
 import { invalidPrice } from './rules/invalid-price.js';
 import { typeNameClash } from './rules/type-name-clash.js';
@@ -45,11 +46,11 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
   const scopes = new Set(platform.scopes.map((s) => s.name));
   const breaking: BreakingChange[] = [];
   const checkVersion = (version: string | undefined, at: JsonPath) => {
-    if (version !== undefined && !known.has(version)) out.push(diagnostic('unknown-version', source.at(at), { version }));
+    if (version !== undefined && !known.has(version)) out.push(diagnostic('unknown-version', source.at(at), { version, hint: suggestion(version, known) }));
   };
   const checkTiers = (rate: Record<string, unknown> | undefined, at: JsonPath) => {
     for (const tier of Object.keys(rate ?? {})) {
-      if (!tiers.has(tier)) out.push(diagnostic('unknown-tier', source.at([...at, tier], true), { tier }));
+      if (!tiers.has(tier)) out.push(diagnostic('unknown-tier', source.at([...at, tier], true), { tier, hint: suggestion(tier, tiers) }));
     }
   };
 
@@ -76,7 +77,7 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
   for (const action of face.actions) {
     const at = (...path: JsonPath) => ['actions', action.name, ...path];
     const rawAction = raw.actions[action.name]!;
-    if (!scopes.has(action.scope)) out.push(diagnostic('unknown-scope', source.at(at('scope')), { scope: action.scope }));
+    if (!scopes.has(action.scope)) out.push(diagnostic('unknown-scope', source.at(at('scope')), { scope: action.scope, hint: suggestion(action.scope, scopes) }));
     checkVersion(rawAction.since, at('since'));
     checkVersion(rawAction.until, at('until'));
     if (action.until && action.until <= action.since) {
@@ -161,7 +162,10 @@ function unknownRefs(schema: JsonSchema, base: JsonPath, source: SourceFile, raw
     const ref = node.$ref;
     if (typeof ref !== 'string') return;
     const name = ref.startsWith(SCHEMA_REF_PREFIX) ? ref.slice(SCHEMA_REF_PREFIX.length) : undefined;
-    if (!name || !raw.schemas?.[name]) out.push(diagnostic('unknown-ref', source.at([...base, ...path, '$ref']), { ref }));
+    if (!name || !raw.schemas?.[name]) {
+      const hint = suggestion(ref, Object.keys(raw.schemas ?? {}).map((schema) => `#/schemas/${schema}`));
+      out.push(diagnostic('unknown-ref', source.at([...base, ...path, '$ref']), { ref, hint }));
+    }
   });
   return out;
 }
@@ -182,11 +186,55 @@ function schemaDiagnostics(face: Face, source: SourceFile, checked: Checked): Di
     const out: Diagnostic[] = [];
     for (const event of face.events.filter((e) => checked.events.includes(e.type))) {
       const error = refused.get(event.validator);
-      if (error) out.push(diagnostic('invalid-json-schema', source.at(['events', event.type, 'data']), { what: `${event.type} data`, detail: error.message }));
+      if (error) out.push(invalidSchema(error, source, ['events', event.type, 'data'], `${event.type} data`));
     }
     for (const action of face.actions.filter((a) => checked.actions.includes(a.name))) out.push(...schemasAndExamples(face, action, source));
     return out;
   });
+}
+
+/**
+ * ajv's refusal of a schema, at what it names: the unknown keyword's key (with the keyword it may have
+ * meant), or the node its JSON pointer names (with the value it may have meant); at the schema's key when
+ * it names neither.
+ */
+function invalidSchema(error: Error, source: SourceFile, base: JsonPath, what: string): Diagnostic {
+  const written = valueAt(source.value, base);
+  const keyword = /unknown keyword: "([^"]+)"/.exec(error.message)?.[1];
+  const keyAt = keyword === undefined ? undefined : keyPath(written, keyword);
+  if (keyword !== undefined && keyAt) {
+    return diagnostic('invalid-json-schema', source.at([...base, ...keyAt], true), { what, detail: withHint(error.message, suggestion(keyword, knownKeywords())) });
+  }
+  if (error instanceof SchemaError && error.pointer) {
+    const path = error.pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const hint = typeof error.value === 'string' && error.allowed ? suggestion(error.value, error.allowed.map(String)) : '';
+    return diagnostic('invalid-json-schema', source.at([...base, ...path]), { what, detail: withHint(error.message, hint) });
+  }
+  return diagnostic('invalid-json-schema', source.at(base), { what, detail: error.message });
+}
+
+const withHint = (detail: string, hint: string) => (hint && !detail.endsWith('.') ? `${detail}.${hint}` : detail + hint);
+
+/** The value at `path` in a parsed file. */
+function valueAt(root: unknown, path: JsonPath): unknown {
+  return path.reduce<unknown>((node, segment) => (isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[String(segment)] : undefined), root);
+}
+
+/** The path to the first key named `name` in a schema as written, depth first. */
+function keyPath(node: unknown, name: string): JsonPath | undefined {
+  if (Array.isArray(node)) {
+    for (const [i, item] of node.entries()) {
+      const found = keyPath(item, name);
+      if (found) return [i, ...found];
+    }
+  } else if (isObject(node)) {
+    if (Object.hasOwn(node, name)) return [name];
+    for (const [key, value] of Object.entries(node)) {
+      const found = keyPath(value, name);
+      if (found) return [key, ...found];
+    }
+  }
+  return undefined;
 }
 
 function schemasAndExamples(face: Face, action: Action, source: SourceFile): Diagnostic[] {
@@ -195,7 +243,7 @@ function schemasAndExamples(face: Face, action: Action, source: SourceFile): Dia
   const { ajv, refused } = faceValidators(face);
   const payloads = action.variants.map((v) => {
     const error = refused.get(v.validator);
-    if (error) out.push(diagnostic('invalid-json-schema', source.at(at('payload')), { what: 'payload', detail: error.message }));
+    if (error) out.push(invalidSchema(error, source, at('payload'), 'payload'));
     return error ? undefined : ajv.getSchema(v.validator);
   });
   const checker = checkAjv(face);
@@ -204,7 +252,7 @@ function schemasAndExamples(face: Face, action: Action, source: SourceFile): Dia
     assertValidSchema(action.resultSchema);
     result = checker.compile(action.resultSchema);
   } catch (error) {
-    out.push(diagnostic('invalid-json-schema', source.at(at('result')), { what: 'result', detail: (error as Error).message }));
+    out.push(invalidSchema(error as Error, source, at('result'), 'result'));
   }
   const latestPayload = payloads.at(-1);
   action.examples.forEach((example, i) => {

@@ -135,6 +135,8 @@ export interface Action {
   /** Events of its own a streaming action sends (API.md §11 "action events"), sorted by name. */
   streamEvents: StreamEventType[];
   atomic: boolean;
+  /** A list action paging by `startingAfter` continues after this field of its last item (`id` when unset). */
+  pageBy?: string;
   cost: Cost;
   weight: Weight;
   emits: string[];

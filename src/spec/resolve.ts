@@ -31,6 +31,7 @@ interface RawAction {
   stream?: boolean;
   streamEvents?: Record<string, RawEvent>;
   atomic?: boolean;
+  pageBy?: string;
   cost?: RawCost;
   weight?: { perCall?: number; perItem?: Record<string, number> };
   emits?: string[];
@@ -123,6 +124,7 @@ export function resolveFace(source: SourceFile, platform: Platform): Face {
           .sort(([x], [y]) => x.localeCompare(y))
           .map(([eventName, e]) => ({ name: eventName, summary: e.summary, description: e.description, data: e.data, dataSchema: materialize(e.data, platform.latest, named) })),
         atomic: a.atomic ?? true,
+        ...(a.pageBy ? { pageBy: a.pageBy } : {}),
         cost: cost(source, ['actions', name, 'cost'], a.cost),
         weight: { perCall: a.weight?.perCall ?? 1, perItem: a.weight?.perItem ?? {} },
         emits: [...(a.emits ?? [])].sort(),

@@ -75,8 +75,9 @@ function locate(doc: Document.Parsed, path: JsonPath, key: boolean): number {
       const pair = [...node.items].reverse().find((p) => (isScalar(p.key) ? String(p.key.value) : String(p.key)) === String(segment));
       if (!pair) return offset;
       node = key && last ? pair.key : (pair.value ?? pair.key);
-    } else if (isSeq(node) && typeof segment === 'number') {
-      node = node.items[segment];
+    } else if (isSeq(node) && /^\d+$/.test(String(segment))) {
+      // JSON pointers (ajv's instancePath) name array elements by their index as text.
+      node = node.items[Number(segment)];
       if (node === undefined) return offset;
     } else {
       return offset;

@@ -5,6 +5,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { readMetaSchema } from './meta-schemas.js';
+import { suggestion } from './suggest.js';
 import type { SourceFile } from './source.js';
 
 const faceMetaSchema = readMetaSchema('face.schema.json');
@@ -15,7 +16,8 @@ let compiled: { face: ValidateFunction; platform: ValidateFunction } | undefined
 function validators() {
   if (!compiled) {
     // Union types: a price is a number or a decimal string, and one `type` reports one error where anyOf reports three.
-    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
+    // verbose: each error carries the schema it broke, whose properties say what a misspelt key may have meant.
+    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, verbose: true });
     compiled = { face: ajv.compile(faceMetaSchema), platform: ajv.compile(platformMetaSchema) };
   }
   return compiled;
@@ -41,7 +43,8 @@ function toDiagnostic(error: ErrorObject, source: SourceFile): Diagnostic {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {
     const key = String(params.additionalProperty);
-    return diagnostic('schema-violation', source.at([...path, key], true), { detail: `${shown}: unknown property "${key}"` });
+    const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+    return diagnostic('schema-violation', source.at([...path, key], true), { detail: `${shown}: unknown property "${key}".${suggestion(key, known)}` });
   }
   if (error.keyword === 'propertyNames') {
     const key = String(params.propertyName);

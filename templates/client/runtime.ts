@@ -1,7 +1,9 @@
 /**
  * The transport of the client: posts `{face, action, payload, options}` to `POST /do` and turns the answer
- * into its `data` or a `DispatchError`, or, for a streaming call, reads its server-sent events into a
- * `DispatchStream`. Calls that failed for a passing reason (429, 503, 409 `idempotency_key_in_use`, a lost
+ * into its `data` or a `DispatchError` (a subclass per error type: `AuthenticationError`, `RateLimitError`,
+ * ...), or, for a streaming call, reads its server-sent events into a `DispatchStream`. A call returns an
+ * `ApiPromise` (`.withResponse()` gives the headers, status and request id too), and a list action a
+ * `PagePromise`, whose page iterates every item of the pages after it. Calls that failed for a passing reason (429, 503, 409 `idempotency_key_in_use`, a lost
  * connection) before any answer or stream arrived are retried with backoff under one idempotency key, so a
  * retry never runs twice on the server. It relies on `fetch`, `ReadableStream` and `TextDecoder`, and on
  * the `eventsource-parser` package (plain ES2020, no Node built-ins) to read event streams, so it runs in
@@ -9,6 +11,7 @@
  */
 import { createParser } from 'eventsource-parser';
 import { DispatchStream, type StreamEvent } from './stream.js';
+import type { ErrorCode } from './types.js';
 
 export { DispatchStream, type StreamEvent } from './stream.js';
 
@@ -31,12 +34,17 @@ export interface ClientOptions {
   /** A `fetch` to use instead of the global one (for tests, proxies or instrumentation). */
   fetch?: typeof fetch;
   /**
-   * Gives up on an attempt with no complete answer after this many milliseconds. A time-out is not
-   * retried: it is the caller's limit on waiting, and the first attempt may still be running on the server.
+   * Gives up on an attempt with no complete answer (a whole stream, for a streaming call) after this many
+   * milliseconds, throwing `DispatchConnectionError` with `timedOut`. A time-out is not retried: it is the
+   * caller's limit on waiting, and the attempt may still be running on the server. The generated client
+   * defaults it to the server's longest time-out plus 5 seconds (`DEFAULT_TIMEOUT_MS`), so that it never
+   * gives up on a call the server would still answer; `undefined` here waits without limit.
    */
   timeoutMs?: number;
   /** Extra headers sent with every call; the protocol headers above take precedence. */
   headers?: Record<string, string>;
+  /** Sent as `User-Agent`; the generated client sends its package name and version. */
+  userAgent?: string;
   /**
    * How often a call is retried after a 429, a 503, a 409 `idempotency_key_in_use` or a lost connection,
    * waiting out any `Retry-After` up to 60 s; 0 disables. @default 2
@@ -57,8 +65,15 @@ export interface CallOptions {
    * attempt; without it, a call that may be retried sends a random key of its own.
    */
   idempotencyKey?: string;
-  /** The server-side time limit of the call in milliseconds (`options.timeout`). */
+  /**
+   * The server's time limit for the action in milliseconds (`options.timeout`): past it the server stops
+   * the action and answers 504 `timeout`. Compare `timeoutMs`, how long this client waits.
+   */
   timeout?: number;
+  /** How long this client waits for this call, overriding the client's `timeoutMs`. */
+  timeoutMs?: number;
+  /** Extra headers for this call, over the client's; the protocol headers take precedence. */
+  headers?: Record<string, string>;
   /** Aborts the call; the abort reason is thrown as is. */
   signal?: AbortSignal;
   /** The entity this call acts for, overriding the client's. */
@@ -91,10 +106,14 @@ export interface ResponseMeta {
   [field: string]: unknown;
 }
 
-/** What `callWithMeta` returns: the data with the envelope's `meta` and the response headers. */
+/** What `.withResponse()` and `callWithMeta` give: the data with the envelope's `meta`, the status and headers. */
 export interface WithMeta<T> {
   data: T;
   meta: ResponseMeta;
+  /** The request id (`meta.requestId`, also the `Request-Id` header): quote it when asking for support. */
+  requestId: string;
+  /** The HTTP status: 200. */
+  status: number;
   /** Response headers, e.g. `Request-Id`, `RateLimit`, `Idempotent-Replayed`. */
   headers: Headers;
   /** How many requests the call took: 1, plus one per retry. */
@@ -111,13 +130,19 @@ export interface ErrorObject {
   docUrl?: string;
 }
 
-/** The API answered with an error. `code` is stable; branch on it, not on `message`. */
+/**
+ * The API answered with an error. `code` is stable; branch on it, not on `message`. Each error type has its
+ * subclass (`AuthenticationError` for `authentication_error`, ...), so `instanceof` can pick a family.
+ */
 export class DispatchError extends Error {
-  override readonly name = 'DispatchError';
+  override readonly name: string = 'DispatchError';
   /** The error family, e.g. `invalid_request_error`. */
   readonly type: string;
-  /** The stable error code, e.g. `payload_invalid`. */
-  readonly code: string;
+  /**
+   * The stable error code, e.g. `payload_invalid`: one of the catalogue's `ErrorCode`s, or, from a server
+   * newer than this client, one it does not know yet.
+   */
+  readonly code: ErrorCode | (string & {});
   /** The HTTP status; 200 for the `error` event of a stream that had opened, so branch on `code`. */
   readonly status: number;
   /** A JSON pointer to the offending field, e.g. `/payload/prompt`. */
@@ -145,6 +170,76 @@ export class DispatchError extends Error {
   }
 }
 
+/** 400 and the other 4xx of a request wrong as sent (410, 413, 415, ...: `invalid_request_error`); fix it before retrying. */
+export class InvalidRequestError extends DispatchError {
+  override readonly name: string = 'InvalidRequestError';
+}
+
+/** 401: no key, or one that is unknown, revoked or expired (`authentication_error`). */
+export class AuthenticationError extends DispatchError {
+  override readonly name: string = 'AuthenticationError';
+}
+
+/** 402: a payment was refused (`payment_error`); `details.declineCode` says why. */
+export class PaymentError extends DispatchError {
+  override readonly name: string = 'PaymentError';
+}
+
+/** 403: the key lacks a scope or the entity, or a quota is spent (`permission_error`). */
+export class PermissionError extends DispatchError {
+  override readonly name: string = 'PermissionError';
+}
+
+/** 404: no such face, action or resource (`not_found_error`). */
+export class NotFoundError extends DispatchError {
+  override readonly name: string = 'NotFoundError';
+}
+
+/** 409 or 422: the idempotency key is in use by a running call, or was used for another request (`idempotency_error`). */
+export class IdempotencyError extends DispatchError {
+  override readonly name: string = 'IdempotencyError';
+}
+
+/** 429: a rate limit (`rate_limit_error`); `retryAfterSeconds` says when the call would pass. */
+export class RateLimitError extends DispatchError {
+  override readonly name: string = 'RateLimitError';
+
+  /** Whole seconds, from the `Retry-After` header (seconds or a date), until the call would pass. */
+  get retryAfterSeconds(): number | undefined {
+    const value = this.headers.get('Retry-After');
+    return value === null ? undefined : Math.ceil(retryAfterMs(value) / 1000);
+  }
+}
+
+/** The server failed (500), its store is unreachable or it is stopping (503), or similar (`api_error`). */
+export class ServerError extends DispatchError {
+  override readonly name: string = 'ServerError';
+}
+
+/** 502 or 503: the backend behind a face failed or is not configured (`provider_error`). */
+export class ProviderError extends DispatchError {
+  override readonly name: string = 'ProviderError';
+}
+
+/** 504: the action ran past its time-out on the server (`timeout_error`). */
+export class TimeoutError extends DispatchError {
+  override readonly name: string = 'TimeoutError';
+}
+
+/** The class of each error type of API.md §4; any other type is a plain `DispatchError`. */
+const ERROR_CLASSES: Record<string, typeof DispatchError> = {
+  invalid_request_error: InvalidRequestError,
+  authentication_error: AuthenticationError,
+  payment_error: PaymentError,
+  permission_error: PermissionError,
+  not_found_error: NotFoundError,
+  idempotency_error: IdempotencyError,
+  rate_limit_error: RateLimitError,
+  api_error: ServerError,
+  provider_error: ProviderError,
+  timeout_error: TimeoutError,
+};
+
 /** No answer arrived: the network failed, or the client's `timeoutMs` ran out (`timedOut`). */
 export class DispatchConnectionError extends Error {
   override readonly name = 'DispatchConnectionError';
@@ -156,6 +251,70 @@ export class DispatchConnectionError extends Error {
     super(message, { cause: options.cause });
     this.timedOut = options.timedOut;
     this.attempts = options.attempts ?? 1;
+  }
+}
+
+/**
+ * What a call returns: a promise of the action's data that can also give the whole answer, as in
+ * `const { data, requestId, headers } = await client.keys.get({ id }).withResponse()`. The call starts when
+ * it is made, whether or not anything awaits it.
+ */
+export class ApiPromise<T> implements Promise<T> {
+  readonly #answer: Promise<WithMeta<T>>;
+  readonly [Symbol.toStringTag] = 'ApiPromise';
+
+  constructor(answer: Promise<WithMeta<T>>) {
+    this.#answer = answer;
+  }
+
+  /** The data with `meta`, the request id, the status and the response headers. */
+  withResponse(): Promise<WithMeta<T>> {
+    return this.#answer;
+  }
+
+  then<A = T, B = never>(onfulfilled?: ((value: T) => A | PromiseLike<A>) | null, onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<A | B> {
+    return this.#answer.then((answer) => answer.data).then(onfulfilled, onrejected);
+  }
+
+  catch<B = never>(onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<T | B> {
+    return this.then(undefined, onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.#answer.then((answer) => answer.data).finally(onfinally);
+  }
+}
+
+/**
+ * How a list action asks for its next page: `startingAfter` set to a field of the last item (`id`, or what
+ * the face file names as its `pageBy`), or `cursor` set to the page's `nextCursor`.
+ */
+export type Paging = { after: string } | { cursor: true };
+
+/** What a list action answers: a page of items, and whether more follow. */
+export interface ListResult {
+  items: unknown[];
+  hasMore: boolean;
+  /** Where the next page starts, for actions that page by cursor. */
+  nextCursor?: string;
+}
+
+/**
+ * A page of a list action: its result as the server sent it, `nextPage()` (null after the last), and, as
+ * an async iterable, every item of this page and of the pages after it.
+ */
+export type Page<R extends ListResult, I = R['items'][number]> = R & AsyncIterable<I> & { nextPage(): Promise<Page<R, I> | null> };
+
+/** What a list action returns: the promise of its first page, and an async iterable of every item. */
+export class PagePromise<R extends ListResult, I = R['items'][number]> extends ApiPromise<Page<R, I>> implements AsyncIterable<I> {
+  async *[Symbol.asyncIterator](): AsyncIterator<I> {
+    yield* await this;
+  }
+}
+
+async function* items<I>(first: Page<ListResult, I>): AsyncGenerator<I> {
+  for (let page: Page<ListResult, I> | null = first; page; page = await page.nextPage()) {
+    for (const item of page.items) yield item as I;
   }
 }
 
@@ -181,9 +340,49 @@ export class BaseClient {
     this.#url = `${(options.baseUrl ?? 'http://localhost:8787').replace(/\/+$/, '')}/do`;
   }
 
-  /** Calls `face.action` and returns its `data`; throws `DispatchError` or `DispatchConnectionError`. */
-  async call<T>(face: string, action: string, payload: unknown, options?: CallOptions): Promise<T> {
-    return (await this.callWithMeta<T>(face, action, payload, options)).data;
+  /**
+   * Calls `face.action` and resolves to its `data`, or rejects with a `DispatchError` (of its type's class)
+   * or a `DispatchConnectionError`; `.withResponse()` gives the whole answer.
+   */
+  call<T>(face: string, action: string, payload: unknown, options?: CallOptions): ApiPromise<T> {
+    return new ApiPromise(this.callWithMeta<T>(face, action, payload, options));
+  }
+
+  /**
+   * Calls a list action (`{items, hasMore}`) and resolves to its first page. The page is also an
+   * async iterable of every item, this page's and the next pages' (asked for as the loop gets to them), as
+   * is the returned promise: `for await (const key of client.keys.list())`. The next page is asked for as
+   * `paging` says (see `Paging`).
+   */
+  list<R extends ListResult, I = R['items'][number]>(
+    face: string,
+    action: string,
+    payload: object,
+    options: CallOptions = {},
+    paging: Paging = { after: 'id' },
+  ): PagePromise<R, I> {
+    // An idempotency key names one request: the pages after the first are requests of their own.
+    const { idempotencyKey: _first, ...later } = options;
+    const fetchPage = (sent: Record<string, unknown>, first: boolean): Promise<WithMeta<Page<R, I>>> =>
+      this.callWithMeta<R>(face, action, sent, first ? options : later).then((answer) => ({ ...answer, data: asPage(answer.data) }));
+    const nextPayload = (page: R): Record<string, unknown> | undefined => {
+      if (!page.hasMore) return undefined;
+      const value = 'cursor' in paging ? page.nextCursor : (page.items.at(-1) as Record<string, unknown> | undefined)?.[paging.after];
+      if (typeof value !== 'string') {
+        const field = 'cursor' in paging ? 'nextCursor' : `${paging.after} of its last item`;
+        throw new Error(`${face}.${action} says more pages follow but gives no ${field} to ask for them with.`);
+      }
+      return { ...payload, ...('cursor' in paging ? { cursor: value } : { startingAfter: value }) };
+    };
+    const asPage = (result: R): Page<R, I> => {
+      const following = nextPayload(result);
+      // Not enumerable: the page prints and serializes as the result the server sent.
+      return Object.defineProperties(result, {
+        nextPage: { value: () => (following ? fetchPage(following, false).then((answer) => answer.data) : Promise.resolve(null)) },
+        [Symbol.asyncIterator]: { value: () => items<I>(result as unknown as Page<ListResult, I>) },
+      }) as Page<R, I>;
+    };
+    return new PagePromise<R, I>(fetchPage({ ...payload }, true));
   }
 
   /** Like `call`, with the answer's `meta` and headers, for the request id or the rate-limit state. */
@@ -262,7 +461,7 @@ export class BaseClient {
     for (let attempt = 1; ; attempt++) {
       let failure: DispatchError | DispatchConnectionError;
       try {
-        return await settle(await this.#send(init, options.signal, attempt));
+        return await settle(await this.#send(init, options, attempt));
       } catch (error) {
         const passing = error instanceof DispatchError || error instanceof DispatchConnectionError;
         if (options.signal?.aborted || !passing) throw error;
@@ -283,6 +482,8 @@ export class BaseClient {
     stream: boolean,
   ): RequestInit {
     const headers = new Headers(this.#options.headers);
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+    if (this.#options.userAgent !== undefined && !headers.has('User-Agent')) headers.set('User-Agent', this.#options.userAgent);
     headers.set('Authorization', `Bearer ${this.#options.apiKey}`);
     headers.set('X-Entity-ID', options.entityId ?? this.#options.entityId);
     headers.set('Content-Type', 'application/json');
@@ -298,12 +499,13 @@ export class BaseClient {
    * Starts one attempt. Its abort signal lives until `close()`, so `timeoutMs` and the caller's signal
    * cover reading the body too, a slow one or a whole stream.
    */
-  async #send(init: RequestInit, signal: AbortSignal | undefined, attempt: number): Promise<Exchange> {
+  async #send(init: RequestInit, options: CallOptions, attempt: number): Promise<Exchange> {
+    const { signal } = options;
     const controller = new AbortController();
     const forward = () => controller.abort(signal?.reason);
     if (signal?.aborted) forward();
     signal?.addEventListener('abort', forward, { once: true });
-    const ms = this.#options.timeoutMs;
+    const ms = options.timeoutMs ?? this.#options.timeoutMs;
     let timedOut = false;
     const timer = ms === undefined ? undefined : setTimeout(() => ((timedOut = true), controller.abort()), ms);
     const close = () => {
@@ -332,7 +534,8 @@ export class BaseClient {
 function answerOf<T>({ response, attempt }: Exchange, text: string): WithMeta<T> {
   const body = parseEnvelope(text);
   if (response.ok && 'data' in body && isObject(body.meta)) {
-    return { data: body.data as T, meta: body.meta as ResponseMeta, headers: response.headers, attempts: attempt };
+    const meta = body.meta as ResponseMeta;
+    return { data: body.data as T, meta, requestId: meta.requestId, status: response.status, headers: response.headers, attempts: attempt };
   }
   throw errorOf(response, text, body, attempt);
 }
@@ -461,7 +664,8 @@ function errorOf(response: Response, text: string, body: Envelope, attempts: num
   // A proxy's error page or a cut-off body has no envelope: keep the status and a glimpse of the text.
   const message = `Unexpected ${response.status} answer: ${text.slice(0, 200) || '(empty body)'}`;
   const error = isErrorObject(body.error) ? body.error : { type: 'api_error', code: 'internal_error', message };
-  return new DispatchError(error, response.status, requestId ?? undefined, response.headers, attempts);
+  const ErrorClass = Object.hasOwn(ERROR_CLASSES, error.type) ? ERROR_CLASSES[error.type]! : DispatchError;
+  return new ErrorClass(error, response.status, requestId ?? undefined, response.headers, attempts);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

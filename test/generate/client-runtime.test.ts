@@ -102,7 +102,7 @@ describe('generated client runtime', () => {
     expect(thrown).toBeInstanceOf(DispatchError);
     const e = thrown as DispatchError;
     expect(e).toBeInstanceOf(Error);
-    expect(e.name).toBe('DispatchError');
+    expect(e.name).toBe('InvalidRequestError');
     expect(e.message).toBe(error.message);
     expect(e.type).toBe('invalid_request_error');
     expect(e.code).toBe('payload_invalid');

@@ -82,7 +82,7 @@ describe('face diagnostics', () => {
     ]],
     ['meta-schema: wrong type', FACE.replace('since: 2026-01-01', 'since: 12'), ['spec/demo.yaml:3:8 schema-violation']],
     ['schema rejected by ajv strict', FACE.replace('message: { type: string }\n    result', 'message: { type: string, minLenght: 2 }\n    result'), [
-      'spec/demo.yaml:14:7 invalid-json-schema',
+      'spec/demo.yaml:18:34 invalid-json-schema',
     ]],
     ['an action without an example', FACE.replace(/    examples:\n[\s\S]*$/, ''), ['spec/demo.yaml:9:3 missing-example']],
     ['example does not match', FACE.replace('- payload: { message: hi }', '- payload: { message: 42 }'), ['spec/demo.yaml:24:18 example-mismatch']],
@@ -91,7 +91,7 @@ describe('face diagnostics', () => {
       'spec/demo.yaml:5:3 unused-event',
       'spec/demo.yaml:12:13 unknown-event',
     ]],
-    ['event data schema rejected by ajv strict', FACE.replace('data: { type: object,', 'data: { type: object, minProps: 1,'), ['spec/demo.yaml:7:11 invalid-json-schema']],
+    ['event data schema rejected by ajv strict', FACE.replace('data: { type: object,', 'data: { type: object, minProps: 1,'), ['spec/demo.yaml:7:27 invalid-json-schema']],
     ['event data with an unknown reference', FACE.replace('data: { type: object,', 'data: { $ref: "#/schemas/Gone", type: object,'), ['spec/demo.yaml:7:19 unknown-ref']],
     ['unknown version in since', FACE.replace('since: 2026-01-01', 'since: 2026-02-30'), ['spec/demo.yaml:3:8 unknown-version']],
     ['unknown version in until', FACE.replace('    scope: demo:read', '    scope: demo:read\n    until: 2027-01-01'), ['spec/demo.yaml:12:12 unknown-version']],
@@ -149,9 +149,51 @@ describe('face diagnostics', () => {
     ]);
   });
 
+  it('points at the array element a meta-schema error is in, not the first one', () => {
+    const errors = `errors:
+  - { code: a_one, status: 400, type: invalid_request_error, message: One., retryable: false }
+  - { code: a_two, status: 400, type: invalid_request_error, message: Two., retryable: false }
+  - { code: a_three, status: 400, type: invalid_request_error, mesage: Three., retryable: false }
+actions:`;
+    expect(diagnose({ 'demo.yaml': FACE.replace('actions:', errors) })).toEqual(['spec/demo.yaml:11:5 schema-violation', 'spec/demo.yaml:11:64 schema-violation']);
+  });
+
+  it('points at the keyword ajv refuses, and says what was meant: a keyword, a type, a scope, a reference, an event, a property', () => {
+    const face = FACE.replace('message: { type: string }\n    result', 'message: { type: strin }\n        count: { type: integer, minimun: 1 }\n    result')
+      .replace('scope: demo:read', 'scope: demo:reed')
+      .replace('summary: A demo face.', 'summery: A demo face.');
+    const messages = (files: Record<string, string>) =>
+      buildCatalog('spec', { files: new Map(Object.entries({ 'platform.yaml': PLATFORM, ...files })) }).diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`);
+    expect(messages({ 'demo.yaml': face.replace('summery:', 'summary:') })).toEqual([
+      '11:12 Scope "demo:reed" is not declared in platform.yaml. Did you mean "demo:read"?',
+      expect.stringMatching(/^18:26 The payload schema .*properties\/message\/type must be equal to one of the allowed values.* Did you mean "string"\?$/),
+    ]);
+    expect(messages({ 'demo.yaml': FACE.replace('message: { type: string }\n    result', 'message: { type: string, minLenght: 1 }\n    result') })).toEqual([
+      '18:34 The payload schema is rejected by ajv (strict): strict mode: unknown keyword: "minLenght". Did you mean "minLength"?',
+    ]);
+    expect(messages({ 'demo.yaml': face })).toContain('2:1 (root): unknown property "summery". Did you mean "summary"?');
+    const withRef = FACE.replace('message: { type: string }\n    result', 'message: { $ref: "#/schemas/Mesage" }\n    result').replace('actions:', 'schemas:\n  Message: { type: string }\nactions:');
+    expect(messages({ 'demo.yaml': withRef })).toEqual(['20:26 Reference "#/schemas/Mesage" does not name a schema of this face. Did you mean "#/schemas/Message"?']);
+    expect(messages({ 'demo.yaml': FACE.replace('emits: [demo.echo.done]', 'emits: [demo.echo.don]') })).toEqual([
+      '5:3 Event "demo.echo.done" is declared but no action emits it.',
+      '12:13 Event "demo.echo.don" is not declared under the "events" of any face. Did you mean "demo.echo.done"?',
+    ]);
+  });
+
+  it('still checks every face file against its meta-schema when the platform file is broken', () => {
+    const result = buildCatalog('spec', {
+      files: new Map([['platform.yaml', PLATFORM.replace('window: 1s', 'window: soon')], ['demo.yaml', FACE.replace('summary: A demo face.', 'summery: A demo face.')]]),
+    });
+    expect(result.diagnostics.map((d) => `${d.file}:${d.line}:${d.col} ${d.code}`)).toEqual([
+      'spec/demo.yaml:1:1 schema-violation',
+      'spec/demo.yaml:2:1 schema-violation',
+      'spec/platform.yaml:6:33 schema-violation',
+    ]);
+  });
+
   it('formats as file:line:col severity code message', () => {
     const { diagnostics } = buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE.replace('scope: demo:read', 'scope: demo:reed')]]) });
-    expect(formatDiagnostic(diagnostics[0]!)).toBe('spec/demo.yaml:11:12 error unknown-scope Scope "demo:reed" is not declared in platform.yaml.');
+    expect(formatDiagnostic(diagnostics[0]!)).toBe('spec/demo.yaml:11:12 error unknown-scope Scope "demo:reed" is not declared in platform.yaml. Did you mean "demo:read"?');
   });
 });
 

@@ -8,6 +8,7 @@ import { diagnostic, type Diagnostic } from '../diagnostics.js';
 import type { Face } from '../model.js';
 import type { RawFace } from '../resolve.js';
 import type { SourceFile } from '../source.js';
+import { suggestion } from '../suggest.js';
 
 export function linkEvents(faces: readonly { face: Face; source: SourceFile }[]): Diagnostic[] {
   const out: Diagnostic[] = [];
@@ -19,7 +20,10 @@ export function linkEvents(faces: readonly { face: Face; source: SourceFile }[])
       for (const type of action.emits) {
         const event = declared.get(type);
         if (event) event.emittedBy.push(action.id);
-        else out.push(diagnostic('unknown-event', source.at(['actions', action.name, 'emits', raw.actions[action.name]!.emits!.indexOf(type)]), { event: type }));
+        else {
+          const at = source.at(['actions', action.name, 'emits', raw.actions[action.name]!.emits!.indexOf(type)]);
+          out.push(diagnostic('unknown-event', at, { event: type, hint: suggestion(type, declared.keys()) }));
+        }
       }
     }
   }

@@ -1,0 +1,125 @@
+/**
+ * `generated/client/README.md`: how to install and use the client package, with its own catalogue's
+ * actions in the examples (a call, a list walked page by page, a stream) so every snippet runs as written.
+ */
+import type { Action, Catalog } from '../spec/model.js';
+import { clientPackageOf } from './client-package.js';
+import { pagingOf } from './emit-client.js';
+
+export const CLIENT_README_PATH = 'client/README.md';
+
+export function emitClientReadme(catalog: Catalog): string {
+  const { platform } = catalog;
+  const { name, version } = clientPackageOf(platform);
+  const served = catalog.faces
+    .filter((face) => !face.builtin)
+    .flatMap((face) => face.actions.flatMap((action) => (payloadOf(action, platform.latest) ? [action] : [])));
+  const call = served.find((a) => !a.stream && !pagingOf(a, payloadOf(a, platform.latest)!) && a.examples.length > 0);
+  const list = served.find((a) => pagingOf(a, payloadOf(a, platform.latest)!));
+  const stream = served.find((a) => a.stream && a.examples.length > 0);
+  const method = (action: Action) => `client.${action.face}.${action.name}`;
+  const args = (action: Action) => literal(action.examples[0]?.payload ?? {});
+  const sections = [
+    `# ${name}`,
+    `The typed client of ${platform.info.title}, API version ${platform.latest}: one method per action, with the`,
+    'payload and result types of that version, typed errors, streams, pages and webhook events. It runs in Node 18+',
+    'and in browsers, as ES modules or CommonJS.',
+    '## Install',
+    'From a checkout of the API, `dispatch client build` compiles this directory into `dist/client`, a package that',
+    '`npm pack` turns into a tarball to install (or `npm publish` to a registry of yours):',
+    '```sh',
+    `npx dispatch client build && npm pack dist/client && npm install ./${name}-${version}.tgz`,
+    '```',
+    '## Use',
+    '```ts',
+    `import { createClient, DispatchError, RateLimitError } from '${name}';`,
+    '',
+    "const client = createClient({ baseUrl: 'http://localhost:8787', apiKey: process.env.API_KEY!, entityId: 'acme' });",
+    ...(call ? ['', `const data = await ${method(call)}(${args(call)});`, `const { requestId, headers } = await ${method(call)}(${args(call)}).withResponse();`] : []),
+    '```',
+    'Each action\'s method returns a promise of its `data` whose `.withResponse()` gives the `meta`, the status, the',
+    'headers and the request id with it (a streaming action\'s `.stream()` returns a `DispatchStream`, and `batch()` a',
+    'plain promise). `const { createClient } = require(...)` works the same from CommonJS.',
+    '## Errors',
+    'A refused call throws a `DispatchError`, of a subclass for each error type: `InvalidRequestError` (400 and other',
+    '4xx of a malformed request), `AuthenticationError` (401), `PaymentError` (402), `PermissionError` (403),',
+    '`NotFoundError` (404), `IdempotencyError` (409, 422), `RateLimitError` (429, with `retryAfterSeconds`),',
+    '`ServerError` (500, 503), `ProviderError` (502, 503) and `TimeoutError` (504); another type stays a plain',
+    '`DispatchError`. Each has `code` (one of the catalogue\'s `ErrorCode`s, or one a newer server added), `status`,',
+    '`param`, `details`, `docUrl` and `requestId`. No answer at all is a `DispatchConnectionError` (`timedOut` when',
+    'the client gave up).',
+    '```ts',
+    'try {',
+    ...(call ? [`  await ${method(call)}(${args(call)});`] : ['  // a call']),
+    '} catch (error) {',
+    "  if (error instanceof RateLimitError) console.log('retry in', error.retryAfterSeconds, 's');",
+    "  else if (error instanceof DispatchError && error.code === 'payload_invalid') console.log(error.param);",
+    '  else throw error;',
+    '}',
+    '```',
+    '## Retries and time-outs',
+    'A 429, a 503, a 409 `idempotency_key_in_use` or a lost connection is retried twice (`maxRetries`) with backoff,',
+    'under one idempotency key, so a retried call never runs twice. The client waits `timeoutMs` for an answer:',
+    `by default \`DEFAULT_TIMEOUT_MS\` (${platform.limits.timeout.max + 5000} ms, the server's longest time-out plus 5 seconds). Per call, \`timeoutMs\``,
+    'is how long the client waits, and `timeout` the server\'s limit on the action; `headers`, `entityId`,',
+    '`apiVersion`, `idempotencyKey` and `signal` are per call too.',
+    ...(list
+      ? [
+          '## Pages',
+          `A list action resolves to its first page, \`{items, hasMore}\`, and the page and the promise iterate every`,
+          'item of every page, asking for the next page as the loop reaches it:',
+          '```ts',
+          `for await (const item of ${method(list)}(${args(list)})) console.log(item);`,
+          `const page = await ${method(list)}(${args(list)});`,
+          'const next = await page.nextPage(); // null after the last page',
+          '```',
+        ]
+      : []),
+    ...(stream
+      ? [
+          '## Streams',
+          '```ts',
+          `const stream = ${method(stream)}.stream(${args(stream)});`,
+          'for await (const event of stream) console.log(event.event, event.data);',
+          'const result = await stream;',
+          '```',
+        ]
+      : []),
+    '## Webhooks',
+    '`webhooks.unwrap` checks a delivery\'s signature (Standard Webhooks) with the endpoint\'s secret and returns its',
+    'event, typed by `type`; pass the body exactly as it arrived:',
+    '```ts',
+    `import { webhooks } from '${name}';`,
+    '',
+    'const event = webhooks.unwrap(rawBody, request.headers, process.env.WEBHOOK_SECRET!);',
+    '```',
+  ];
+  return `${blocks(sections).join('\n\n')}\n`;
+}
+
+/** A value as TypeScript source: single-quoted strings, keys unquoted where they can be. */
+function literal(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`;
+  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  const entries = Object.entries(value).map(([key, item]) => `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : literal(key)}: ${literal(item)}`);
+  return entries.length ? `{ ${entries.join(', ')} }` : '{}';
+}
+
+/** The lines grouped into markdown blocks: a heading, a code fence, or a paragraph of consecutive lines. */
+function blocks(lines: string[]): string[] {
+  const out: string[][] = [];
+  let fenced = false;
+  for (const line of lines) {
+    const last = out.at(-1);
+    const opensBlock = !fenced && (line.startsWith('#') || line.startsWith('```') || last === undefined || last[0]!.startsWith('#') || last.at(-1)!.startsWith('```'));
+    if (opensBlock) out.push([line]);
+    else last!.push(line);
+    if (line.startsWith('```')) fenced = !fenced;
+  }
+  return out.map((block) => block.join('\n'));
+}
+
+function payloadOf(action: Action, version: string) {
+  return action.variants.find((v) => v.versions.includes(version))?.schema;
+}
