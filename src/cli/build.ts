@@ -1,19 +1,26 @@
 /**
- * The shared front half of `generate` and `check`: read the face files, build the catalogue, print every
+ * The shared front half of `generate` and `check`: read the face files, build the catalogue, report every
  * diagnostic, and generate the files when there is no error.
  */
-import { formatDiagnostic } from '../spec/diagnostics.js';
+import type { Diagnostic } from '../spec/diagnostics.js';
 import type { GeneratorPaths } from './paths.js';
+import { reporter, type Reporter } from './report.js';
 
 export interface BuiltOutput {
   files: Map<string, string>;
-  /** The diagnostics printed (warnings only, since the catalogue built). */
-  diagnostics: string[];
+  /** The diagnostics reported (warnings only, since the catalogue built). */
+  diagnostics: Diagnostic[];
   /** Hash of the inputs the output came from (see verified.ts). */
   inputs: string;
 }
 
-export async function buildOutput(paths: GeneratorPaths, texts?: Map<string, string>): Promise<BuiltOutput | undefined> {
+/** `pendingHandlers`: handler modules about to be written, by path (see BuildOptions). */
+export async function buildOutput(
+  paths: GeneratorPaths,
+  texts?: Map<string, string>,
+  pendingHandlers?: ReadonlyMap<string, string>,
+  report: Reporter = reporter(),
+): Promise<BuiltOutput | undefined> {
   // Loaded on use so that `serve` and `keys` never load the generator.
   const [{ buildCatalog }, { readFaceDirectory }, { generate }, { inputsHash }] = await Promise.all([
     import('../spec/index.js'),
@@ -22,13 +29,12 @@ export async function buildOutput(paths: GeneratorPaths, texts?: Map<string, str
     import('../generate/verified.js'),
   ]);
   const files = texts ?? readFaceDirectory(paths.facesDir);
-  const { catalog, diagnostics } = buildCatalog(paths.facesDir, { files, handlersDir: paths.handlersDir });
-  const printed = diagnostics.map(formatDiagnostic);
-  for (const line of printed) console.error(line);
+  const { catalog, diagnostics } = buildCatalog(paths.facesDir, { files, handlersDir: paths.handlersDir, pendingHandlers });
+  report.diagnostics(diagnostics);
   if (!catalog) {
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
-    console.error(`${errors} error${errors === 1 ? '' : 's'}; nothing generated.`);
+    report.say(`${errors} error${errors === 1 ? '' : 's'}; nothing generated.`, 'err');
     return undefined;
   }
-  return { files: await generate(catalog), diagnostics: printed, inputs: inputsHash(files, paths.handlersDir) };
+  return { files: await generate(catalog), diagnostics, inputs: inputsHash(files, paths.handlersDir) };
 }

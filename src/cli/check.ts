@@ -6,6 +6,7 @@
  */
 import type { Command } from 'commander';
 import { generatorPaths, type GeneratorPaths } from './paths.js';
+import { parseFormat, reporter, type Format, type Reporter } from './report.js';
 
 export function registerCheck(program: Command): void {
   program
@@ -15,23 +16,26 @@ export function registerCheck(program: Command): void {
     .option('--handlers <dir>', 'directory of handler modules, checked against the face flags', 'src/faces')
     .option('--out <dir>', 'output directory', 'generated')
     .option('--full', 'regenerate everything, without the memo or the record of the last verified state')
-    .action(async (options: { faces: string; handlers: string; out: string; full?: boolean }) => {
+    .option('--format <format>', 'text, or json: one JSON document on stdout, for tools', parseFormat, 'text')
+    .action(async (options: { faces: string; handlers: string; out: string; full?: boolean; format: Format }) => {
       const started = performance.now();
       const paths = generatorPaths(options);
-      const hashed = options.full ? undefined : await quickCheck(paths);
-      const ok = hashed !== undefined || (await fullCheck(paths, !options.full));
+      const report = reporter(options.format);
+      const hashed = options.full ? undefined : await quickCheck(paths, report);
+      const outcome = hashed !== undefined ? { current: true } : await fullCheck(paths, !options.full, report);
       const ms = Math.round(performance.now() - started);
       const how = hashed !== undefined ? `${hashed} files hashed against the manifest` : 'regenerated and compared';
-      if (ok) console.log(`generated/ is current (${how}, ${ms} ms).`);
+      if (outcome.current) report.say(`generated/ is current (${how}, ${ms} ms).`);
       else {
-        console.error('generated/ is out of date: run `npm run generate` and commit the result.');
+        report.say('generated/ is out of date: run `npm run generate` and commit the result.', 'err');
         process.exitCode = 1;
       }
+      report.finish(outcome.current, { stale: [], missing: [], extra: [], ...outcome });
     });
 }
 
 /** The number of files hashed when they are those of the last verified state; undefined when that cannot tell. */
-async function quickCheck(paths: GeneratorPaths): Promise<number | undefined> {
+async function quickCheck(paths: GeneratorPaths, report: Reporter): Promise<number | undefined> {
   const [{ readFaceDirectory }, { inputsHash, verifiedDiagnostics }, { cacheDir }] = await Promise.all([
     import('../spec/face-directory.js'),
     import('../generate/verified.js'),
@@ -39,11 +43,19 @@ async function quickCheck(paths: GeneratorPaths): Promise<number | undefined> {
   ]);
   const verified = verifiedDiagnostics(cacheDir(), inputsHash(readFaceDirectory(paths.facesDir), paths.handlersDir), paths.outDir);
   if (!verified) return undefined;
-  for (const line of verified.diagnostics) console.error(line);
+  report.diagnostics(verified.diagnostics);
   return verified.files;
 }
 
-async function fullCheck(paths: GeneratorPaths, useMemo: boolean): Promise<boolean> {
+/** Whether the output is current, and when it is not, which files are stale, missing or extra. */
+interface CheckOutcome {
+  current: boolean;
+  stale?: string[];
+  missing?: string[];
+  extra?: string[];
+}
+
+async function fullCheck(paths: GeneratorPaths, useMemo: boolean, report: Reporter): Promise<CheckOutcome> {
   // Loaded here so that the other commands never load the generator.
   const [{ checkGenerated, isCurrent }, { buildOutput }, memo, { generatorFingerprint }, { recordVerified }, { MANIFEST_PATH }] = await Promise.all([
     import('../generate/check.js'),
@@ -55,17 +67,17 @@ async function fullCheck(paths: GeneratorPaths, useMemo: boolean): Promise<boole
   ]);
   const fingerprint = generatorFingerprint();
   if (useMemo) memo.openCache(fingerprint);
-  const built = await buildOutput(paths);
-  if (!built) return false;
+  const built = await buildOutput(paths, undefined, undefined, report);
+  if (!built) return { current: false };
   if (useMemo) memo.saveCache();
-  const report = checkGenerated(paths.outDir, built.files);
-  if (isCurrent(report)) {
+  const found = checkGenerated(paths.outDir, built.files);
+  if (isCurrent(found)) {
     recordVerified(memo.cacheDir(), fingerprint, built.inputs, built.files.get(MANIFEST_PATH)!, built.diagnostics);
-    return true;
+    return { current: true };
   }
-  for (const { diff } of report.stale) console.error(diff);
-  for (const { path } of report.stale) console.error(`stale:   ${path}`);
-  for (const path of report.missing) console.error(`missing: ${path}`);
-  for (const path of report.extra) console.error(`extra:   ${path}`);
-  return false;
+  for (const { diff } of found.stale) report.say(diff, 'err');
+  for (const { path } of found.stale) report.say(`stale:   ${path}`, 'err');
+  for (const path of found.missing) report.say(`missing: ${path}`, 'err');
+  for (const path of found.extra) report.say(`extra:   ${path}`, 'err');
+  return { current: false, stale: found.stale.map((s) => s.path), missing: found.missing, extra: found.extra };
 }

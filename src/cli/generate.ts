@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { fromRoot } from '../package-root.js';
 import { MANIFEST_PATH } from '../generate/manifest.js';
 import { generatorPaths, type GeneratorPaths } from './paths.js';
+import { parseFormat, reporter, type Format, type Reporter } from './report.js';
 
 export function registerGenerate(program: Command): void {
   program
@@ -17,9 +18,10 @@ export function registerGenerate(program: Command): void {
     .option('--handlers <dir>', 'directory of handler modules, checked against the face flags', 'src/faces')
     .option('--out <dir>', 'output directory', 'generated')
     .option('--watch', 'regenerate whenever a face file or template changes')
-    .action(async (options: { faces: string; handlers: string; out: string; watch?: boolean }) => {
+    .option('--format <format>', 'text, or json: one JSON document on stdout, for tools (not with --watch)', parseFormat, 'text')
+    .action(async (options: { faces: string; handlers: string; out: string; watch?: boolean; format: Format }) => {
       const paths = generatorPaths(options);
-      const ok = await runOnce(paths, Boolean(options.watch));
+      const ok = await runOnce(paths, Boolean(options.watch), reporter(options.watch ? 'text' : options.format));
       if (!options.watch) {
         process.exitCode = ok ? 0 : 1;
         return;
@@ -28,7 +30,7 @@ export function registerGenerate(program: Command): void {
     });
 }
 
-async function runOnce(paths: GeneratorPaths, watching: boolean): Promise<boolean> {
+async function runOnce(paths: GeneratorPaths, watching: boolean, report: Reporter = reporter()): Promise<boolean> {
   const started = performance.now();
   // Loaded here so that the other commands never load the generator.
   const [{ writeGenerated }, { buildOutput }, memo, { generatorFingerprint }, { recordVerified }] = await Promise.all([
@@ -41,17 +43,21 @@ async function runOnce(paths: GeneratorPaths, watching: boolean): Promise<boolea
   // Taken before anything is read, so that a template saved during the run makes the record miss, not lie.
   const fingerprint = generatorFingerprint();
   memo.openCache(fingerprint);
-  const built = await buildOutput(paths);
-  if (!built) return false;
-  const report = writeGenerated(paths.outDir, built.files);
+  const built = await buildOutput(paths, undefined, undefined, report);
+  if (!built) {
+    report.finish(false);
+    return false;
+  }
+  const written = writeGenerated(paths.outDir, built.files);
   // What was just written is current: the next `check` only hashes it.
   recordVerified(memo.cacheDir(), fingerprint, built.inputs, built.files.get(MANIFEST_PATH)!, built.diagnostics);
   const ms = Math.round(performance.now() - started);
-  for (const path of report.written) console.log(`  wrote   ${path}`);
-  for (const path of report.deleted) console.log(`  deleted ${path}`);
+  for (const path of written.written) report.say(`  wrote   ${path}`);
+  for (const path of written.deleted) report.say(`  deleted ${path}`);
   // A watch prints a run after run: the time tells them apart.
   const when = watching ? `[${new Date().toISOString().slice(11, 19)}] ` : '';
-  console.log(`${when}${report.written.length} written, ${report.deleted.length} deleted, ${report.unchanged} unchanged in ${ms} ms.`);
+  report.say(`${when}${written.written.length} written, ${written.deleted.length} deleted, ${written.unchanged} unchanged in ${ms} ms.`);
+  report.finish(true, { written: written.written, deleted: written.deleted, unchanged: written.unchanged });
   // After the report: the files are written by then, and the memo is for the next run.
   memo.saveCache();
   return true;

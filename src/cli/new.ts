@@ -73,7 +73,8 @@ async function run(options: LocationOptions, plan: (scaffold: Scaffold, paths: S
   // Generated in memory from the faces as they will be, before anything is written: should the generator
   // refuse them, its diagnostics are printed and every file is left as it was.
   const [{ buildOutput }, { writeGenerated }] = await Promise.all([import('./build.js'), import('../generate/write.js')]);
-  const files = (await buildOutput(paths, planned.faceFiles))?.files;
+  const handler = planned.writes.find((write) => write.path === planned.handlerFile);
+  const files = (await buildOutput(paths, planned.faceFiles, handler ? new Map([[handler.path, handler.text]]) : undefined))?.files;
   if (!files) {
     process.exitCode = 1;
     return;

@@ -3,8 +3,8 @@
  * serves the API until SIGINT or SIGTERM, then drains in-flight requests and closes the store.
  */
 import type { Command } from 'commander';
-import type { RuntimeConfig } from '../runtime/config.js';
-import { asConfigError, settings, startOrExplain, withFlags, type StartFlags } from './startup.js';
+import { ConfigError, type RuntimeConfig } from '../runtime/config.js';
+import { asConfigError, redacted, settings, startOrExplain, withFlags, type StartFlags } from './startup.js';
 
 export function registerServe(program: Command): void {
   program
@@ -40,6 +40,10 @@ export function registerServe(program: Command): void {
         const db = await opening;
         await resealEndpointSecrets(db);
         const limiter = await createLimiter(config);
+        if (config.redisUrl && limiter.reachable && !(await limiter.reachable())) {
+          await limiter.close();
+          throw new ConfigError(`REDIS_URL ${redacted(config.redisUrl)}: cannot connect. Is Redis running there, and reachable from here?`);
+        }
         const catalogue = shippedCatalogue();
         const app = await buildServer(catalogue, {
           db,
@@ -60,6 +64,8 @@ export function registerServe(program: Command): void {
           storage: storageSettings,
           email: config.email,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+          corsOrigins: config.corsOrigins,
+          publicUrl: config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
         });
         const stop = async () => {
           await app.close();

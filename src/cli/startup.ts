@@ -89,7 +89,7 @@ function explain(error: unknown, config: RuntimeConfig | undefined): string | un
 }
 
 /** The URL without its password, to print. */
-function redacted(url: string): string {
+export function redacted(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

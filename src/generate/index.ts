@@ -9,6 +9,7 @@ import type { Catalog } from '../spec/model.js';
 import { emitClient } from './emit-client.js';
 import { DISPATCH_PATH, emitDispatch, emitPlatform, emitScopes, PLATFORM_PATH, SCOPES_PATH } from './emit-dispatch.js';
 import { emitDocs } from './emit-docs.js';
+import { EDITOR_SCHEMA_PATH, emitEditorSchema } from './emit-editor-schema.js';
 import { emitHandlers, HANDLERS_PATH } from './emit-handlers.js';
 import { emitOpenApi, OPENAPI_PATH } from './emit-openapi.js';
 import { emitServerTypes, SERVER_TYPES_PATH } from './emit-server-types.js';
@@ -37,6 +38,7 @@ export async function generate(catalog: Catalog): Promise<Map<string, string>> {
   for (const [path, text] of emitClient(catalog)) files.set(path, text);
   for (const [path, text] of emitDocs(catalog)) files.set(path, text);
   files.set(OPENAPI_PATH, emitOpenApi(catalog));
+  files.set(EDITOR_SCHEMA_PATH, emitEditorSchema(catalog));
 
   const paths = [...files.keys()].sort();
   const formatted = new Map(await Promise.all(paths.map(async (path) => [path, await formatEmitted(path, files.get(path)!)] as const)));

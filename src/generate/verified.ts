@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { sha256 } from '../hash.js';
 import { generatorFingerprint } from '../memo/fingerprint.js';
 import { writeCacheFile } from '../memo/memo.js';
+import type { Diagnostic } from '../spec/diagnostics.js';
 import { listFiles } from './check.js';
 import { MANIFEST_PATH, type Manifest } from './manifest.js';
 
@@ -19,7 +20,7 @@ interface VerifiedState {
   /** Hash of every input file's name and text: the face files and the handler modules lint reads. */
   inputs: string;
   manifest: string;
-  diagnostics: string[];
+  diagnostics: Diagnostic[];
 }
 
 /** One hash over the face files (name → text) and the handler modules in `handlersDir`. */
@@ -34,7 +35,7 @@ export function inputsHash(faceFiles: Map<string, string>, handlersDir: string):
 }
 
 /** Records that the generator of `fingerprint` (taken as the run started) made this manifest from these inputs. */
-export function recordVerified(cacheDir: string, fingerprint: string, inputs: string, manifestText: string, diagnostics: string[]): void {
+export function recordVerified(cacheDir: string, fingerprint: string, inputs: string, manifestText: string, diagnostics: Diagnostic[]): void {
   const state: VerifiedState = { fingerprint, inputs, manifest: sha256(manifestText), diagnostics };
   writeCacheFile(cacheDir, FILE, JSON.stringify(state));
 }
@@ -45,7 +46,7 @@ export function recordVerified(cacheDir: string, fingerprint: string, inputs: st
  * any file on disk that differs from its hash, is missing or is not the generator's): then only regenerating
  * can tell.
  */
-export function verifiedDiagnostics(cacheDir: string, inputs: string, outDir: string): { diagnostics: string[]; files: number } | undefined {
+export function verifiedDiagnostics(cacheDir: string, inputs: string, outDir: string): { diagnostics: Diagnostic[]; files: number } | undefined {
   let state: VerifiedState;
   let manifestText: string;
   try {

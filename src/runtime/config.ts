@@ -5,9 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { fromRoot } from '../package-root.js';
 import { parseSchedule, readWebhookConfig, type WebhookConfig } from '../webhooks/config.js';
+import { corsOrigins } from './cors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 
 export interface RuntimeConfig {
+  /** Origins browser pages may call the API from (`CORS_ORIGINS`: a comma-separated list, or `*`). */
+  corsOrigins: '*' | string[];
+  /** Where clients reach this server (`PUBLIC_URL`, e.g. behind a proxy); `http://HOST:PORT` when unset. */
+  publicUrl?: string;
   port: number;
   host: string;
   dataDir: string;
@@ -72,13 +77,34 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** PUBLIC_URL, when set: an http(s) URL. */
+function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.PUBLIC_URL || undefined;
+  if (value !== undefined && !/^https?:\/\/[^/]/.test(value)) throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL, not "${value}".`);
+  return value;
+}
+
+/** REDIS_URL, when set: a redis:// or rediss:// URL (the client would take anything else for a host name). */
+function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.REDIS_URL || undefined;
+  if (value === undefined) return undefined;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // Reported below, as any value that is not such a URL.
+  }
+  if (protocol !== 'redis:' && protocol !== 'rediss:') throw new ConfigError('REDIS_URL is not a redis:// URL: write it as redis://host:6379, or rediss:// for TLS.');
+  return value;
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
   return {
     port: portNumber(env),
     host: env.HOST || '127.0.0.1',
     dataDir: env.DATA_DIR || '.data',
     databaseUrl: env.DATABASE_URL || undefined,
-    redisUrl: env.REDIS_URL || undefined,
+    redisUrl: redisUrl(env),
     redisPrefix: env.REDIS_PREFIX || 'dispatch:',
     rateLimitWhenUnavailable: choice(env, 'RATE_LIMIT_WHEN_UNAVAILABLE', ['allow', 'refuse'] as const, 'allow'),
     keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 2000),
@@ -96,6 +122,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections),
     },
     metricsToken: env.METRICS_TOKEN || undefined,
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
+    publicUrl: publicUrl(env),
     secretKey: env.DISPATCH_SECRET_KEY || undefined,
     previousSecretKeys: (env.DISPATCH_PREVIOUS_SECRET_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
     usage: {

@@ -26,6 +26,7 @@ import type { Catalogue } from './dispatch-types.js';
 import { errorReply } from './envelope.js';
 import { ApiError, registerErrorCodes, toApiError, type ErrorCode } from './errors.js';
 import { KeyCache } from './key-cache.js';
+import { registerCors } from './cors.js';
 import { createMetrics } from './metrics.js';
 import { runCall } from './pipeline.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
@@ -73,6 +74,10 @@ export interface ServerOptions {
   http?: HttpLimits;
   /** When set, `GET /metrics` asks for `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
+  /** Where clients reach this server (`PUBLIC_URL`), against which error `docUrl`s are made absolute. */
+  publicUrl?: string;
+  /** The origins browser pages may call the API from (`CORS_ORIGINS`; see cors.ts); none when unset. */
+  corsOrigins?: '*' | string[];
   /** Usage records: how long one may wait to be written (the most a crash loses; default 1 s), and how long raw records (30 days) and minute rollups (400 days) are kept. */
   usage?: { flushMs?: number; retentionDays?: number; rollupRetentionDays?: number; /** false records nothing (for measuring the stage's cost). */ enabled?: boolean };
   /** The billing period closer (default: on, one hour of grace, a look every 15 s); `closer: false` when workers run it. */
@@ -100,7 +105,11 @@ const FASTIFY_ERRORS: Record<string, [code: ErrorCode, message: (limits: { bodyB
 };
 
 /** Serves `catalogue`: the dispatch table, platform tables and handlers of one set of face files. */
-export async function buildServer(catalogue: Catalogue, options: ServerOptions): Promise<FastifyInstance> {
+export async function buildServer(served: Catalogue, options: ServerOptions): Promise<FastifyInstance> {
+  // Error docUrls are absolute where the server knows its address, so a link in a log or a ticket still works.
+  const catalogue = options.publicUrl
+    ? { ...served, platform: { ...served.platform, errorDocsUrl: new URL(served.platform.errorDocsUrl, options.publicUrl).href } }
+    : served;
   registerErrorCodes(catalogue.errors.values());
   const { limits } = catalogue.platform;
   const webhooks = options.webhooks ?? DEFAULT_WEBHOOK_CONFIG;
@@ -248,6 +257,7 @@ export async function buildServer(catalogue: Catalogue, options: ServerOptions):
     return reply.type('text/markdown; charset=utf-8').send(page);
   });
 
+  registerCors(app, options.corsOrigins ?? []);
   registerDashboardRoutes(app);
   storage?.register(app);
 

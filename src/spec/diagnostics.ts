@@ -17,6 +17,11 @@ export const DIAGNOSTICS = {
   'duplicate-action': { severity: 'error', message: 'Action "{action}" is declared more than once in this face.' },
   'duplicate-face': { severity: 'error', message: 'Face "{face}" is already declared in {other}.' },
   'face-name-mismatch': { severity: 'error', message: 'Face "{face}" must live in a file named {expected}.' },
+  'reserved-face-name': { severity: 'error', message: 'Face name "{face}" is reserved: {reason}.' },
+  'handler-module-missing': {
+    severity: 'error',
+    message: 'Face "{face}" has no handler module {file}: create it, exporting `const {face}: {type}Handlers` (see the generated server/types.ts).',
+  },
   'schema-violation': { severity: 'error', message: '{detail}' },
   'unknown-scope': { severity: 'error', message: 'Scope "{scope}" is not declared in platform.yaml.{hint}' },
   'unknown-tier': { severity: 'error', message: 'Tier "{tier}" is not declared in platform.yaml.{hint}' },

@@ -22,10 +22,14 @@ interface Use {
   stream?: string;
 }
 
-export function lintHandlers(face: Face, source: SourceFile, handlersDir: string): Diagnostic[] {
+/** `pending`: handler modules about to be written (`dispatch new`), by path, read instead of the disk. */
+export function lintHandlers(face: Face, source: SourceFile, handlersDir: string, pending?: ReadonlyMap<string, string>): Diagnostic[] {
   const file = join(handlersDir, `${face.name}.ts`);
-  if (face.builtin || !existsSync(file)) return [];
-  const uses = handlerUses(file, face.name);
+  // No handlers directory at all: a catalogue generated for its docs, client or tables alone.
+  if (face.builtin || (!existsSync(handlersDir) && !pending?.has(file))) return [];
+  const text = pending?.get(file) ?? (existsSync(file) ? readFileSync(file, 'utf8') : undefined);
+  if (text === undefined) return [diagnostic('handler-module-missing', source.at(['face']), { face: face.name, file: shownPath(file), type: face.typeName })];
+  const uses = handlerUses(file, text, face.name);
   const out: Diagnostic[] = [];
   for (const action of face.actions) {
     const use = uses.get(action.name);
@@ -37,8 +41,7 @@ export function lintHandlers(face: Face, source: SourceFile, handlersDir: string
 }
 
 /** For each handler method of `export const <face> = { ... }`, where it first uses providers and the stream. */
-function handlerUses(file: string, faceName: string): Map<string, Use> {
-  const text = readFileSync(file, 'utf8');
+function handlerUses(file: string, text: string, faceName: string): Map<string, Use> {
   const tree = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
   const shown = shownPath(file);
   const where = (node: ts.Node) => `${shown}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;

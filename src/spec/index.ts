@@ -11,6 +11,7 @@ import type { Catalog, Face, Platform } from './model.js';
 import { linkScopes, resolveFace, resolvePlatform } from './resolve.js';
 import { linkEvents } from './rules/event-links.js';
 import type { SourceFile } from './source.js';
+import { RESERVED_FACE_NAMES } from './reserved-names.js';
 import { STANDARD_ERRORS } from './standard-errors.js';
 import { validateFace, validatePlatform } from './validate.js';
 
@@ -25,6 +26,8 @@ export interface BuildOptions {
   files?: Map<string, string>;
   /** The handler modules (`src/faces`), read by the rules that match face flags against handlers. */
   handlersDir?: string;
+  /** Handler modules about to be written (`dispatch new`), by path: read in place of the disk. */
+  pendingHandlers?: ReadonlyMap<string, string>;
   /**
    * A catalogue as it was committed, to compare with (`dispatch diff --base`): the lint rules' errors are
    * reported but do not withhold it, since a rule added since then may refuse what was served then. Files
@@ -34,7 +37,7 @@ export interface BuildOptions {
 }
 
 export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResult {
-  const { files, handlersDir, lenient = false } = options;
+  const { files, handlersDir, pendingHandlers, lenient = false } = options;
   const loaded = loadSources(dir, files);
   const diagnostics = [...loaded.diagnostics];
   const platformSource = loaded.platform;
@@ -68,11 +71,13 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
       diagnostics.push(diagnostic('duplicate-face', source.at(['face']), { face: face.name, other: other.file }));
       continue;
     }
+    const reserved = RESERVED_FACE_NAMES.get(face.name);
+    if (reserved) diagnostics.push(diagnostic('reserved-face-name', source.at(['face']), { face: face.name, reason: reserved }));
     if (basename(source.path) !== `${face.name}.yaml`) {
       diagnostics.push(diagnostic('face-name-mismatch', source.at(['face']), { face: face.name, expected: `${face.name}.yaml` }));
     }
     diagnostics.push(...lintedFace(face, source, platform, errorCodes));
-    if (handlersDir) diagnostics.push(...lintHandlers(face, source, handlersDir));
+    if (handlersDir) diagnostics.push(...lintHandlers(face, source, handlersDir, pendingHandlers));
     for (const error of face.errors) if (!errorCodes.has(error.code)) errorCodes.set(error.code, `in ${face.file}`);
     faces.push(face);
     sources.set(face, source);

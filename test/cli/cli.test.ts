@@ -73,6 +73,28 @@ describe('dispatch', () => {
     expect(result.stderr).toContain('2 errors; nothing generated.');
   }, 60_000);
 
+  it('generate and check --format json print one JSON document of the diagnostics for tools, and nothing else', () => {
+    const dir = workspace();
+    const face = join(dir, 'faces/ai.yaml');
+    writeFileSync(face, readFileSync(face, 'utf8').replace('scope: ai:generate', 'scope: ai:gen'));
+    const args = ['--faces', join(dir, 'faces'), '--out', join(dir, 'json-out'), '--format', 'json'];
+    const failed = dispatch(['generate', ...args], { cwd: dir });
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toBe('');
+    const report = JSON.parse(failed.stdout) as { ok: boolean; diagnostics: { file: string; line: number; col: number; severity: string; code: string; message: string }[] };
+    expect(report.ok).toBe(false);
+    expect(report.diagnostics).toEqual([
+      { file: expect.stringMatching(/faces\/ai\.yaml$/), line: expect.any(Number), col: expect.any(Number), severity: 'error', code: 'unknown-scope', message: expect.stringContaining('Did you mean "ai:generate"?') },
+    ]);
+    writeFileSync(face, readFileSync(face, 'utf8').replace('scope: ai:gen', 'scope: ai:generate'));
+    const generated = JSON.parse(dispatch(['generate', ...args], { cwd: dir }).stdout) as { ok: boolean; written: string[] };
+    expect(generated.ok).toBe(true);
+    expect(generated.written).toContain('openapi.json');
+    const checked = dispatch(['check', ...args], { cwd: dir });
+    expect([checked.code, JSON.parse(checked.stdout)]).toEqual([0, { ok: true, diagnostics: [], stale: [], missing: [], extra: [], current: true }]);
+    expect(dispatch(['check', ...args.slice(0, -1), 'yaml'], { cwd: dir }).code).toBe(2);
+  }, 60_000);
+
   it('generate --watch regenerates on every save, files replaced by rename included', async () => {
     const dir = workspace();
     const face = join(dir, 'faces/ai.yaml');

@@ -1,7 +1,7 @@
 /**
  * `serve` and `worker` refuse a configuration they cannot start with on one line that names the setting,
- * with exit code 2: a port out of range or in use, a DATA_DIR that cannot be a directory, a DATABASE_URL
- * nobody answers at or that is not a URL. `--port`, `--host` and `--data-dir` stand for their variables.
+ * with exit code 2: a port out of range or in use, a DATA_DIR that cannot be a directory, a DATABASE_URL or
+ * REDIS_URL nobody answers at or that is not such a URL. `--port`, `--host` and `--data-dir` stand for their variables.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -53,6 +53,15 @@ describe('a start that cannot be made', () => {
     const result = dispatch(['worker'], { DATABASE_URL: `postgres://app:hunter2@127.0.0.1:${port}/dispatch`, DISPATCH_SECRET_KEY: SECRET });
     expect(result.code).toBe(2);
     expect(result.lines).toEqual([`DATABASE_URL postgres://app:***@127.0.0.1:${port}/dispatch: cannot connect (ECONNREFUSED). Is PostgreSQL running there, and reachable from here?`]);
+  }, 60_000);
+
+  it('names a REDIS_URL nobody answers at, without its password, and one that is not a redis:// URL', async () => {
+    const port = await freePort();
+    const unreachable = dispatch(['serve', '--port', String(await freePort())], { REDIS_URL: `redis://:hunter2@127.0.0.1:${port}/0` });
+    expect(unreachable.code).toBe(2);
+    expect(unreachable.lines).toEqual([`REDIS_URL redis://:***@127.0.0.1:${port}/0: cannot connect. Is Redis running there, and reachable from here?`]);
+    const malformed = dispatch(['serve'], { REDIS_URL: '127.0.0.1:6379' });
+    expect([malformed.code, malformed.lines]).toEqual([2, ['REDIS_URL is not a redis:// URL: write it as redis://host:6379, or rediss:// for TLS.']]);
   }, 60_000);
 
   it('names a DATABASE_URL that is not a URL', () => {

@@ -66,6 +66,8 @@ export interface TestServerOptions {
   streamStallMs?: number;
   http?: HttpLimits;
   metricsToken?: string;
+  corsOrigins?: '*' | string[];
+  publicUrl?: string;
   usageFlushMs?: number;
   /** Where storage keeps content: files in the test's directory, landed uploads looked for every 50 ms, by default. */
   storage?: Partial<StorageSettings>;
@@ -108,6 +110,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.streamStallMs !== undefined ? { streamStallMs: options.streamStallMs } : {}),
     ...(options.http ? { http: options.http } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+    ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
     ...(options.billing ? { billing: options.billing } : {}),
     storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },

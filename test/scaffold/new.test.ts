@@ -1,6 +1,7 @@
 /**
  * `dispatch new face` and `dispatch new action` as a user runs them, in a scratch layout: a copy of faces/,
- * empty handler, test and output directories, and src/runtime and node_modules linked to the repository's,
+ * a handler directory holding links to the shipped handler modules, empty test and output directories, and
+ * src/runtime and node_modules linked to the repository's,
  * so that the scaffolded module and the generated tree resolve as they do in place. The face file builds
  * clean and keeps the author's comments; the handler module has both methods and type-checks against the
  * generated interface; served, an action answers 501 not_implemented in the error envelope; refused input
@@ -51,6 +52,9 @@ beforeAll(() => {
   cpSync(join(ROOT, 'faces'), at('faces'), { recursive: true });
   mkdirSync(at('src'));
   symlinkSync(join(ROOT, 'src/runtime'), at('src/runtime'));
+  // The shipped faces' handler modules, one link each, so the directory the scaffold writes into stays its own.
+  mkdirSync(at('src/faces'));
+  for (const file of readdirSync(join(ROOT, 'src/faces'))) symlinkSync(join(ROOT, 'src/faces', file), at(`src/faces/${file}`));
   symlinkSync(join(ROOT, 'node_modules'), at('node_modules'));
   faceRun = dispatch('face', 'widgets', '--scope', 'storage:read');
   // The author comments the new face file before the next action arrives.
@@ -92,7 +96,7 @@ describe('dispatch new face, then new action', () => {
     const text = readFileSync(at('faces/widgets.yaml'), 'utf8');
     expect(text.startsWith(faceFileBefore)).toBe(true);
     expect(text).toContain(AUTHOR_COMMENT);
-    expect(text.split('\n')[0]).toMatch(/^# yaml-language-server: \$schema=.*src\/spec\/schemas\/face\.schema\.json$/);
+    expect(text.split('\n')[0]).toBe('# yaml-language-server: $schema=../generated/editor/face.schema.json');
     expect(text.slice(faceFileBefore.length)).toMatch(/^ {2}list:\n {4}summary: /);
   });
 
@@ -182,7 +186,8 @@ describe('dispatch new refuses bad input with exit 2, one line on stderr and not
 
   it('the scratch layout holds what the scaffold wrote and nothing else beside the copies', () => {
     expect(statSync(at('src/faces')).isDirectory()).toBe(true);
-    expect(readdirSync(at('src/faces'))).toEqual(['widgets.ts']);
+    const shipped = readdirSync(join(ROOT, 'src/faces'));
+    expect(readdirSync(at('src/faces')).filter((name) => !shipped.includes(name))).toEqual(['widgets.ts']);
     expect(readdirSync(at('test/widgets')).sort()).toEqual(['get.test.ts', 'list.test.ts']);
   });
 });

@@ -191,6 +191,13 @@ actions:`;
     ]);
   });
 
+  it('refuses a face name the generated code keeps for itself, at the name', () => {
+    const face = FACE.replace('face: demo', 'face: list').replaceAll('demo.echo.done', 'list.echo.done');
+    expect(buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['list.yaml', face]]) }).diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`)).toEqual([
+      '1:7 reserved-face-name Face name "list" is reserved: it would shadow the generated client\'s list() method (the pages of list actions).',
+    ]);
+  });
+
   it('formats as file:line:col severity code message', () => {
     const { diagnostics } = buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE.replace('scope: demo:read', 'scope: demo:reed')]]) });
     expect(formatDiagnostic(diagnostics[0]!)).toBe('spec/demo.yaml:11:12 error unknown-scope Scope "demo:reed" is not declared in platform.yaml. Did you mean "demo:read"?');
@@ -224,6 +231,20 @@ describe('handler diagnostics', () => {
   it('requires stream: true of a handler that writes to ctx.stream', () => {
     expect(withHandler(FACE, handler("ctx.stream.delta('x');"))[0]).toMatch(/^9:3 stream-flag-missing Action demo\.echo writes to ctx\.stream/);
     expect(withHandler(FACE.replace('    scope: demo:read', '    scope: demo:read\n    stream: true'), handler("ctx.stream.delta('x');"))).toEqual([]);
+  });
+
+  it("reports a face without its handler module at the face's name, and none when there is no handlers directory", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dispatch-handlers-'));
+    try {
+      const files = new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE]]);
+      const found = buildCatalog('spec', { files, handlersDir: dir }).diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`);
+      expect(found).toEqual([expect.stringMatching(/^1:7 handler-module-missing Face "demo" has no handler module .*demo\.ts: create it, exporting `const demo: DemoHandlers`/)]);
+      const pending = new Map([[join(dir, 'demo.ts'), handler('return payload;')]]);
+      expect(buildCatalog('spec', { files, handlersDir: dir, pendingHandlers: pending }).diagnostics).toEqual([]);
+      expect(buildCatalog('spec', { files, handlersDir: join(dir, 'none') }).diagnostics).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('accepts a handler that only uses the store', () => {

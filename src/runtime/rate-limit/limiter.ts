@@ -53,6 +53,8 @@ export class RateLimiterUnavailableError extends Error {
 }
 
 export interface RateLimiter {
+  /** For a limiter kept in another process (Redis): whether it answered when the limiter opened. */
+  reachable?(): Promise<boolean>;
   /** Checks a call of `cost` (default 1) against all `policies`, consuming from all of them or from none. */
   check(policies: PolicyCheck[], cost?: number): Promise<RateDecision>;
   close(): Promise<void>;

@@ -112,6 +112,12 @@ export class RedisRateLimiter implements RateLimiter {
     });
   }
 
+  /** Whether Redis answered the first connection (waited for up to FIRST_CONNECTION_MS): what a start checks. */
+  async reachable(): Promise<boolean> {
+    await this.firstConnection;
+    return this.redis.status === 'ready';
+  }
+
   /** Calls let through unchecked (in `allow` mode) because Redis could not be reached. */
   get unavailableCount(): number {
     return this.unavailable;
