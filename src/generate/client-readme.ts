@@ -5,6 +5,7 @@
 import type { Action, Catalog } from '../spec/model.js';
 import { clientPackageOf } from './client-package.js';
 import { pagingOf } from './emit-client.js';
+import { literal } from './ts-literal.js';
 
 export const CLIENT_README_PATH = 'client/README.md';
 
@@ -95,15 +96,6 @@ export function emitClientReadme(catalog: Catalog): string {
     '```',
   ];
   return `${blocks(sections).join('\n\n')}\n`;
-}
-
-/** A value as TypeScript source: single-quoted strings, keys unquoted where they can be. */
-function literal(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`;
-  if (typeof value === 'string') return `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-  const entries = Object.entries(value).map(([key, item]) => `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : literal(key)}: ${literal(item)}`);
-  return entries.length ? `{ ${entries.join(', ')} }` : '{}';
 }
 
 /** The lines grouped into markdown blocks: a heading, a code fence, or a paragraph of consecutive lines. */

@@ -9,6 +9,7 @@
 import { materialize } from '../spec/json-schema.js';
 import type { Catalog, EventType, Face, FaceError, JsonSchema } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import { clientPackageOf } from './client-package.js';
 import { actionCost, priceAndEffects, actionOperation, CALL_PARAMETERS, componentRefs, EXAMPLE_META, streamEvents, successHeaders, type Served } from './openapi-actions.js';
 import {
   bearerScheme,
@@ -82,7 +83,7 @@ export function emitOpenApi(catalog: Catalog): string {
       '/{version}/do': {
         post: doOperation('doVersioned', 'Run one action in the API version named in the path.', [ref('parameters', 'Version')], errorResponses),
       },
-      ...Object.fromEntries(served.map((s) => [`/do/${s.action.id}`, { post: actionOperation(s, errorResponses, platform.currency) }])),
+      ...Object.fromEntries(served.map((s) => [`/do/${s.action.id}`, { post: actionOperation(s, errorResponses, platform.currency, clientPackageOf(platform).name) }])),
     },
     webhooks: Object.fromEntries(events.map(({ face, event }) => [event.type, { post: webhookOperation(face, event) }])),
     components: {

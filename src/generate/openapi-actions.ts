@@ -6,6 +6,7 @@
  */
 import { walkSchema } from '../spec/json-schema.js';
 import type { Action, Face, JsonSchema } from '../spec/model.js';
+import { literal } from './ts-literal.js';
 import { priceWords } from './price-words.js';
 import { ref } from './openapi-platform.js';
 
@@ -39,7 +40,7 @@ export function successHeaders(): Record<string, JsonSchema> {
 /** `authLogin` for `auth.login`: the action's type name, lower camel case. */
 const operationId = (action: Action) => action.typeName.charAt(0).toLowerCase() + action.typeName.slice(1);
 
-export function actionOperation({ face, action, payload }: Served, errorResponses: Record<string, JsonSchema>, currency: string) {
+export function actionOperation({ face, action, payload }: Served, errorResponses: Record<string, JsonSchema>, currency: string, clientPackage: string) {
   // The payload is written out here rather than referenced: code generators (openapi-typescript) then read
   // its defaults as a request's, which a caller may leave out, not as a response's, which is always there.
   const body = { type: 'object', required: ['payload'], additionalProperties: false, properties: { payload: componentRefs(payload, face), options: ref('schemas', 'Options') } };
@@ -58,6 +59,7 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
       .filter(Boolean)
       .join('\n\n'),
     'x-cost': actionCost(action, currency),
+    'x-codeSamples': codeSamples(action, clientPackage),
     parameters: CALL_PARAMETERS,
     requestBody: { required: true, content: { 'application/json': { schema: body, ...examples((e) => ({ payload: e.payload })) } } },
     responses: {
@@ -73,6 +75,35 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
     },
   };
 }
+
+/**
+ * The call as curl and as the generated client make it, with the face file's first example (Redoc and
+ * Scalar show `x-codeSamples` beside the operation).
+ */
+function codeSamples(action: Action, clientPackage: string) {
+  const payload = action.examples[0]?.payload ?? {};
+  const body = JSON.stringify({ payload }).replace(/'/g, "'\\''");
+  const curl = [
+    `curl ${EXAMPLE_SERVER}/do/${action.id} \\`,
+    '  -H "Authorization: Bearer $API_KEY" \\',
+    "  -H 'X-Entity-ID: acme' \\",
+    "  -H 'Content-Type: application/json' \\",
+    `  -d '${body}'`,
+  ].join('\n');
+  const typescript = [
+    `import { createClient } from '${clientPackage}';`,
+    '',
+    `const client = createClient({ baseUrl: '${EXAMPLE_SERVER}', apiKey: process.env.API_KEY!, entityId: 'acme' });`,
+    `const result = await client.${action.face}.${action.name}(${literal(payload)});`,
+  ].join('\n');
+  return [
+    { lang: 'Shell', label: 'curl', source: curl },
+    { lang: 'TypeScript', label: 'TypeScript', source: typescript },
+  ];
+}
+
+/** Where the samples call: the server's default address. */
+const EXAMPLE_SERVER = 'http://localhost:8787';
 
 /** The action's prices as strings, exactly as the face file writes them, units sorted. */
 export function actionCost(action: Action, currency: string) {

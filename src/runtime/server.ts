@@ -27,6 +27,7 @@ import { errorReply } from './envelope.js';
 import { ApiError, registerErrorCodes, toApiError, type ErrorCode } from './errors.js';
 import { KeyCache } from './key-cache.js';
 import { registerCors } from './cors.js';
+import { registerReferenceRoutes } from './reference-routes.js';
 import { createMetrics } from './metrics.js';
 import { runCall } from './pipeline.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
@@ -259,6 +260,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
 
   registerCors(app, options.corsOrigins ?? []);
   registerDashboardRoutes(app);
+  if (documents) registerReferenceRoutes(app);
   storage?.register(app);
 
   app.setNotFoundHandler((request, reply) =>
