@@ -13,6 +13,7 @@ import type { Db } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import { Poller } from '../runtime/poller.js';
 import { closePeriod, finalizeInvoice, type Emit } from './invoices.js';
+import { log } from '../runtime/log.js';
 
 export interface PeriodCloserOptions {
   /** How long a draft waits for late usage after its period ends. */
@@ -97,7 +98,7 @@ export class PeriodCloser {
         return result;
       });
     } catch (error) {
-      console.error(`billing: ${what} failed:`, error);
+      log.error({ err: error }, `billing: ${what} failed`);
       return undefined;
     }
   }

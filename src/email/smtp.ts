@@ -7,6 +7,7 @@
  */
 import type { Transporter } from 'nodemailer';
 import type { Move } from './status.js';
+import { log } from '../runtime/log.js';
 
 export interface OutgoingMessage {
   from: string;
@@ -77,7 +78,7 @@ export function smtpTransport(url: string, options: { timeoutMs?: number } = {})
         }
         // A refused login is this server's configuration, not the message's: it waits for the fix.
         if (e.code === 'EAUTH') {
-          console.error(`e-mail: the SMTP server refused the credentials of SMTP_URL (${detail}); messages wait.`);
+          log.error({ detail }, 'e-mail: the SMTP server refused the credentials of SMTP_URL; messages wait');
           return { kind: 'retry', detail };
         }
         // Refused for good at MAIL FROM or DATA (the sender, the content): a bounce, but the recipients are not at fault.

@@ -21,6 +21,7 @@ import { Poller } from '../runtime/poller.js';
 import type { MailTransport, SentOrNot } from './smtp.js';
 import { outgoing, recipientsOf } from './outgoing.js';
 import { advance, type Move } from './status.js';
+import { log } from '../runtime/log.js';
 
 export interface MailWorkerOptions {
   /** Retries after the first attempt, in ms from it; one attempt more is made than this lists. */
@@ -111,7 +112,7 @@ export class MailWorker {
 
   #track(id: string, work: Promise<void>): void {
     const done = work
-      .catch((error: unknown) => console.error('mail worker: a send failed unexpectedly:', (error as Error).message))
+      .catch((error: unknown) => log.error({ err: error }, 'mail worker: a send failed unexpectedly'))
       .finally(() => {
         this.#inFlight.delete(done);
         this.#leases.delete(id);

@@ -7,6 +7,7 @@ import type { CallState, Reply, Stage } from './call.js';
 import { errorReply } from './envelope.js';
 import { toApiError } from './errors.js';
 import type { Runtime } from './runtime.js';
+import { log } from './log.js';
 
 export type CallRunner = (call: CallState, runtime: Runtime) => Promise<Reply>;
 
@@ -43,7 +44,7 @@ export function answered(call: CallState, runtime: Runtime, reply: Reply): void 
       after(call, reply);
     } catch (error) {
       // The answer is decided (and may be committed): a fault in recording it must not change it.
-      console.error(`[${call.requestId}] after-answer work failed:`, error);
+      log.error({ requestId: call.requestId, err: error }, 'after-answer work failed');
     }
   }
 }

@@ -7,6 +7,7 @@ import type { ErrorCode } from '../../generated/server/platform.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import type { ErrorDefinition } from './dispatch-types.js';
+import { log } from './log.js';
 
 export type { ErrorCode };
 
@@ -83,9 +84,9 @@ export function invalidField(param: string, message: string, keyword: string): A
 export function toApiError(error: unknown, requestId: string): ApiError {
   if (error instanceof ApiError) return error;
   if (isStoreUnavailable(error)) {
-    console.error(`[${requestId}] store unavailable: ${(error as Error).message}`);
+    log.error({ requestId, detail: (error as Error).message }, 'store unavailable');
     return new ApiError('store_unavailable', 'The store cannot be reached right now; retry shortly.', { headers: { 'Retry-After': '1' } });
   }
-  console.error(`[${requestId}] internal error:`, error);
+  log.error({ requestId, err: error }, 'internal error');
   return new ApiError('internal_error', 'The server failed unexpectedly; quote the request id to support.');
 }

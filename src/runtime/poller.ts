@@ -5,6 +5,7 @@
  * alive on their own; `stop` waits for the pass under way. The workers of the queues (mail, billing periods,
  * storage) each own one.
  */
+import { log } from './log.js';
 export class Poller {
   readonly #pass: () => Promise<void>;
   readonly #intervalMs: number;
@@ -54,7 +55,7 @@ export class Poller {
     try {
       await this.#pass();
     } catch (error) {
-      console.error(`${this.#name} failed:`, error);
+      log.error({ err: error }, `${this.#name} failed`);
     } finally {
       if (this.#running) this.#schedule(this.#again ? 0 : this.#intervalMs);
     }

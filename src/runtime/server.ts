@@ -5,7 +5,7 @@
  * own included (bad JSON, wrong content type, body too large, unknown path), leaves in the error envelope
  * of API.md §4.
  */
-import Fastify, { type FastifyError, type FastifyReply, type FastifyRequest, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Providers } from '../providers/index.js';
 import { TEST_MODELS } from '../providers/model-list.js';
@@ -44,6 +44,7 @@ import { UsageRecorder } from '../usage/recorder.js';
 import { UsageRelay } from '../usage/relay.js';
 import { usageStage } from '../usage/record-call.js';
 import { DEFAULT_STREAM_LIMITS, EventStreamResponse, type StreamLimits } from './sse.js';
+import { log } from './log.js';
 
 export interface ServerOptions {
   db: Db;
@@ -127,8 +128,11 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const mail = options.email?.worker === false ? undefined : mailWorker(options.db, providers, options.email, catalogue.platform.latest);
   const usage = new UsageRecorder(options.db, { flushMs: options.usage?.flushMs ?? 1000, feed: usageFeed, ...(relay ? { relay } : {}) });
   // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
-  const observe: AfterAnswer = (call, reply) =>
-    metrics.observeCall(call.action?.face ?? 'unknown', call.action?.name ?? 'unknown', reply.status, (performance.now() - call.startedAt) / 1000);
+  const observe: AfterAnswer = (call, reply) => {
+    const seconds = (performance.now() - call.startedAt) / 1000;
+    metrics.observeCall(call.action?.face ?? 'unknown', call.action?.name ?? 'unknown', reply.status, seconds);
+    if (options.logger) log.info({ requestId: call.requestId, action: call.action?.id, entity: call.entityId, status: reply.status, ms: Math.round(seconds * 1000) }, 'call');
+  };
   const runtime: Runtime = {
     catalogue,
     db: options.db,
@@ -150,7 +154,11 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   };
   const http = options.http ?? DEFAULT_HTTP_LIMITS;
   const app = Fastify({
-    logger: options.logger ?? false,
+    // The server's own log (log.ts), with each request known by the id the client sees as Request-Id. Its
+    // per-call line is ours (below), so Fastify's own pair of request lines is left out.
+    loggerInstance: log.child({}, { level: options.logger ? 'info' : 'warn' }) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    genReqId: () => newId('req'),
     bodyLimit: limits.bodyBytes,
     // Refused below with the contract's envelope (503 shutting_down) rather than Fastify's own body.
     return503OnClosing: false,
@@ -186,7 +194,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   };
 
   /** Answers what the HTTP layer refused before any call began (bad JSON, wrong type, unknown path). */
-  const sendError = (reply: FastifyReply, error: ApiError, requestId = newId('req')) => {
+  const sendError = (reply: FastifyReply, error: ApiError, requestId = reply.request.id) => {
     const call: CallState = { requestId, startedAt: startOf(reply), headers: {}, responseHeaders: { 'Request-Id': requestId } };
     const answer = errorReply(call, runtime, error);
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
@@ -194,7 +202,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
 
   const handleDo = async (request: FastifyRequest, reply: FastifyReply, path: { version?: string; action?: { face: string; action: string } } = {}) => {
     if (closing) return refuseWhileClosing(reply);
-    const requestId = newId('req');
+    const requestId = request.id;
     let events: EventStreamResponse | undefined;
     const openStream = (headers: Record<string, string>): EventStreamResponse => {
       reply.hijack();
@@ -270,13 +278,12 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     if (error instanceof ApiError) return sendError(reply, error);
     // A client that goes away in the middle of its body is not a fault of the server: one line, no stack.
     if (request.raw.aborted || (error as NodeJS.ErrnoException).code === 'ECONNRESET') {
-      console.warn(`${request.method} ${request.url.split('?')[0]}: the client closed the connection while sending its body.`);
+      log.warn({ requestId: request.id, method: request.method, path: request.url.split('?')[0] }, 'the client closed the connection while sending its body');
       return reply.code(400).send();
     }
     const known = httpLayerError(error as FastifyError);
     if (known) return sendError(reply, known);
-    const requestId = newId('req');
-    return sendError(reply, toApiError(error, requestId), requestId);
+    return sendError(reply, toApiError(error, request.id), request.id);
   });
 
   const retentionMs = (options.eventRetentionDays ?? 30) * 86_400_000;
@@ -284,10 +291,10 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const rollupRetentionMs = (options.usage?.rollupRetentionDays ?? 400) * 86_400_000;
   const purge = setInterval(() => {
     purgeUsage(options.db, new Date(Date.now() - usageRetentionMs).toISOString(), new Date(Date.now() - rollupRetentionMs).toISOString()).catch((error: unknown) =>
-      console.error('usage purge failed:', error),
+      log.error({ err: error }, 'usage purge failed'),
     );
-    purgeExpiredIdempotency(options.db, new Date().toISOString()).catch((error: unknown) => console.error('idempotency purge failed:', error));
-    purgeEvents(options.db, new Date(Date.now() - retentionMs).toISOString()).catch((error: unknown) => console.error('event purge failed:', error));
+    purgeExpiredIdempotency(options.db, new Date().toISOString()).catch((error: unknown) => log.error({ err: error }, 'idempotency purge failed'));
+    purgeEvents(options.db, new Date(Date.now() - retentionMs).toISOString()).catch((error: unknown) => log.error({ err: error }, 'event purge failed'));
   }, PURGE_INTERVAL_MS).unref();
   worker?.start();
   closer?.start();

@@ -12,6 +12,7 @@ import type { StorageService } from './service.js';
 import { completeUpload } from './uploads.js';
 import { ApiError } from '../runtime/errors.js';
 import { Poller } from '../runtime/poller.js';
+import { log } from '../runtime/log.js';
 
 export interface StorageWorkerOptions {
   /** How often landed uploads are looked for (`STORAGE_POLL_MS`). */
@@ -111,7 +112,7 @@ export class StorageWorker {
       } catch (error) {
         if (!(error instanceof TooLargeError || error instanceof ApiError)) throw error;
         // The bytes are not what was signed for (or the quota is full): the upload fails for good.
-        console.warn(`storage: upload ${landed.id} refused: ${error.message}`);
+        log.warn({ upload: landed.id, detail: error.message }, 'storage: upload refused');
         await takeUpload(this.#db, landed.id);
         await blobs.dropLanded(landed.id);
       }

@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { migrationNames, migrationProvider } from './migrations.js';
 import { WorkerSqliteDialect } from './sqlite/dialect.js';
 import type { Database, Db } from './schema.js';
+import { log } from '../runtime/log.js';
 
 export interface StoreConfig {
   /** Directory of the embedded SQLite file; unused when `databaseUrl` is set. */
@@ -65,8 +66,8 @@ async function openPostgres(url: string, max: number): Promise<Db> {
   // process. The pool listens only while a connection is idle, so each connection gets a listener of its own
   // for its whole life: a connection lost while a call holds it fails that call's query (answered 503) and is
   // not given back to the pool, which opens a new one for the next query.
-  pool.on('error', (error) => console.error('PostgreSQL connection lost:', error.message));
-  pool.on('connect', (client) => client.on('error', (error) => console.error('PostgreSQL connection lost during a call:', error.message)));
+  pool.on('error', (error) => log.error({ detail: error.message }, 'PostgreSQL connection lost'));
+  pool.on('connect', (client) => client.on('error', (error) => log.error({ detail: error.message }, 'PostgreSQL connection lost during a call')));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   postgresPools.set(db, pool);
   return db;

@@ -3,6 +3,7 @@
  * subscriber at once. A subscriber that throws is logged and kept; it cannot stop the others or the flush.
  */
 import type { UsageRecordTable } from '../store/schema.js';
+import { log } from '../runtime/log.js';
 
 export type UsageListener = (rows: readonly UsageRecordTable[]) => void;
 
@@ -39,7 +40,7 @@ export class UsageFeed {
       try {
         listener(rows);
       } catch (error) {
-        console.error('usage: a live follower failed:', error);
+        log.error({ err: error }, 'usage: a live follower failed');
       }
     }
   }

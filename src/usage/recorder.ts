@@ -13,6 +13,7 @@ import { batchWriter } from '../store/open.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
 import type { UsageFeed } from './feed.js';
 import { rollupStatements, type RecordWithCost } from './rollups.js';
+import { log } from '../runtime/log.js';
 
 export interface UsageRecorderOptions {
   /** How long a record may wait before it is written (ms): the most a crash can lose. */
@@ -87,7 +88,7 @@ export class UsageRecorder {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     if (this.#buffer.length > 0 || this.dropped > 0) {
-      console.error(`usage: records not written before the stop: ${this.#buffer.length}; dropped since the start: ${this.dropped}.`);
+      log.error({ unwritten: this.#buffer.length, dropped: this.dropped }, 'usage: records not written before the stop');
     }
   }
 
@@ -105,7 +106,7 @@ export class UsageRecorder {
         this.#buffer = waiting.slice(-this.#maxBuffered);
         this.dropped += waiting.length - this.#buffer.length;
         this.#delayMs = Math.min(this.#delayMs * 2, MAX_BACKOFF_MS);
-        console.error(`usage: the store is unreachable (${(error as Error).message}); ${this.#buffer.length} records wait, next attempt in ${this.#delayMs} ms.`);
+        log.error({ detail: (error as Error).message, waiting: this.#buffer.length, retryMs: this.#delayMs }, 'usage: the store is unreachable; records wait');
       } else {
         await this.#commitEach(rows, error);
       }
@@ -147,6 +148,6 @@ export class UsageRecorder {
       }
     }
     this.dropped += refused;
-    console.error(`usage: records the store refused and that are dropped: ${refused} of ${rows.length} (${(cause as Error).message}).`);
+    log.error({ dropped: refused, of: rows.length, detail: (cause as Error).message }, 'usage: records the store refused are dropped');
   }
 }

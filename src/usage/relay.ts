@@ -10,6 +10,7 @@ import type pg from 'pg';
 import type { Db } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import type { UsageFeed } from './feed.js';
+import { log } from '../runtime/log.js';
 
 const CHANNEL = 'dispatch_usage';
 /** Ids per notice: 200 ids of 30 characters stay well under PostgreSQL's 8000-byte payload limit. */
@@ -82,7 +83,7 @@ export class UsageRelay {
     this.#client = undefined;
     client.end().catch(() => undefined);
     if (!this.#feed.followed) return;
-    console.error(`usage: the live relay lost its connection${error ? ` (${error.message})` : ''}; listening again in ${this.#retryMs} ms.`);
+    log.error({ ...(error ? { detail: error.message } : {}), retryMs: this.#retryMs }, 'usage: the live relay lost its connection; listening again');
     this.#retry = setTimeout(() => void this.#listen(), this.#retryMs).unref();
     this.#retryMs = Math.min(this.#retryMs * 2, MAX_RETRY_MS);
   }
@@ -102,7 +103,7 @@ export class UsageRelay {
       const rows = await this.#db.selectFrom('usage_records').selectAll().where('id', 'in', notice.ids.map(String)).execute();
       if (rows.length) this.#feed.publish(rows);
     } catch (error) {
-      console.error('usage: an announced flush could not be read:', (error as Error).message);
+      log.error({ detail: (error as Error).message }, 'usage: an announced flush could not be read');
     }
   }
 }

@@ -16,6 +16,7 @@ import { leaseDueDeliveries, loadDeliveries, settleDelivery, type DeliveryJob, t
 import type { WebhookConfig } from './config.js';
 import { eventBody, signatures } from './message.js';
 import { postWebhook, type AttemptOutcome } from './post.js';
+import { log } from '../runtime/log.js';
 
 const JITTER = 0.1;
 
@@ -75,7 +76,7 @@ export class WebhookWorker {
 
   #track(work: Promise<void>): void {
     const done = work
-      .catch((error: unknown) => console.error('webhook worker: delivery failed unexpectedly:', (error as Error).message))
+      .catch((error: unknown) => log.error({ err: error }, 'webhook worker: delivery failed unexpectedly'))
       .finally(() => {
         this.#inFlight.delete(done);
         // A freed slot may take the next due delivery at once.
