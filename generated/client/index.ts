@@ -877,21 +877,17 @@ function usageMethods(client: BaseClient) {
      * records it sent. A client that falls far behind misses records (counted in `dropped`) rather than
      * holding the server's memory.
      */
-    live: Object.assign(
-      (payload: UsageLivePayload = {}, options?: CallOptions): ApiPromise<UsageLiveResult> =>
-        client.call<UsageLiveResult>('usage', 'live', payload, options),
-      {
-        /**
-         * Streams `usage.live`: iterate the returned `DispatchStream` for its `start`, `delta`, `progress` and `record`
-         * events; await it, or its `finalResult()`, for the result.
-         */
-        stream: (
-          payload: UsageLivePayload = {},
-          options?: CallOptions,
-        ): DispatchStream<UsageLiveResult, UsageLiveStreamEvent> =>
-          client.stream<UsageLiveResult, UsageLiveStreamEvent>('usage', 'live', payload, options, ['record']),
-      },
-    ),
+    live: {
+      /**
+       * Streams `usage.live`: iterate the returned `DispatchStream` for its `start`, `delta`, `progress` and `record`
+       * events; await it, or its `finalResult()`, for the result.
+       */
+      stream: (
+        payload: UsageLivePayload = {},
+        options?: CallOptions,
+      ): DispatchStream<UsageLiveResult, UsageLiveStreamEvent> =>
+        client.stream<UsageLiveResult, UsageLiveStreamEvent>('usage', 'live', payload, options, ['record']),
+    },
     /**
      * Add up calls, errors, units, cost and latency over a time range, grouped and filtered.
      *

@@ -1335,6 +1335,7 @@ const usageFace: FaceEntry = {
         name: 'live',
         scope: 'usage:live',
         stream: true,
+        streamOnly: true,
         streamEvents: ['record'],
         atomic: false,
         cost: { perCall: '0', perUnit: {} },

@@ -59,6 +59,7 @@ export type ErrorCode =
   | 'api_version_conflict'
   | 'idempotency_key_invalid'
   | 'stream_not_supported'
+  | 'stream_required'
   | 'batch_too_large'
   | 'atomic_not_supported'
   | 'batch_aborted'
@@ -117,7 +118,6 @@ export type ErrorCode =
   | 'quota_exceeded'
   | 'signed_url_invalid'
   | 'upload_incomplete'
-  | 'stream_required'
   | 'usage_query_too_large'
   | 'usage_range_invalid'
   | 'webhook_endpoint_limit'
@@ -232,6 +232,16 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       status: 400,
       type: 'invalid_request_error',
       message: 'A stream was asked for, but the action does not stream.',
+      retryable: false,
+    },
+  ],
+  [
+    'stream_required',
+    {
+      code: 'stream_required',
+      status: 400,
+      type: 'invalid_request_error',
+      message: 'The action answers only as a stream: send `options.stream: true` or `Accept: text/event-stream`.',
       retryable: false,
     },
   ],
@@ -808,16 +818,6 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       type: 'invalid_request_error',
       message: 'The upload ended before the size given to createUploadUrl was sent.',
       retryable: true,
-    },
-  ],
-  [
-    'stream_required',
-    {
-      code: 'stream_required',
-      status: 400,
-      type: 'invalid_request_error',
-      message: 'The action answers only as a stream: send `options.stream: true` or `Accept: text/event-stream`.',
-      retryable: false,
     },
   ],
   [

@@ -361,6 +361,8 @@ function method(action: Action, payload: JsonSchema): string {
   ];
   const types = own.length ? `${result}, ${action.typeName}StreamEvent` : result;
   const stream = `(${param}, options?: CallOptions): DispatchStream<${types}> => client.stream<${types}>(${args}${own.length ? `, ${JSON.stringify(own)}` : ''})`;
+  // An action that answers only as a stream has only `.stream()`: a plain call would always be refused.
+  if (action.streamOnly) return `${jsDoc(docs)}\n${propertyName(action.name)}: {\n${jsDoc(streamDocs)}\nstream: ${stream},\n},`;
   return `${jsDoc(docs)}\n${propertyName(action.name)}: Object.assign(${call}, {\n${jsDoc(streamDocs)}\nstream: ${stream},\n}),`;
 }
 

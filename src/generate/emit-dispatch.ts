@@ -56,7 +56,7 @@ function actionEntry(face: Face, action: Action, faceOfEvent: Map<string, string
   const needed = [...new Set([face.name, ...action.emits.map((e) => faceOfEvent.get(e)!)])].sort();
   return `{
     id: ${json(action.id)}, face: ${json(face.name)}, name: ${json(action.name)}, scope: ${json(action.scope)},
-    stream: ${action.stream}, streamEvents: ${json(action.streamEvents.map((e) => e.name))}, atomic: ${action.atomic}, cost: ${json(action.cost)}, weight: ${json(action.weight)}, emits: ${json(action.emits)},
+    stream: ${action.stream},${action.streamOnly ? ' streamOnly: true,' : ''} streamEvents: ${json(action.streamEvents.map((e) => e.name))}, atomic: ${action.atomic}, cost: ${json(action.cost)}, weight: ${json(action.weight)}, emits: ${json(action.emits)},
     rate: ${json(action.rate)}, versions: new Map([${versions.join(', ')}]), validatorModules: [${needed.map(validators).join(', ')}],
   }`;
 }

@@ -64,10 +64,14 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
     requestBody: { required: true, content: { 'application/json': { schema: body, ...examples((e) => ({ payload: e.payload })) } } },
     responses: {
       '200': {
-        description: action.stream ? `The result of \`${action.id}\`, or the stream of server-sent events it sends.` : `The result of \`${action.id}\`.`,
+        description: action.streamOnly
+          ? `The stream of server-sent events \`${action.id}\` sends (it answers only as a stream).`
+          : action.stream
+            ? `The result of \`${action.id}\`, or the stream of server-sent events it sends.`
+            : `The result of \`${action.id}\`.`,
         headers: successHeaders(),
         content: {
-          'application/json': { schema: result, ...examples((e) => ({ data: e.result, meta: EXAMPLE_META })) },
+          ...(action.streamOnly ? {} : { 'application/json': { schema: result, ...examples((e) => ({ data: e.result, meta: EXAMPLE_META })) } }),
           ...(action.stream ? { 'text/event-stream': { schema: streamEvents(result, { face, action }) } } : {}),
         },
       },
@@ -88,13 +92,16 @@ function codeSamples(action: Action, clientPackage: string) {
     '  -H "Authorization: Bearer $API_KEY" \\',
     "  -H 'X-Entity-ID: acme' \\",
     "  -H 'Content-Type: application/json' \\",
+    ...(action.streamOnly ? ["  -H 'Accept: text/event-stream' \\"] : []),
     `  -d '${body}'`,
   ].join('\n');
   const typescript = [
     `import { createClient } from '${clientPackage}';`,
     '',
     `const client = createClient({ baseUrl: '${EXAMPLE_SERVER}', apiKey: process.env.API_KEY!, entityId: 'acme' });`,
-    `const result = await client.${action.face}.${action.name}(${literal(payload)});`,
+    ...(action.streamOnly
+      ? [`for await (const event of client.${action.face}.${action.name}.stream(${literal(payload)})) console.log(event.event, event.data);`]
+      : [`const result = await client.${action.face}.${action.name}(${literal(payload)});`]),
   ].join('\n');
   return [
     { lang: 'Shell', label: 'curl', source: curl },
@@ -117,7 +124,9 @@ export function priceAndEffects(action: Action, currency: string): string {
   const parts = [`Price: ${priceWords(action.cost, currency)}.`];
   // Face files do not say which of `delta` and `progress` an action sends, so both are named.
   const own = action.streamEvents.map((e) => `\`${e.name}\``);
-  if (action.stream) parts.push(`Can stream: \`start\`, then \`delta\`, \`progress\`${own.length ? `, ${own.join(', ')}` : ''} and \`ping\` events, then \`result\` or \`error\`.`);
+  const events = `\`start\`, then \`delta\`, \`progress\`${own.length ? `, ${own.join(', ')}` : ''} and \`ping\` events, then \`result\` or \`error\``;
+  if (action.streamOnly) parts.push(`Answers only as a stream (ask for it, or get 400 \`stream_required\`): ${events}.`);
+  else if (action.stream) parts.push(`Can stream: ${events}.`);
   if (action.emits.length) parts.push(`Emits ${action.emits.map((type) => `\`${type}\``).join(', ')} (see \`webhooks\` in this document).`);
   return parts.join(' ');
 }

@@ -17,6 +17,8 @@ export interface ActionEntry {
   readonly name: string;
   readonly scope: string;
   readonly stream: boolean;
+  /** Answers only as a stream (the face file's `streamOnly`). */
+  readonly streamOnly?: boolean;
   /** Names of the events of its own the action sends on its stream (`ctx.stream.event`). */
   readonly streamEvents: readonly string[];
   readonly atomic: boolean;

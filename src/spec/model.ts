@@ -132,6 +132,8 @@ export interface Action {
   since: string;
   until?: string;
   stream: boolean;
+  /** Answers only as a stream: a call that does not ask for one is refused with `stream_required`. */
+  streamOnly: boolean;
   /** Events of its own a streaming action sends (API.md §11 "action events"), sorted by name. */
   streamEvents: StreamEventType[];
   atomic: boolean;

@@ -32,6 +32,7 @@ interface RawAction {
   streamEvents?: Record<string, RawEvent>;
   atomic?: boolean;
   pageBy?: string;
+  streamOnly?: boolean;
   cost?: RawCost;
   weight?: { perCall?: number; perItem?: Record<string, number> };
   emits?: string[];
@@ -120,6 +121,7 @@ export function resolveFace(source: SourceFile, platform: Platform): Face {
         since,
         until: a.until,
         stream: a.stream ?? false,
+        streamOnly: a.streamOnly ?? false,
         streamEvents: Object.entries(a.streamEvents ?? {})
           .sort(([x], [y]) => x.localeCompare(y))
           .map(([eventName, e]) => ({ name: eventName, summary: e.summary, description: e.description, data: e.data, dataSchema: materialize(e.data, platform.latest, named) })),

@@ -24,6 +24,7 @@ export const STANDARD_ERRORS: readonly FaceError[] = [
   e(400, 'invalid_request_error', 'api_version_conflict', false, 'The path, `X-API-Version` and `options.version` name different versions.'),
   e(400, 'invalid_request_error', 'idempotency_key_invalid', false, 'The idempotency key is not 1–255 printable ASCII characters, or the header and `options.idempotencyKey` differ.'),
   e(400, 'invalid_request_error', 'stream_not_supported', false, 'A stream was asked for, but the action does not stream.'),
+  e(400, 'invalid_request_error', 'stream_required', false, 'The action answers only as a stream: send `options.stream: true` or `Accept: text/event-stream`.'),
   e(400, 'invalid_request_error', 'batch_too_large', false, 'The batch holds more requests than the limit.'),
   e(400, 'invalid_request_error', 'atomic_not_supported', false, 'An atomic batch holds an action with effects outside the store.'),
   e(400, 'batch_error', 'batch_aborted', false, 'A request of an atomic batch failed, so none took effect. The status is the failing request\'s (400 shown here); `details.results` marks each request `succeeded` (rolled back), `failed` (with its `error`) or `notExecuted`.'),

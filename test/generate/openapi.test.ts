@@ -94,15 +94,17 @@ describe('operations per action', () => {
       expect(tags).toContain(action.face);
       expect(op.summary).toBe(action.summary.trim());
       expect(op.requestBody.content['application/json'].schema.properties.payload).toEqual(doc.components.schemas[`${action.typeName}Payload`]);
-      expect(op.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: `#/components/schemas/${action.typeName}Result` });
+      if (action.streamOnly) expect(op.responses['200'].content['application/json'], action.id).toBeUndefined();
+      else expect(op.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: `#/components/schemas/${action.typeName}Result` });
       expect(Object.keys(op.responses)).toContain('429');
     }
     expect(doc.paths['/do/auth.login'].post.operationId).toBe('authLogin');
+    expect(served.filter((a) => a.streamOnly).map((a) => a.id)).toEqual(['usage.live']);
     expect(doc.paths['/do'].post.tags).toEqual(['POST /do']);
   });
 
   it("shows the face file's examples on the request and the response", () => {
-    for (const action of served.filter((a) => a.examples.length > 0)) {
+    for (const action of served.filter((a) => a.examples.length > 0 && !a.streamOnly)) {
       const op = doc.paths[`/do/${action.id}`].post as Json;
       const requests = Object.values(op.requestBody.content['application/json'].examples as Json).map((e) => e.value);
       const responses = Object.values(op.responses['200'].content['application/json'].examples as Json).map((e) => e.value.data);
@@ -205,7 +207,7 @@ describe('DoRequest', () => {
     for (const action of catalog.faces.flatMap((f) => f.actions)) {
       const variant = variants.find((v) => v.title === action.id);
       if (!variant) continue;
-      expect(variant.description.includes('Can stream'), action.id).toBe(action.stream);
+      expect(variant.description.includes(action.streamOnly ? 'Answers only as a stream' : 'Can stream'), action.id).toBe(action.stream);
       for (const type of action.emits) expect(variant.description).toContain(`\`${type}\``);
     }
     expect(doc['x-actions'].find((a: Json) => a.id === 'auth.signup').emits).toEqual(['auth.signup.succeeded']);

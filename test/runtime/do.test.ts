@@ -84,6 +84,16 @@ describe('POST /do/{face}.{action}', () => {
   });
 });
 
+describe('an action that answers only as a stream', () => {
+  it('is refused with stream_required when the call does not ask for one, alone or in a batch', async () => {
+    const call = { face: 'usage', action: 'live', payload: { maxSeconds: 1 } };
+    const plain = await server.post(call);
+    expect([plain.status, plain.body.error.code, plain.body.error.type]).toEqual([400, 'stream_required', 'invalid_request_error']);
+    const batch = await server.post({ face: 'batch', action: 'run', payload: { mode: 'bestEffort', requests: [call] } });
+    expect(batch.body.data.results[0]).toMatchObject({ status: 400, error: { code: 'stream_required' } });
+  });
+});
+
 describe('versions', () => {
   it('serves a version pinned in the path, with deprecation headers and that version\'s schema', async () => {
     const reply = await server.post(generateCall({ temperature: 0.2 }), { path: '/2026-01-01/do' });

@@ -32,6 +32,9 @@ export const route: Stage = (call, runtime) => {
   if (wantsStream && !action.stream) {
     throw new ApiError('stream_not_supported', `${action.id} does not stream; ask without options.stream or Accept: text/event-stream.`);
   }
+  if (!wantsStream && action.streamOnly) {
+    throw new ApiError('stream_required', `${action.id} answers only as a stream: send options.stream: true or Accept: text/event-stream.`);
+  }
   call.action = action;
   call.stream = wantsStream;
   // The first call of a face (or of one whose events it emits) waits for their validators; later ones do not.
