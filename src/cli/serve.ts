@@ -24,7 +24,7 @@ export function registerServe(program: Command): void {
         const opening = import('../store/open.js').then(({ openStore }) => openStore({ dataDir: settled.dataDir, databaseUrl: settled.databaseUrl }));
         // Awaited below; a configuration error thrown first must not leave its failure unhandled.
         opening.catch(() => {});
-        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { shippedCatalogue }, { storageSettingsFromEnv }, { configureSecretKeys }, { resealEndpointSecrets }] =
+        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { shippedCatalogue }, { storageSettingsFromEnv }, { configureSecretKeys }, { resealEndpointSecrets }, { log }] =
           await Promise.all([
             import('../providers/config.js'),
             import('../runtime/first-key.js'),
@@ -34,6 +34,7 @@ export function registerServe(program: Command): void {
             import('../storage/config.js'),
             import('./secret-keys.js'),
             import('../store/webhooks.js'),
+            import('../runtime/log.js'),
           ]);
         const storageSettings = asConfigError(() => storageSettingsFromEnv(env, settled.dataDir));
         asConfigError(() => configureSecretKeys(settled));
@@ -41,8 +42,13 @@ export function registerServe(program: Command): void {
         await resealEndpointSecrets(db);
         const limiter = await createLimiter(config);
         if (config.redisUrl && limiter.reachable && !(await limiter.reachable())) {
-          await limiter.close();
-          throw new ConfigError(`REDIS_URL ${redacted(config.redisUrl)}: cannot connect. Is Redis running there, and reachable from here?`);
+          const problem = `REDIS_URL ${redacted(config.redisUrl)}: cannot connect. Is Redis running there, and reachable from here?`;
+          // In allow mode an unreachable Redis lets calls through unchecked, by choice: the start goes on.
+          if (config.rateLimitWhenUnavailable === 'allow') log.warn(`${problem} Rate limits are not checked until it answers (RATE_LIMIT_WHEN_UNAVAILABLE=allow).`);
+          else {
+            await limiter.close();
+            throw new ConfigError(problem);
+          }
         }
         const catalogue = shippedCatalogue();
         const app = await buildServer(catalogue, {
@@ -65,7 +71,9 @@ export function registerServe(program: Command): void {
           email: config.email,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
           corsOrigins: config.corsOrigins,
-          publicUrl: config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`,
+          // Unset, the listening address stands in, unless it is every interface (0.0.0.0, ::): no client
+          // reaches that, so docUrls stay relative to wherever the client called.
+          ...(config.publicUrl || !WILDCARD_HOSTS.has(config.host) ? { publicUrl: config.publicUrl ?? listeningBase(config) } : {}),
         });
         const stop = async () => {
           await app.close();
@@ -79,7 +87,7 @@ export function registerServe(program: Command): void {
         // Listen first: a key created by a start that then fails to listen would never be shown to anyone.
         await app.listen({ port: config.port, host: config.host });
         const firstKey = await ensureFirstKey(db, catalogue.platform);
-        const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+        const base = listeningBase(config);
         const state = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
         const worker = config.webhookWorker ? 'webhooks: in process' : 'webhooks: separate workers';
         const banner = `Unified Dispatch ${config.serverVersion} listening on ${base} (store: ${state}; rate limits: ${config.redisUrl ? 'Redis' : 'in process'}; ${worker})`;
@@ -88,6 +96,11 @@ export function registerServe(program: Command): void {
       }, () => config);
     });
 }
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+/** `http://HOST:PORT`, an IPv6 host in brackets. */
+const listeningBase = (config: RuntimeConfig) => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
 
 function firstKeyMessage(base: string, key: string): string {
   const body = JSON.stringify({ face: 'ai', action: 'generate', payload: { model: 'gpt-4o-mini', prompt: 'Say hello' } });

@@ -220,7 +220,11 @@ function actionFacts(action: Action, version: (date: string) => string, currency
     { label: 'Served in', value: served.length ? served.map(version).join(', ') : 'no version currently served' },
     {
       label: 'Streaming',
-      value: action.stream ? 'yes: send `options.stream: true` or `Accept: text/event-stream`' : 'no',
+      value: action.streamOnly
+        ? 'only: it answers as a stream alone (send `options.stream: true` or `Accept: text/event-stream`; a call without gets 400 `stream_required`)'
+        : action.stream
+          ? 'yes: send `options.stream: true` or `Accept: text/event-stream`'
+          : 'no',
     },
     ...(action.streamEvents.length
       ? [{ label: 'Stream events', value: action.streamEvents.map((e) => `${code(e.name)}: ${oneLine(e.summary)}`).join('; ') }]
@@ -251,6 +255,7 @@ function exampleView(action: Action, example: Example, number: number) {
     `  -H "Authorization: Bearer $API_KEY" \\`,
     `  -H 'X-Entity-ID: acme' \\`,
     ...(version ? [`  -H 'X-API-Version: ${version}' \\`] : []),
+    ...(action.streamOnly ? [`  -H 'Accept: text/event-stream' \\`] : []),
     `  -H 'Content-Type: application/json' \\`,
     `  --data @- <<'JSON'`,
     body,
@@ -260,6 +265,7 @@ function exampleView(action: Action, example: Example, number: number) {
   return {
     heading: ['Example', number ? ` ${number}` : '', example.title ? `: ${oneLine(example.title)}` : ''].join(''),
     request,
+    // A stream-only action's answer is its stream, ended by the `result` event whose data this is.
     response: JSON.stringify({ data: example.result, meta }, null, 2),
   };
 }

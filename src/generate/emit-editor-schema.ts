@@ -6,6 +6,7 @@
  * event data schemas are checked as the JSON Schema 2020-12 that ajv's strict mode accepts (an unknown keyword
  * or type is flagged while typing; properties take the face language's `since` and `until`).
  */
+import { knownKeywords } from '../spec/face-ajv.js';
 import { readMetaSchema } from '../spec/meta-schemas.js';
 import type { Catalog, JsonSchema } from '../spec/model.js';
 
@@ -38,8 +39,8 @@ export function emitEditorSchema(catalog: Catalog): string {
 }
 
 /**
- * JSON Schema 2020-12 as the face language takes it: the keywords of its vocabularies and nothing else (ajv
- * runs strict), each with the shape of its value, plus the face language's `since` and `until`.
+ * JSON Schema 2020-12 as the face language takes it: the keywords ajv knows and nothing else (it runs
+ * strict), those of the vocabularies with the shape of their value, plus the face language's `since` and `until`.
  */
 function jsonSchemaDefinition(): JsonSchema {
   const sub = { $ref: '#/$defs/subschema' };
@@ -104,5 +105,8 @@ function jsonSchemaDefinition(): JsonSchema {
     since: { $ref: '#/$defs/date', description: 'The first API version this property is served in.' },
     until: { $ref: '#/$defs/date', description: 'The first API version this property is no longer served in (a breaking change).' },
   };
+  // Every other keyword ajv accepts (nullable, definitions, dependencies, $dynamicRef, ...) with any value:
+  // the editor must not refuse what the generator takes.
+  for (const keyword of knownKeywords().sort()) keywords[keyword] ??= {};
   return { type: 'object', additionalProperties: false, properties: keywords };
 }

@@ -30,6 +30,8 @@ export interface RuntimeConfig {
   /** How long events and their deliveries are kept. */
   eventRetentionDays: number;
   logRequests: boolean;
+  /** LOG_LEVEL, checked here so that a wrong one stops the start with one line (log.ts reads it itself). */
+  logLevel: string;
   serverVersion: string;
   webhooks: WebhookConfig;
   /** Runs the webhook delivery worker inside the server; off when `dispatch worker` processes do it. */
@@ -73,6 +75,9 @@ export interface BillingCloserConfig {
 }
 
 /** A setting of the environment that cannot be used; its message names the setting and what it must be. */
+/** The levels LOG_LEVEL may name: pino's. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -84,17 +89,19 @@ function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
   return value;
 }
 
-/** REDIS_URL, when set: a redis:// or rediss:// URL (the client would take anything else for a host name). */
+/** REDIS_URL, when set: a redis://, rediss:// or unix: URL, or a socket path (what the Redis client reads as such). */
 function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
   const value = env.REDIS_URL || undefined;
-  if (value === undefined) return undefined;
+  if (value === undefined || value.startsWith('/')) return value;
   let protocol: string | undefined;
   try {
     protocol = new URL(value).protocol;
   } catch {
     // Reported below, as any value that is not such a URL.
   }
-  if (protocol !== 'redis:' && protocol !== 'rediss:') throw new ConfigError('REDIS_URL is not a redis:// URL: write it as redis://host:6379, or rediss:// for TLS.');
+  if (protocol !== 'redis:' && protocol !== 'rediss:' && protocol !== 'unix:') {
+    throw new ConfigError('REDIS_URL is not a redis:// URL: write it as redis://host:6379, rediss:// for TLS, or a socket path.');
+  }
   return value;
 }
 
@@ -112,6 +119,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     idempotencyLeaseMarginMs: integer(env, 'IDEMPOTENCY_LEASE_MARGIN_MS', 5_000),
     eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30),
     logRequests: env.LOG_REQUESTS === '1',
+    logLevel: choice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     serverVersion: packageVersion(),
     webhooks: readWebhookConfig(env),
     webhookWorker: choice(env, 'WEBHOOK_WORKER', ['on', 'off'] as const, 'on') === 'on',

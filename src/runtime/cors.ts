@@ -14,7 +14,8 @@ const EXPOSED_HEADERS = 'Request-Id, X-API-Version, RateLimit, RateLimit-Policy,
 /** How long a browser may keep a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE = '600';
 
-const API_PATH = /^\/(?:\d{4}-\d{2}-\d{2}\/)?do(?:\/[^/]*)?$/;
+/** The paths of the API routes: `/do`, `/{version}/do` (any version text, as its route takes) and `/do/{face}.{action}`. */
+const API_PATH = /^\/(?:[^/]+\/)?do(?:\/[^/]*)?$/;
 const DOCUMENT_PATH = /^\/(?:openapi\.json|docs\/.*)$/;
 
 /** `*`, or the list of allowed origins, from CORS_ORIGINS. */
@@ -29,23 +30,33 @@ export function registerCors(app: FastifyInstance, origins: '*' | readonly strin
     const origin = request.headers.origin;
     if (typeof origin !== 'string') return;
     const path = request.url.split('?')[0]!;
-    if (DOCUMENT_PATH.test(path) && request.method === 'GET') reply.header('Access-Control-Allow-Origin', '*');
-    else if (API_PATH.test(path) && apiAllows(origin)) allowApi(reply, origin, origins);
+    if (DOCUMENT_PATH.test(path) && (request.method === 'GET' || request.method === 'HEAD')) reply.raw.setHeader('Access-Control-Allow-Origin', '*');
+    else if (API_PATH.test(path)) {
+      // The answer depends on the Origin header whenever the origins are a list, allowed or not.
+      if (origins !== '*') reply.raw.setHeader('Vary', 'Origin');
+      if (apiAllows(origin)) allowApi(reply, origin, origins);
+    }
   });
   const preflight = (request: FastifyRequest, reply: FastifyReply) => {
     const origin = request.headers.origin;
     // Allowed or not, a preflight answers 204: the browser refuses the call when the allow headers are missing.
     if (typeof origin === 'string' && apiAllows(origin)) {
       allowApi(reply, origin, origins);
-      reply.header('Access-Control-Allow-Methods', 'POST').header('Access-Control-Allow-Headers', ALLOWED_HEADERS).header('Access-Control-Max-Age', PREFLIGHT_MAX_AGE);
+      reply.raw.setHeader('Access-Control-Allow-Methods', 'POST');
+      reply.raw.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+      reply.raw.setHeader('Access-Control-Max-Age', PREFLIGHT_MAX_AGE);
     }
     return reply.code(204).send();
   };
   for (const path of ['/do', '/:version/do', '/do/:call']) app.options(path, preflight);
 }
 
+/**
+ * On the raw response, so that they go out with a streamed answer too (which writes its own head) as well as
+ * with one Fastify sends (whose head keeps them).
+ */
 function allowApi(reply: FastifyReply, origin: string, origins: '*' | readonly string[]): void {
-  reply.header('Access-Control-Allow-Origin', origins === '*' ? '*' : origin).header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
-  // The answer depends on the Origin header whenever it names one origin of a list.
-  if (origins !== '*') reply.header('Vary', 'Origin');
+  reply.raw.setHeader('Access-Control-Allow-Origin', origins === '*' ? '*' : origin);
+  reply.raw.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  if (origins !== '*') reply.raw.setHeader('Vary', 'Origin');
 }

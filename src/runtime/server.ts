@@ -107,11 +107,14 @@ const FASTIFY_ERRORS: Record<string, [code: ErrorCode, message: (limits: { bodyB
 };
 
 /** Serves `catalogue`: the dispatch table, platform tables and handlers of one set of face files. */
+/** `/docs/errors.md` under a public URL, its path kept (`https://example.com/api` + `/docs/…`); a full URL as it is. */
+function absolute(url: string, publicUrl: string): string {
+  return url.startsWith('/') ? `${publicUrl.replace(/\/+$/, '')}${url}` : url;
+}
+
 export async function buildServer(served: Catalogue, options: ServerOptions): Promise<FastifyInstance> {
   // Error docUrls are absolute where the server knows its address, so a link in a log or a ticket still works.
-  const catalogue = options.publicUrl
-    ? { ...served, platform: { ...served.platform, errorDocsUrl: new URL(served.platform.errorDocsUrl, options.publicUrl).href } }
-    : served;
+  const catalogue = options.publicUrl ? { ...served, platform: { ...served.platform, errorDocsUrl: absolute(served.platform.errorDocsUrl, options.publicUrl) } } : served;
   registerErrorCodes(catalogue.errors.values());
   const { limits } = catalogue.platform;
   const webhooks = options.webhooks ?? DEFAULT_WEBHOOK_CONFIG;
@@ -156,7 +159,8 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const app = Fastify({
     // The server's own log (log.ts), with each request known by the id the client sees as Request-Id. Its
     // per-call line is ours (below), so Fastify's own pair of request lines is left out.
-    loggerInstance: log.child({}, { level: options.logger ? 'info' : 'warn' }) as FastifyBaseLogger,
+    // Fastify's own lines (its start, its errors) at the log's level, and no chatter below warn unless calls are logged.
+    loggerInstance: log.child({}, { level: options.logger || log.levelVal >= 40 ? log.level : 'warn' }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: () => newId('req'),
     bodyLimit: limits.bodyBytes,

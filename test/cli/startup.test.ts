@@ -55,14 +55,19 @@ describe('a start that cannot be made', () => {
     expect(result.lines).toEqual([`DATABASE_URL postgres://app:***@127.0.0.1:${port}/dispatch: cannot connect (ECONNREFUSED). Is PostgreSQL running there, and reachable from here?`]);
   }, 60_000);
 
-  it('names a REDIS_URL nobody answers at, without its password, and one that is not a redis:// URL', async () => {
+  it('names a REDIS_URL nobody answers at (when calls are refused without Redis), without its password, and one that is not a redis:// URL', async () => {
     const port = await freePort();
-    const unreachable = dispatch(['serve', '--port', String(await freePort())], { REDIS_URL: `redis://:hunter2@127.0.0.1:${port}/0` });
+    const unreachable = dispatch(['serve', '--port', String(await freePort())], { REDIS_URL: `redis://:hunter2@127.0.0.1:${port}/0`, RATE_LIMIT_WHEN_UNAVAILABLE: 'refuse' });
     expect(unreachable.code).toBe(2);
     expect(unreachable.lines).toEqual([`REDIS_URL redis://:***@127.0.0.1:${port}/0: cannot connect. Is Redis running there, and reachable from here?`]);
     const malformed = dispatch(['serve'], { REDIS_URL: '127.0.0.1:6379' });
-    expect([malformed.code, malformed.lines]).toEqual([2, ['REDIS_URL is not a redis:// URL: write it as redis://host:6379, or rediss:// for TLS.']]);
+    expect([malformed.code, malformed.lines]).toEqual([2, ['REDIS_URL is not a redis:// URL: write it as redis://host:6379, rediss:// for TLS, or a socket path.']]);
   }, 60_000);
+
+  it('names a LOG_LEVEL pino does not know', () => {
+    const result = dispatch(['serve'], { LOG_LEVEL: 'verbose' });
+    expect([result.code, result.lines]).toEqual([2, ['LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not "verbose".']]);
+  });
 
   it('names a DATABASE_URL that is not a URL', () => {
     const result = dispatch(['serve'], { DATABASE_URL: 'postgres://[broken', DISPATCH_SECRET_KEY: SECRET });

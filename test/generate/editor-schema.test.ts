@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { emitEditorSchema } from '../../src/generate/emit-editor-schema.js';
 import { fromRoot } from '../../src/package-root.js';
+import { knownKeywords } from '../../src/spec/face-ajv.js';
 import { buildCatalog } from '../../src/spec/index.js';
 
 function validator(facesDir: string) {
@@ -38,6 +39,16 @@ describe('the editor schema of face files', () => {
     for (const name of faceFiles(fromRoot('faces'))) {
       expect(readFileSync(fromRoot('faces', name), 'utf8').split('\n')[0], name).toBe('# yaml-language-server: $schema=../generated/editor/face.schema.json');
     }
+  });
+
+  it('takes every keyword ajv takes, so that it never refuses what the generator accepts', () => {
+    const validate = validator(fromRoot('faces'));
+    const face = parse(readFileSync(fromRoot('faces', 'keys.yaml'), 'utf8')) as { actions: Record<string, Record<string, any>> };
+    const property = face.actions.get!.payload.properties.id;
+    Object.assign(property, { nullable: true, $comment: 'kept', deprecated: false, dependencies: {} });
+    expect(validate(face) ? 'valid' : JSON.stringify(validate.errors?.slice(0, 2))).toBe('valid');
+    const keywords = Object.keys((JSON.parse(emitEditorSchema(buildCatalog(fromRoot('faces')).catalog!)) as any).$defs.jsonSchema.properties);
+    expect(keywords).toEqual(expect.arrayContaining(knownKeywords()));
   });
 
   it('flags an unknown scope, version, event, keyword and type where they are', () => {

@@ -30,7 +30,7 @@ describe('without CORS_ORIGINS', () => {
 
 describe('with CORS_ORIGINS', () => {
   let server: TestServer;
-  beforeAll(async () => (server = await startServer({ corsOrigins: corsOrigins(`${APP}/, https://other.example.com`), publicUrl: 'https://api.example.com' })));
+  beforeAll(async () => (server = await startServer({ corsOrigins: corsOrigins(`${APP}/, https://other.example.com`), publicUrl: 'https://example.com/api/' })));
   afterAll(() => server.close());
 
   it.each(['/do', '/do/ai.generate', '/2026-09-01/do'])('answers the preflight of %s from a listed origin, and refuses another', async (path) => {
@@ -52,7 +52,23 @@ describe('with CORS_ORIGINS', () => {
     const refused = await server.post({ face: 'nope', action: 'x', payload: {} }, { headers: { origin: APP } });
     expect([refused.status, refused.headers.get('access-control-allow-origin')]).toEqual([404, APP]);
     // With PUBLIC_URL, the docUrl a page (or a log) shows is a link that works anywhere.
-    expect(refused.body.error.docUrl).toBe('https://api.example.com/docs/errors.md#face_not_found');
+    expect(refused.body.error.docUrl).toBe('https://example.com/api/docs/errors.md#face_not_found');
+  });
+
+  it('lets a listed origin read a streamed answer too, and an answer on a path whose version is not a date', async () => {
+    const streamed = await fetch(`${server.url}/do`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.adminKey}`, 'x-entity-id': 'acme', 'content-type': 'application/json', accept: 'text/event-stream', origin: APP },
+      body: JSON.stringify(generateCall()),
+    });
+    expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+    expect(streamed.headers.get('access-control-allow-origin')).toBe(APP);
+    expect(streamed.headers.get('access-control-expose-headers')).toContain('Request-Id');
+    await streamed.text();
+    const versioned = await server.post(generateCall(), { path: '/v1/do', headers: { origin: APP } });
+    expect([versioned.status, versioned.headers.get('access-control-allow-origin')]).toEqual([400, APP]);
+    const other = await server.post(generateCall(), { headers: { origin: 'https://evil.example.com' } });
+    expect([other.headers.get('access-control-allow-origin'), other.headers.get('vary')]).toEqual([null, 'Origin']);
   });
 
   it('reads CORS_ORIGINS as a list, or any origin for *', () => {
