@@ -73,7 +73,8 @@ export function registerServe(program: Command): void {
           corsOrigins: config.corsOrigins,
           // Unset, the listening address stands in, unless it is every interface (0.0.0.0, ::): no client
           // reaches that, so docUrls stay relative to wherever the client called.
-          ...(config.publicUrl || !WILDCARD_HOSTS.has(config.host) ? { publicUrl: config.publicUrl ?? listeningBase(config) } : {}),
+          // PUBLIC_URL is read (and checked) once, with the storage settings whose signed URLs it also bases.
+          ...(storageSettings.publicUrl || !WILDCARD_HOSTS.has(config.host) ? { publicUrl: storageSettings.publicUrl ?? listeningBase(config) } : {}),
         });
         const stop = async () => {
           await app.close();

@@ -25,10 +25,10 @@ export async function buildClientPackage(sourceDir: string, outDir: string): Pro
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   for (const name of ['package.json', 'README.md']) copyFileSync(join(sourceDir, name), join(outDir, name));
-  for (const [format, dir] of [['esm', 'esm'], ['cjs', 'cjs']] as const) {
+  for (const format of ['esm', 'cjs'] as const) {
     await build({
       entryPoints: [entry],
-      outfile: join(outDir, 'dist', dir, 'index.js'),
+      outfile: join(outDir, 'dist', format, 'index.js'),
       bundle: true,
       // eventsource-parser and standardwebhooks come from the installer, as package.json declares them.
       packages: 'external',
@@ -37,8 +37,12 @@ export async function buildClientPackage(sourceDir: string, outDir: string): Pro
       target: 'es2022',
       logLevel: 'silent',
     });
-    declarations(sourceDir, join(outDir, 'dist', dir));
   }
+  // One compilation: the declarations are the same text for both, read as CommonJS under dist/cjs/ through
+  // the package.json written beside them.
+  const esm = join(outDir, 'dist', 'esm');
+  declarations(sourceDir, esm);
+  for (const name of readdirSync(esm).filter((file) => file.endsWith('.d.ts'))) copyFileSync(join(esm, name), join(outDir, 'dist', 'cjs', name));
   writeFileSync(join(outDir, 'dist', 'cjs', 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
   return { dir: outDir, files: filesUnder(outDir) };
 }

@@ -2,6 +2,7 @@
  * `generated/client/README.md`: how to install and use the client package, with its own catalogue's
  * actions in the examples (a call, a list walked page by page, a stream) so every snippet runs as written.
  */
+import { payloadIn } from '../spec/json-schema.js';
 import type { Action, Catalog } from '../spec/model.js';
 import { clientPackageOf } from './client-package.js';
 import { pagingOf } from './emit-client.js';
@@ -14,10 +15,13 @@ export function emitClientReadme(catalog: Catalog): string {
   const { name, version } = clientPackageOf(platform);
   const served = catalog.faces
     .filter((face) => !face.builtin)
-    .flatMap((face) => face.actions.flatMap((action) => (payloadOf(action, platform.latest) ? [action] : [])));
-  const call = served.find((a) => !a.stream && !pagingOf(a, payloadOf(a, platform.latest)!) && a.examples.length > 0);
-  const list = served.find((a) => pagingOf(a, payloadOf(a, platform.latest)!));
-  const stream = served.find((a) => a.stream && a.examples.length > 0);
+    .flatMap((face) => face.actions.flatMap((action) => {
+      const payload = payloadIn(action, platform.latest);
+      return payload ? [{ action, paged: pagingOf(action, payload) !== undefined }] : [];
+    }));
+  const call = served.find(({ action, paged }) => !action.stream && !paged && action.examples.length > 0)?.action;
+  const list = served.find(({ paged }) => paged)?.action;
+  const stream = served.find(({ action }) => action.stream && action.examples.length > 0)?.action;
   const method = (action: Action) => `client.${action.face}.${action.name}`;
   const args = (action: Action) => literal(action.examples[0]?.payload ?? {});
   const sections = [
@@ -110,8 +114,4 @@ function blocks(lines: string[]): string[] {
     if (line.startsWith('```')) fenced = !fenced;
   }
   return out.map((block) => block.join('\n'));
-}
-
-function payloadOf(action: Action, version: string) {
-  return action.variants.find((v) => v.versions.includes(version))?.schema;
 }

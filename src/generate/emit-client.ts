@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
 import { fromRoot } from '../package-root.js';
-import { materialize } from '../spec/json-schema.js';
+import { materialize, payloadIn } from '../spec/json-schema.js';
 import type { Action, Catalog, Face, JsonSchema, Platform } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { CLIENT_PACKAGE_PATH, clientPackageOf, emitClientPackage } from './client-package.js';
@@ -63,8 +63,8 @@ export function emitClient(catalog: Catalog): Map<string, string | string[]> {
     .map((face): ClientFace => ({
       face,
       actions: face.actions.flatMap((action) => {
-        const variant = action.variants.find((v) => v.versions.includes(latest));
-        return variant ? [{ action, payload: variant.schema }] : [];
+        const payload = payloadIn(action, latest);
+        return payload ? [{ action, payload }] : [];
       }),
     }))
     .filter((f) => f.actions.length > 0 || f.face.events.length > 0);

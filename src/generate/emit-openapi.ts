@@ -6,7 +6,7 @@
  * action carries its price, in words and as an `x-cost` extension of decimal strings. Every event type is a
  * `webhooks` entry: the signed `POST` an endpoint receives.
  */
-import { materialize } from '../spec/json-schema.js';
+import { materialize, payloadIn } from '../spec/json-schema.js';
 import type { Catalog, EventType, Face, FaceError, JsonSchema } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { clientPackageOf } from './client-package.js';
@@ -50,8 +50,8 @@ export function emitOpenApi(catalog: Catalog): string {
   const latest = platform.latest;
   const served: Served[] = catalog.faces.flatMap((face) =>
     face.actions.flatMap((action) => {
-      const variant = action.variants.find((v) => v.versions.includes(latest));
-      return variant ? [{ face, action, payload: variant.schema }] : [];
+      const payload = payloadIn(action, latest);
+      return payload ? [{ face, action, payload }] : [];
     }),
   );
   const events = catalog.faces.flatMap((face) => face.events.map((event) => ({ face, event })));

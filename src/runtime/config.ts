@@ -11,8 +11,6 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 export interface RuntimeConfig {
   /** Origins browser pages may call the API from (`CORS_ORIGINS`: a comma-separated list, or `*`). */
   corsOrigins: '*' | string[];
-  /** Where clients reach this server (`PUBLIC_URL`, e.g. behind a proxy); `http://HOST:PORT` when unset. */
-  publicUrl?: string;
   port: number;
   host: string;
   dataDir: string;
@@ -82,13 +80,6 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** PUBLIC_URL, when set: an http(s) URL. */
-function publicUrl(env: NodeJS.ProcessEnv): string | undefined {
-  const value = env.PUBLIC_URL || undefined;
-  if (value !== undefined && !/^https?:\/\/[^/]/.test(value)) throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL, not "${value}".`);
-  return value;
-}
-
 /** REDIS_URL, when set: a redis://, rediss:// or unix: URL, or a socket path (what the Redis client reads as such). */
 function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
   const value = env.REDIS_URL || undefined;
@@ -131,7 +122,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     },
     metricsToken: env.METRICS_TOKEN || undefined,
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
-    publicUrl: publicUrl(env),
     secretKey: env.DISPATCH_SECRET_KEY || undefined,
     previousSecretKeys: (env.DISPATCH_PREVIOUS_SECRET_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
     usage: {

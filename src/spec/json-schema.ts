@@ -3,7 +3,7 @@
  * schemas referenced as `#/schemas/<Name>`. `materialize` turns a schema as written into the
  * self-contained schema one API version validates against.
  */
-import type { JsonSchema } from './model.js';
+import type { Action, JsonSchema } from './model.js';
 
 export const SCHEMA_REF_PREFIX = '#/schemas/';
 
@@ -29,6 +29,11 @@ export function walkSchema(schema: unknown, visit: (node: JsonSchema, path: Path
     const list = schema[key];
     if (Array.isArray(list)) list.forEach((sub, i) => walkSchema(sub, visit, [...path, key, i]));
   }
+}
+
+/** The action's payload schema in `version`, or undefined when that version does not serve the action. */
+export function payloadIn(action: Action, version: string): JsonSchema | undefined {
+  return action.variants.find((v) => v.versions.includes(version))?.schema;
 }
 
 /** True when a property annotated with `since`/`until` exists in `version`. */
