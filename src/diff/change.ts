@@ -5,21 +5,24 @@
  */
 import type { JsonPath } from '../spec/source.js';
 
-/** Where in a schema a change is: what the client sends, or what it receives (results, event data). */
-export type SchemaPart = 'payload' | 'result' | 'event';
+/** Where in a schema a change is: what the client sends, or what it receives (results, event data, a stream's events). */
+export type SchemaPart = 'payload' | 'result' | 'event' | 'stream';
 
-export type SchemaAspect =
-  | 'field-added'
-  | 'field-removed'
-  | 'field-required'
-  | 'field-optional'
-  | 'type-narrowed'
-  | 'type-widened'
-  | 'type-changed'
-  | 'enum-narrowed'
-  | 'enum-widened'
-  | 'bounds-tightened'
-  | 'bounds-widened';
+const SCHEMA_ASPECTS = [
+  'field-added',
+  'field-removed',
+  'field-required',
+  'field-optional',
+  'type-narrowed',
+  'type-widened',
+  'type-changed',
+  'enum-narrowed',
+  'enum-widened',
+  'bounds-tightened',
+  'bounds-widened',
+] as const;
+
+export type SchemaAspect = (typeof SCHEMA_ASPECTS)[number];
 
 export type ChangeClass =
   | 'face-added'
@@ -31,6 +34,12 @@ export type ChangeClass =
   | 'emits-added'
   | 'emits-removed'
   | 'scope-changed'
+  | 'streaming-added'
+  | 'streaming-removed'
+  | 'stream-only-added'
+  | 'stream-only-removed'
+  | 'stream-event-added'
+  | 'stream-event-removed'
   | 'rate-lowered'
   | 'rate-raised'
   | 'tier-added'
@@ -76,6 +85,8 @@ export interface Change {
   action?: string;
   /** Event type, for event types and the data they carry. */
   event?: string;
+  /** An event of the action's stream, for those and the data they carry. */
+  streamEvent?: string;
   /** Dot path of a schema field (`sampling.topP`, `items[]`); empty for the schema's root. */
   field?: string;
   /** Free words that complete the description: "number → integer", "`free`: 60 per minute → 30 per minute". */
@@ -92,9 +103,22 @@ const BREAKING_ASPECTS: Record<'input' | 'output', ReadonlySet<SchemaAspect>> = 
   output: new Set(['field-removed', 'field-optional', 'type-widened', 'type-changed', 'enum-widened']),
 };
 
-/** Every class outside a schema that does not break clients; the rest do. */
-const ADDITIVE_CLASSES: ReadonlySet<ChangeClass> = new Set(['face-added', 'action-added', 'event-added', 'emits-added', 'rate-raised', 'tier-added']);
-const SCHEMA_PARTS: readonly string[] = ['payload', 'result', 'event'];
+/**
+ * Every class outside a schema that does not break clients; the rest do. A stream's new event is additive:
+ * a client reading the stream skips an event it does not know (the seed's SSE format, as Stripe's and OpenAI's).
+ */
+const ADDITIVE_CLASSES: ReadonlySet<ChangeClass> = new Set([
+  'face-added',
+  'action-added',
+  'event-added',
+  'emits-added',
+  'streaming-added',
+  'stream-only-removed',
+  'stream-event-added',
+  'rate-raised',
+  'tier-added',
+]);
+const SCHEMA_PARTS: readonly string[] = ['payload', 'result', 'event', 'stream'];
 
 export function directionOf(part: SchemaPart): 'input' | 'output' {
   return part === 'payload' ? 'input' : 'output';
@@ -106,13 +130,13 @@ export function isBreaking(cls: ChangeClass): boolean {
   return !ADDITIVE_CLASSES.has(cls);
 }
 
-/** `payload-field-removed` → `['payload', 'field-removed']`; undefined for classes outside a schema. */
+/** `payload-field-removed` → `['payload', 'field-removed']`; undefined for classes outside a schema (`event-added`, `stream-only-added`). */
 function splitSchemaClass(cls: ChangeClass): [SchemaPart, SchemaAspect] | undefined {
   const dash = cls.indexOf('-');
   const part = cls.slice(0, dash);
-  // `event-added` and `event-removed` are about event types, not their data.
-  if (!SCHEMA_PARTS.includes(part) || cls === 'event-added' || cls === 'event-removed') return undefined;
-  return [part as SchemaPart, cls.slice(dash + 1) as SchemaAspect];
+  const aspect = cls.slice(dash + 1);
+  if (!SCHEMA_PARTS.includes(part) || !(SCHEMA_ASPECTS as readonly string[]).includes(aspect)) return undefined;
+  return [part as SchemaPart, aspect as SchemaAspect];
 }
 
 /** How an id is shown: a code span in the CLI, a link in the docs. */
@@ -159,6 +183,18 @@ export function describeChange(change: Change, name: NameStyle = plainNames): st
       return `stops ${action} emitting ${event}`;
     case 'scope-changed':
       return `changes the scope of ${action}${detail}`;
+    case 'streaming-added':
+      return `lets ${action} answer as a stream`;
+    case 'streaming-removed':
+      return `stops ${action} answering as a stream`;
+    case 'stream-only-added':
+      return `makes ${action} answer only as a stream (a call without \`stream: true\` is refused)`;
+    case 'stream-only-removed':
+      return `lets ${action} answer without a stream`;
+    case 'stream-event-added':
+      return `adds stream event \`${change.streamEvent}\` to ${action}`;
+    case 'stream-event-removed':
+      return `removes stream event \`${change.streamEvent}\` from ${action}`;
     case 'rate-lowered':
     case 'rate-raised': {
       const owner = change.action ? action : change.face ? `face ${face}` : 'the platform';
@@ -175,8 +211,8 @@ export function describeChange(change: Change, name: NameStyle = plainNames): st
       return `retires version ${change.detail}, which announced no sunset`;
   }
   const [part, aspect] = splitSchemaClass(change.class)!;
-  const owner = part === 'event' ? `event ${event}` : action;
-  const noun = part === 'event' ? 'data' : part;
+  const owner = part === 'event' ? `event ${event}` : part === 'stream' ? `stream event \`${change.streamEvent}\` of ${action}` : action;
+  const noun = part === 'event' || part === 'stream' ? 'data' : part;
   const place = change.field ? `${noun} field \`${change.field}\` of ${owner}` : `the ${noun} of ${owner}`;
   if (aspect === 'field-optional') return `makes ${place} optional${detail}`;
   if (aspect === 'field-added') return `adds ${part === 'payload' ? 'optional ' : ''}${noun} field \`${change.field}\` to ${owner}${detail}`;

@@ -73,8 +73,32 @@ function compareAction(face: FaceView, b: ActionView, a: ActionView, add: Add): 
     add({ class: 'emits-added', ...about, event, at: { file, path: [...at('emits'), { element: event }] } });
   }
   compareRates(b.rate, a.rate, (tier) => ({ file, path: at('rate', tier) }), about, add);
+  compareStreams(file, a.name, b, a, about, add);
   schemaChanges('payload', b.payload, a.payload, file, at('payload'), about, add);
   schemaChanges('result', b.result, a.result, file, at('result'), about, add);
+}
+
+/**
+ * How the action answers: a stream it no longer offers, or one it now insists on, breaks the calls written
+ * for the other; the events of its stream are compared as what the client receives.
+ */
+function compareStreams(file: string, name: string, b: ActionView, a: ActionView, about: { face: string; action: string }, add: Add): void {
+  const at = (...path: JsonPath): JsonPath => ['actions', name, ...path];
+  const action: Where = { file, path: at(), key: true };
+  if (!b.stream && a.stream) add({ class: 'streaming-added', ...about, at: { file, path: at('stream') } });
+  if (b.stream && !a.stream) add({ class: 'streaming-removed', ...about, at: { ...action, prefer: [{ path: at('stream') }] } });
+  if (!b.streamOnly && a.streamOnly) add({ class: 'stream-only-added', ...about, at: { file, path: at('streamOnly') } });
+  if (b.streamOnly && !a.streamOnly && a.stream) add({ class: 'stream-only-removed', ...about, at: { ...action, prefer: [{ path: at('streamOnly') }, { path: at('stream') }] } });
+  if (!a.stream) return;
+  for (const event of union(b.streamEvents.keys(), a.streamEvents.keys())) {
+    const bData = b.streamEvents.get(event);
+    const aData = a.streamEvents.get(event);
+    const where = at('streamEvents', event);
+    if (bData && !aData) add({ class: 'stream-event-removed', ...about, streamEvent: event, at: { ...action, prefer: [{ path: at('streamEvents'), key: true }] } });
+    else if (!bData && aData) add({ class: 'stream-event-added', ...about, streamEvent: event, at: { file, path: where, key: true } });
+    // A stream the client could not ask for before has no events it relied on.
+    else if (b.stream) schemaChanges('stream', bData!, aData!, file, [...where, 'data'], { ...about, streamEvent: event }, add);
+  }
 }
 
 function schemaChanges(
@@ -83,7 +107,7 @@ function schemaChanges(
   after: JsonSchema,
   file: string,
   root: JsonPath,
-  about: { face: string; action?: string; event?: string },
+  about: { face: string; action?: string; event?: string; streamEvent?: string },
   add: Add,
 ): void {
   for (const c of compareSchemas(before, after, root, directionOf(part))) {
@@ -175,7 +199,7 @@ function union(a: Iterable<string>, b: Iterable<string>): string[] {
 
 /** Platform changes first, then by face, then what they are about, class and field: a stable order. */
 function byPlace(a: Change, b: Change): number {
-  const key = (c: Change) => [c.face, c.action ?? '', c.event ?? '', c.class, c.field ?? '', c.detail ?? ''];
+  const key = (c: Change) => [c.face, c.action ?? '', c.event ?? '', c.streamEvent ?? '', c.class, c.field ?? '', c.detail ?? ''];
   const ka = key(a);
   const kb = key(b);
   for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i]! < kb[i]! ? -1 : 1;

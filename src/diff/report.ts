@@ -15,6 +15,8 @@ export interface DiffEntry extends Position {
   action: string | null;
   face: string | null;
   event: string | null;
+  /** The event of the action's stream it is about. */
+  streamEvent: string | null;
   field: string | null;
   /** The first version that sees the change. */
   version: string;
@@ -56,6 +58,7 @@ export function diffReport(findings: Finding[], locate: Locate): DiffReport {
       action: change.action ?? null,
       face: change.face || null,
       event: change.event ?? null,
+      streamEvent: change.streamEvent ?? null,
       field: change.field ?? null,
       version: versions[0]!,
       versions,

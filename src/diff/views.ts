@@ -34,6 +34,11 @@ export interface ActionView {
   payload: JsonSchema;
   result: JsonSchema;
   emits: string[];
+  /** Whether it answers as a stream when asked, and whether only so. */
+  stream: boolean;
+  streamOnly: boolean;
+  /** The events its stream sends before the result, by name, with their data schemas as served at this version. */
+  streamEvents: Map<string, JsonSchema>;
   /** The action's own policies by tier, checked besides the face's (src/runtime/stages/rate-limit.ts). */
   rate: Record<string, RatePolicy>;
   /** The written `since`/`until`, so a change can point at the annotation that makes it. */
@@ -59,6 +64,9 @@ export function catalogView(catalog: Catalog, version: string): CatalogView {
         payload: materialize(action.payload, version, named),
         result: materialize(action.result, version, named),
         emits: action.emits,
+        stream: action.stream,
+        streamOnly: action.streamOnly,
+        streamEvents: new Map(action.streamEvents.map((e) => [e.name, materialize(e.data, version, named)])),
         rate: action.rate,
         since: action.since,
         until: action.until,

@@ -2,7 +2,7 @@
  * Turns named JSON Schemas into ts-morph statement structures (an interface for a plain object schema,
  * a type alias otherwise), and prints a list of structures as one source file in a single batch.
  */
-import { Project, StructureKind, type StatementStructures } from 'ts-morph';
+import { printStructure, StructureKind, type StatementStructures } from 'ts-morph';
 import { memo } from '../memo/memo.js';
 import { isObject } from '../spec/json-schema.js';
 import type { JsonSchema } from '../spec/model.js';
@@ -20,21 +20,18 @@ export function declaration(name: string, schema: JsonSchema, options: TypeOptio
   return { kind: StructureKind.TypeAlias, name, isExported: true, docs, type: typeOf(schema, options) };
 }
 
-let project: Project | undefined;
-
 /**
  * Prints each group of structures as its own run of TypeScript: the chunks of a large file (one per face)
  * that generate() formats and memoizes one by one, so a run reformats only the faces that changed.
  */
 export function printChunks(path: string, groups: StatementStructures[][]): string[] {
-  return groups.filter((group) => group.length > 0).map((group) => memo('print', { path, group }, () => printStatements(path, group)));
+  return groups.filter((group) => group.length > 0).map((group) => memo('print', { path, group }, () => printStatements(group)));
 }
 
-/** Prints structures as TypeScript text. One in-memory project serves the whole run. */
-export function printStatements(path: string, statements: StatementStructures[]): string {
-  project ??= new Project({ useInMemoryFileSystem: true });
-  const file = project.createSourceFile(path, { statements }, { overwrite: true });
-  const text = file.getFullText();
-  project.removeSourceFile(file);
-  return text;
+/**
+ * Prints structures as TypeScript text, straight from ts-morph's structure printers: no source file is
+ * created (and parsed) for it, and prettier sets the layout afterwards either way.
+ */
+export function printStatements(statements: StatementStructures[]): string {
+  return printStructure({ kind: StructureKind.SourceFile, statements });
 }

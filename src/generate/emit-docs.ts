@@ -265,9 +265,23 @@ function exampleView(action: Action, example: Example, number: number) {
   return {
     heading: ['Example', number ? ` ${number}` : '', example.title ? `: ${oneLine(example.title)}` : ''].join(''),
     request,
-    // A stream-only action's answer is its stream, ended by the `result` event whose data this is.
-    response: JSON.stringify({ data: example.result, meta }, null, 2),
+    ...(action.streamOnly
+      ? { responseLanguage: 'text', response: streamResponse(action, version, { data: example.result, meta }) }
+      : { responseLanguage: 'json', response: JSON.stringify({ data: example.result, meta }, null, 2) }),
   };
+}
+
+/**
+ * A stream-only action's answer as it comes (API.md §11): `start`, one of each of its events (whose data the
+ * face file gives no example of), then the `result` event with the example's envelope.
+ */
+function streamResponse(action: Action, version: string | undefined, envelope: unknown): string {
+  const events: [string, string][] = [
+    ['start', JSON.stringify({ requestId: 'req_…', apiVersion: version ?? '…' })],
+    ...action.streamEvents.map((event): [string, string] => [event.name, '{…}']),
+    ['result', JSON.stringify(envelope)],
+  ];
+  return events.map(([name, data], i) => `id: ${i + 1}\nevent: ${name}\ndata: ${data}`).join('\n\n');
 }
 
 function scopesView(catalog: Catalog) {

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fromRoot } from '../package-root.js';
 import { parseSchedule, readWebhookConfig, type WebhookConfig } from '../webhooks/config.js';
+import { LOG_LEVELS } from './log-levels.js';
 import { corsOrigins } from './cors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 
@@ -73,9 +74,6 @@ export interface BillingCloserConfig {
 }
 
 /** A setting of the environment that cannot be used; its message names the setting and what it must be. */
-/** The levels LOG_LEVEL may name: pino's. */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

@@ -6,7 +6,7 @@
  * Lines are written synchronously, so that none is lost when the process exits.
  */
 import { pino } from 'pino';
-import { LOG_LEVELS } from './config.js';
+import { LOG_LEVELS } from './log-levels.js';
 
 const asked = process.env.LOG_LEVEL || 'info';
 

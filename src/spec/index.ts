@@ -77,7 +77,8 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
       diagnostics.push(diagnostic('face-name-mismatch', source.at(['face']), { face: face.name, expected: `${face.name}.yaml` }));
     }
     diagnostics.push(...lintedFace(face, source, platform, errorCodes));
-    if (handlersDir) diagnostics.push(...lintHandlers(face, source, handlersDir, pendingHandlers));
+    // A reserved name must change first: a handler module under it would be the wrong advice.
+    if (handlersDir && !reserved) diagnostics.push(...lintHandlers(face, source, handlersDir, pendingHandlers));
     for (const error of face.errors) if (!errorCodes.has(error.code)) errorCodes.set(error.code, `in ${face.file}`);
     faces.push(face);
     sources.set(face, source);

@@ -73,6 +73,17 @@ actions:
         message: { type: string }
         length: { type: integer }
         kind: { type: string, enum: [short, long] }
+  watch:
+    summary: Watch a thing.
+    scope: demo:read
+    stream: true
+    streamEvents:
+      tick:
+        summary: A tick.
+        data: { type: object, required: [at], properties: { at: { type: string }, n: { type: integer } } }
+    atomic: false
+    payload: { type: object }
+    result: { type: object }
   ping:
     summary: Ping.
     scope: demo:read
@@ -128,6 +139,36 @@ interface Case {
 }
 
 const cases: Case[] = [
+  {
+    name: 'stream made the only answer',
+    face: edit('    stream: true\n    streamEvents:', '    stream: true\n    streamOnly: true\n    streamEvents:'),
+    expected: (f) => [`stream-only-added spec/demo.yaml:${pos(f, 'true', 'streamOnly:')} error`],
+  },
+  {
+    name: 'streaming withdrawn',
+    face: edit(FACE.slice(FACE.indexOf('    stream: true'), FACE.indexOf('    atomic: false')), ''),
+    expected: (f) => [`streaming-removed spec/demo.yaml:${pos(f, 'watch:')} error`],
+  },
+  {
+    name: 'streaming offered (additive)',
+    face: edit('  ping:\n    summary: Ping.\n', '  ping:\n    summary: Ping.\n    stream: true\n'),
+    expected: (f) => [`streaming-added spec/demo.yaml:${pos(f, 'true', 'summary: Ping.')}`],
+  },
+  {
+    name: 'stream event renamed (one removed, one added)',
+    face: edit('      tick:\n        summary: A tick.\n', '      tock:\n        summary: A tock.\n'),
+    expected: (f) => [`stream-event-removed spec/demo.yaml:${pos(f, 'streamEvents:')} error`, `stream-event-added spec/demo.yaml:${pos(f, 'tock:')}`],
+  },
+  {
+    name: 'stream event data field removed',
+    face: edit('properties: { at: { type: string }, n: { type: integer } }', 'properties: { at: { type: string } }'),
+    expected: (f) => [`stream-field-removed spec/demo.yaml:${pos(f, 'properties', 'tick:')} error`],
+  },
+  {
+    name: 'stream event data field made optional',
+    face: edit('required: [at], properties', 'properties'),
+    expected: (f) => [`stream-field-optional spec/demo.yaml:${pos(f, 'at:', 'tick:')} error`],
+  },
   {
     name: 'removed action',
     face: edit(FACE.slice(FACE.indexOf('  ping:')), ''),
@@ -348,6 +389,22 @@ describe('dispatch diff classifier', () => {
       'Narrows the values of payload field `mode` of `demo.echo` ("loud" removed) in served version 2026-01-01 (payload-enum-narrowed); ' +
         'a breaking change must come in a new API version announced at least 90 days ahead.',
     );
+  });
+
+  it('words the changes to a stream: the answer it insists on, the data of its events', () => {
+    const head = {
+      ...BASE,
+      'demo.yaml': edit('    stream: true\n    streamEvents:', '    stream: true\n    streamOnly: true\n    streamEvents:').replace(', n: { type: integer }', ''),
+    };
+    const report = diffReport(compareCatalogs(build(BASE), build(head)), locator('spec', new Map(Object.entries(head))));
+    expect(report.entries.map((e) => [e.class, e.streamEvent])).toEqual([
+      ['stream-only-added', null],
+      ['stream-field-removed', 'tick'],
+    ]);
+    expect(report.diagnostics.map((d) => d.message.split(' in served')[0])).toEqual([
+      'Makes `demo.watch` answer only as a stream (a call without `stream: true` is refused)',
+      'Removes data field `n` of stream event `tick` of `demo.watch`',
+    ]);
   });
 
   it('reports a change seen at several served versions once, with all of them', () => {

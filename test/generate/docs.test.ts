@@ -214,6 +214,16 @@ describe('face pages', () => {
     expect(text).toContain('- **Atomic batches:** no: batches do not nest');
     expect(page('faces/auth.md')).not.toContain('Built in');
   });
+
+  it('show a stream-only action\'s example answer as the stream it is: start, its events, the result event', () => {
+    const live = section(page('faces/usage.md'), '### usage.live');
+    const example = catalog.faces.find((f) => f.name === 'usage')!.actions.find((a) => a.name === 'live')!.examples[0]!;
+    const answer = /Response:\n\n```text\n([\s\S]*?)\n```/.exec(live)?.[1];
+    const events = answer!.split('\n\n').map((block) => Object.fromEntries(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])));
+    expect(events.map((e) => [e.id, e.event])).toEqual([['1', 'start'], ['2', 'record'], ['3', 'result']]);
+    expect(JSON.parse(events[2]!.data!).data).toEqual(example.result);
+    expect(section(page('faces/usage.md'), '### usage.summary')).toContain('Response:\n\n```json\n');
+  });
 });
 
 describe('docs/index.md', () => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { generate } from '../../src/generate/index.js';
+import { fromRoot } from '../../src/package-root.js';
 import { formatDiagnostic } from '../../src/spec/diagnostics.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import { walkSchema } from '../../src/spec/json-schema.js';
@@ -60,6 +61,14 @@ describe('the large fixture catalogue', () => {
     expect(missing).toEqual([]);
   });
 
+  it('writes every property the face language has, wherever face.schema.json allows it', () => {
+    const faces = readdirSync(FIXTURE_DIR)
+      .filter((name) => name !== 'platform.yaml')
+      .map((name) => parse(readFileSync(join(FIXTURE_DIR, name), 'utf8')) as unknown);
+    const language = JSON.parse(readFileSync(fromRoot('src', 'spec', 'schemas', 'face.schema.json'), 'utf8')) as JsonSchema;
+    expect(unwritten(language, faces)).toEqual([]);
+  });
+
   it('generates the same bytes twice', { timeout: SLOW }, async () => {
     const first = await generated;
     const second = await generate(buildCatalog(FIXTURE_DIR).catalog!);
@@ -78,6 +87,28 @@ describe('the large fixture catalogue', () => {
     expect(status).toBe(0);
   });
 });
+
+/**
+ * The properties `schema` declares (following `$ref`s into its `$defs`, map values and array items) that none of
+ * `instances` writes, as paths: a property added to the face language shows here until the fixture uses it.
+ */
+function unwritten(root: JsonSchema, instances: unknown[]): string[] {
+  const missing: string[] = [];
+  const isMap = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+  const visit = (schema: JsonSchema, values: unknown[], path: string) => {
+    const node = typeof schema.$ref === 'string' ? (root.$defs as Record<string, JsonSchema>)[schema.$ref.replace('#/$defs/', '')]! : schema;
+    const objects = values.filter(isMap);
+    for (const [key, property] of Object.entries((node.properties ?? {}) as Record<string, JsonSchema>)) {
+      const written = objects.filter((value) => key in value).map((value) => value[key]);
+      if (written.length === 0) missing.push(`${path}${key}`);
+      else visit(property, written, `${path}${key}.`);
+    }
+    if (isMap(node.additionalProperties)) visit(node.additionalProperties as JsonSchema, objects.flatMap(Object.values), `${path}*.`);
+    if (isMap(node.items)) visit(node.items as JsonSchema, values.filter(Array.isArray).flat(), `${path}[].`);
+  };
+  visit(root, instances, '');
+  return missing;
+}
 
 /** Each feature of face.schema.json (and of the JSON Schema the faces write), and whether the catalogue uses it. */
 function features(catalog: Catalog): Record<string, boolean> {

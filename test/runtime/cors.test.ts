@@ -1,6 +1,7 @@
 /**
  * Cross-origin access over real HTTP: the OpenAPI document and the docs are readable from any origin; the API
- * paths answer, preflights included, only the origins CORS_ORIGINS names, and expose the headers a page needs.
+ * paths and the signed storage URLs answer, preflights included, only the origins CORS_ORIGINS names, and expose
+ * the headers a page needs.
  * With PUBLIC_URL, error docUrls are absolute.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +70,27 @@ describe('with CORS_ORIGINS', () => {
     expect([versioned.status, versioned.headers.get('access-control-allow-origin')]).toEqual([400, APP]);
     const other = await server.post(generateCall(), { headers: { origin: 'https://evil.example.com' } });
     expect([other.headers.get('access-control-allow-origin'), other.headers.get('vary')]).toEqual([null, 'Origin']);
+  });
+
+  it('lets a listed origin upload to and download from a signed URL, preflight included', async () => {
+    const call = (action: string, payload: unknown) => server.post({ face: 'storage', action, payload });
+    const signed = (await call('createUploadUrl', { key: 'pages/note.txt', size: 5, contentType: 'text/plain' })).body.data;
+    // PUBLIC_URL names another host: the URL's path and signature are what this server reads.
+    const here = (url: string) => `${server.url}${new URL(url).pathname.replace(/^\/api/, '')}${new URL(url).search}`;
+    const asked = await fetch(here(signed.url), {
+      method: 'OPTIONS',
+      headers: { origin: APP, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' },
+    });
+    expect([asked.status, asked.headers.get('access-control-allow-origin'), asked.headers.get('access-control-allow-methods')]).toEqual([204, APP, 'GET, PUT']);
+    expect(asked.headers.get('access-control-allow-headers')).toContain('Content-Type');
+    const sent = await fetch(here(signed.url), { method: 'PUT', headers: { ...signed.headers, origin: APP }, body: 'hello' });
+    expect([sent.status, sent.headers.get('access-control-allow-origin')]).toEqual([200, APP]);
+    expect(sent.headers.get('access-control-expose-headers')).toContain('ETag');
+    const download = (await call('createDownloadUrl', { key: 'pages/note.txt' })).body.data;
+    const read = await fetch(here(download.url), { headers: { origin: APP } });
+    expect([read.status, await read.text(), read.headers.get('access-control-allow-origin')]).toEqual([200, 'hello', APP]);
+    const elsewhere = await fetch(here(download.url), { headers: { origin: 'https://evil.example.com' } });
+    expect([elsewhere.headers.get('access-control-allow-origin'), elsewhere.headers.get('vary')]).toEqual([null, 'Origin']);
   });
 
   it('reads CORS_ORIGINS as a list, or any origin for *', () => {

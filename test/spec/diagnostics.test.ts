@@ -191,9 +191,10 @@ actions:`;
     ]);
   });
 
-  it('refuses a face name the generated code keeps for itself, at the name', () => {
+  it('refuses a face name the generated code keeps for itself, at the name, and asks for no handler module under it', () => {
     const face = FACE.replace('face: demo', 'face: list').replaceAll('demo.echo.done', 'list.echo.done');
-    expect(buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['list.yaml', face]]) }).diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`)).toEqual([
+    const handlersDir = mkdtempSync(join(tmpdir(), 'dispatch-no-handlers-'));
+    expect(buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['list.yaml', face]]), handlersDir }).diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`)).toEqual([
       '1:7 reserved-face-name Face name "list" is reserved: it would shadow the generated client\'s list() method (the pages of list actions).',
     ]);
   });
