@@ -188,7 +188,7 @@ export function describeChange(change: Change, name: NameStyle = plainNames): st
     case 'streaming-removed':
       return `stops ${action} answering as a stream`;
     case 'stream-only-added':
-      return `makes ${action} answer only as a stream (a call without \`stream: true\` is refused)`;
+      return `makes ${action} answer only as a stream (a call that asks for none is refused with 400 \`stream_required\`)`;
     case 'stream-only-removed':
       return `lets ${action} answer without a stream`;
     case 'stream-event-added':

@@ -1,7 +1,8 @@
 /**
  * Classifies every difference between two views of the catalogue (what clients of one version saw, and
  * what they see now, or what the version before saw): faces, actions and event types added or removed,
- * payload, result and event-data schemas, scopes, emitted events, rate limits and the platform's tiers.
+ * payload, result, event-data and stream-event schemas, scopes, emitted events, streaming, rate limits and
+ * the platform's tiers.
  * Pure: no git, no files.
  */
 import { PLATFORM_FILE } from '../spec/load.js';
@@ -89,15 +90,15 @@ function compareStreams(file: string, name: string, b: ActionView, a: ActionView
   if (b.stream && !a.stream) add({ class: 'streaming-removed', ...about, at: { ...action, prefer: [{ path: at('stream') }] } });
   if (!b.streamOnly && a.streamOnly) add({ class: 'stream-only-added', ...about, at: { file, path: at('streamOnly') } });
   if (b.streamOnly && !a.streamOnly && a.stream) add({ class: 'stream-only-removed', ...about, at: { ...action, prefer: [{ path: at('streamOnly') }, { path: at('stream') }] } });
-  if (!a.stream) return;
+  // A stream the client could not ask for before (or cannot now) has no events to compare.
+  if (!a.stream || !b.stream) return;
   for (const event of union(b.streamEvents.keys(), a.streamEvents.keys())) {
     const bData = b.streamEvents.get(event);
     const aData = a.streamEvents.get(event);
     const where = at('streamEvents', event);
     if (bData && !aData) add({ class: 'stream-event-removed', ...about, streamEvent: event, at: { ...action, prefer: [{ path: at('streamEvents'), key: true }] } });
     else if (!bData && aData) add({ class: 'stream-event-added', ...about, streamEvent: event, at: { file, path: where, key: true } });
-    // A stream the client could not ask for before has no events it relied on.
-    else if (b.stream) schemaChanges('stream', bData!, aData!, file, [...where, 'data'], { ...about, streamEvent: event }, add);
+    else schemaChanges('stream', bData!, aData!, file, [...where, 'data'], { ...about, streamEvent: event }, add);
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * What a client pinned to one API version sees of a catalogue: the faces, actions and event types that exist
- * at that date, each action's payload and result schemas as served then, its scope, the events it emits and
- * its rate policies. The classifier compares two such views; nothing here knows about git.
+ * at that date, each action's payload and result schemas as served then, its scope, the events it emits, how
+ * it streams (and its stream's events) and its rate policies. The classifier compares two such views; nothing here knows about git.
  */
 import { materialize, presentIn } from '../spec/json-schema.js';
 import type { Catalog, JsonSchema, RatePolicy, Tier } from '../spec/model.js';

@@ -80,6 +80,9 @@ function bodyExample(event: EventType, latest: string): string {
   return JSON.stringify(body, null, 2);
 }
 
+/** A plausible value of a self-contained schema (named schemas under `$defs`), as event bodies show. */
+export const sampleValue = (schema: JsonSchema): unknown => sample(schema, schema, 0);
+
 /**
  * A plausible value of a schema: its required properties only, constants and first enum values, `"…"` for
  * free text. Deep or recursive schemas stop at a few levels.

@@ -11,7 +11,7 @@ import type { Action, ApiVersion, Catalog, Example, Face, FaceError, RatePolicy,
 import { isZeroPrice } from '../spec/price.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { versionChanges } from './docs-changes.js';
-import { eventsView } from './docs-events.js';
+import { eventsView, sampleValue } from './docs-events.js';
 import {
   actionLink,
   byString,
@@ -272,13 +272,13 @@ function exampleView(action: Action, example: Example, number: number) {
 }
 
 /**
- * A stream-only action's answer as it comes (API.md §11): `start`, one of each of its events (whose data the
- * face file gives no example of), then the `result` event with the example's envelope.
+ * A stream-only action's answer as it comes (API.md §11): `start`, one of each of its events (data made up
+ * from its schema, as the face file gives no example of it), then the `result` event with the example's envelope.
  */
 function streamResponse(action: Action, version: string | undefined, envelope: unknown): string {
   const events: [string, string][] = [
     ['start', JSON.stringify({ requestId: 'req_…', apiVersion: version ?? '…' })],
-    ...action.streamEvents.map((event): [string, string] => [event.name, '{…}']),
+    ...action.streamEvents.map((event): [string, string] => [event.name, JSON.stringify(sampleValue(event.dataSchema))]),
     ['result', JSON.stringify(envelope)],
   ];
   return events.map(([name, data], i) => `id: ${i + 1}\nevent: ${name}\ndata: ${data}`).join('\n\n');

@@ -5,7 +5,8 @@
  * the origins of `CORS_ORIGINS` (a comma-separated list, or `*`), preflights included: a key used from a
  * browser page is the page's to protect, so no origin is allowed unless the operator names it. The files
  * store's signed URLs (`GET`/`PUT /storage/signed`) answer the same origins, so a page can upload to and
- * download from them directly, as it would with an S3 bucket whose CORS rules name it.
+ * download from them directly, as it would with an S3 bucket whose CORS rules name it (S3's own signed URLs
+ * answer the bucket's rules, not these).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { SIGNED_PATH } from '../storage/signed-urls.js';
@@ -50,23 +51,25 @@ export function corsOrigins(value: string | undefined): '*' | string[] {
   return origins.includes('*') ? '*' : origins;
 }
 
-export function registerCors(app: FastifyInstance, origins: '*' | readonly string[]): void {
+/** `signedUrls`: whether this server answers the files store's signed URLs (not with S3). */
+export function registerCors(app: FastifyInstance, origins: '*' | readonly string[], signedUrls: boolean): void {
   const allows = (origin: string) => origins === '*' || origins.includes(origin);
+  const served = signedUrls ? [API, SIGNED_URLS] : [API];
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;
-    if (typeof origin !== 'string') return;
     const path = request.url.split('?')[0]!;
     if (DOCUMENT_PATH.test(path) && (request.method === 'GET' || request.method === 'HEAD')) {
-      reply.raw.setHeader('Access-Control-Allow-Origin', '*');
+      if (typeof origin === 'string') reply.raw.setHeader('Access-Control-Allow-Origin', '*');
       return;
     }
-    const routes = [API, SIGNED_URLS].find((r) => r.paths.test(path));
+    const routes = served.find((r) => r.paths.test(path));
     if (!routes) return;
-    // The answer depends on the Origin header whenever the origins are a list, allowed or not.
+    // The answer depends on the Origin header whenever the origins are a list, allowed or not, and even
+    // without one: a cache must not hand a copy stored for no origin to a page.
     if (origins !== '*') reply.raw.setHeader('Vary', 'Origin');
-    if (allows(origin)) allow(reply, origin, origins, routes);
+    if (typeof origin === 'string' && allows(origin)) allow(reply, origin, origins, routes);
   });
-  for (const routes of [API, SIGNED_URLS]) {
+  for (const routes of served) {
     const preflight = (request: FastifyRequest, reply: FastifyReply) => {
       const origin = request.headers.origin;
       // Allowed or not, a preflight answers 204: the browser refuses the call when the allow headers are missing.
@@ -89,5 +92,4 @@ export function registerCors(app: FastifyInstance, origins: '*' | readonly strin
 function allow(reply: FastifyReply, origin: string, origins: '*' | readonly string[], routes: CrossOriginRoutes): void {
   reply.raw.setHeader('Access-Control-Allow-Origin', origins === '*' ? '*' : origin);
   reply.raw.setHeader('Access-Control-Expose-Headers', routes.exposeHeaders);
-  if (origins !== '*') reply.raw.setHeader('Vary', 'Origin');
 }

@@ -270,7 +270,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     return reply.type('text/markdown; charset=utf-8').send(page);
   });
 
-  registerCors(app, options.corsOrigins ?? []);
+  registerCors(app, options.corsOrigins ?? [], storage?.servesSignedUrls ?? false);
   registerDashboardRoutes(app);
   if (documents) registerReferenceRoutes(app);
   storage?.register(app);

@@ -26,7 +26,9 @@ import { ApiError } from './errors.js';
 export interface ServerStorage {
   service: StorageService;
   worker: StorageWorker;
-  /** Serves the files store's signed URLs (nothing for S3, whose URLs point at the bucket). */
+  /** Whether this server answers signed URLs itself: the files store's do; S3's point at the bucket. */
+  servesSignedUrls: boolean;
+  /** Serves the files store's signed URLs (nothing for S3). */
   register(app: FastifyInstance): void;
 }
 
@@ -47,6 +49,7 @@ export async function setUpStorage(db: Db, settings: StorageSettings, tiers: rea
   return {
     service,
     worker: new StorageWorker(db, service, settings.worker),
+    servesSignedUrls: files !== undefined,
     register(app) {
       listening = () => listeningUrl(app);
       if (files) app.register(async (scope) => signedRoutes(scope, db, service, files));

@@ -69,7 +69,7 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
   const checked: Checked = { events: [], actions: [] };
   for (const event of face.events) {
     const problems = lintEvent(face, event, source, raw);
-    out.push(...problems);
+    out.push(...problems, ...annotations(event.data, ['events', event.type, 'data'], source, checkVersion, breaking, 'output'));
     if (problems.every((d) => d.code !== 'unknown-ref')) checked.events.push(event.type);
   }
   out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source), ...typeNameClash(face, source), ...errorTypeMismatch(face, source));
@@ -93,9 +93,11 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
       if (property?.type !== 'array') out.push(diagnostic('weight-field-not-array', source.at(at('weight', 'perItem', field), true), { field }));
     }
     out.push(...annotations(action.payload, at('payload'), source, checkVersion, breaking));
+    out.push(...annotations(action.result, at('result'), source, checkVersion, breaking, 'output'));
     const badRefs = [...unknownRefs(action.payload, at('payload'), source, raw), ...unknownRefs(action.result, at('result'), source, raw)];
     for (const event of action.streamEvents) {
       const eventAt = at('streamEvents', event.name);
+      out.push(...annotations(event.data, [...eventAt, 'data'], source, checkVersion, breaking, 'output'));
       if (!action.stream) out.push(diagnostic('stream-events-without-stream', source.at(eventAt, true), { action: action.id, event: event.name }));
       badRefs.push(...unknownRefs(event.data, [...eventAt, 'data'], source, raw));
     }
@@ -128,13 +130,17 @@ function lintEvent(face: Face, event: EventType, source: SourceFile, raw: RawFac
   return out;
 }
 
-/** Checks `since`/`until` on properties and records the breaking changes they make. */
+/**
+ * Checks `since`/`until` on properties and records the breaking changes they make: in what the client sends
+ * (`input`), a field that goes or a required one that comes; in what it receives (`output`), a field that goes.
+ */
 function annotations(
   schema: JsonSchema,
   base: JsonPath,
   source: SourceFile,
   checkVersion: (v: string | undefined, at: JsonPath) => void,
   breaking: BreakingChange[],
+  direction: 'input' | 'output' = 'input',
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   walkSchema(schema, (node, path) => {
@@ -150,7 +156,7 @@ function annotations(
       checkVersion(until, [...at, 'until']);
       if (since && until && until <= since) out.push(diagnostic('version-range-empty', source.at([...at, 'until']), { since, until }));
       if (until) breaking.push({ version: until, change: `removes field ${name}`, at: [...at, 'until'] });
-      if (since && required.includes(name)) breaking.push({ version: since, change: `adds required field ${name}`, at: [...at, 'since'] });
+      if (since && required.includes(name) && direction === 'input') breaking.push({ version: since, change: `adds required field ${name}`, at: [...at, 'since'] });
     }
   });
   return out;

@@ -105,9 +105,14 @@ actions:
 type Files = Record<string, string>;
 const BASE: Files = { 'platform.yaml': PLATFORM, 'demo.yaml': FACE, 'other.yaml': OTHER };
 
+/**
+ * The catalogue of `files`. Lint's own `breaking-change-notice` (a field's `until` too soon after its version
+ * was announced) is left to the classifier here, which must find the same thing: the tests of that case read
+ * what the diff reports.
+ */
 function build(files: Files): Catalog {
-  const { catalog, diagnostics } = buildCatalog('spec', { files: new Map(Object.entries(files)) });
-  expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+  const { catalog, diagnostics } = buildCatalog('spec', { files: new Map(Object.entries(files)), lenient: true });
+  expect(diagnostics.filter((d) => d.severity === 'error' && d.code !== 'breaking-change-notice')).toEqual([]);
   return catalog!;
 }
 
@@ -402,7 +407,7 @@ describe('dispatch diff classifier', () => {
       ['stream-field-removed', 'tick'],
     ]);
     expect(report.diagnostics.map((d) => d.message.split(' in served')[0])).toEqual([
-      'Makes `demo.watch` answer only as a stream (a call without `stream: true` is refused)',
+      'Makes `demo.watch` answer only as a stream (a call that asks for none is refused with 400 `stream_required`)',
       'Removes data field `n` of stream event `tick` of `demo.watch`',
     ]);
   });

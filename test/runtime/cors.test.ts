@@ -91,6 +91,8 @@ describe('with CORS_ORIGINS', () => {
     expect([read.status, await read.text(), read.headers.get('access-control-allow-origin')]).toEqual([200, 'hello', APP]);
     const elsewhere = await fetch(here(download.url), { headers: { origin: 'https://evil.example.com' } });
     expect([elsewhere.headers.get('access-control-allow-origin'), elsewhere.headers.get('vary')]).toEqual([null, 'Origin']);
+    // A copy cached for a request without Origin must not be handed to a page.
+    expect((await fetch(here(download.url))).headers.get('vary')).toBe('Origin');
   });
 
   it('reads CORS_ORIGINS as a list, or any origin for *', () => {

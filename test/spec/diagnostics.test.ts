@@ -98,6 +98,16 @@ describe('face diagnostics', () => {
     ['unknown version on a property', FACE.replace('message: { type: string }\n    result', 'message: { type: string }\n        extra: { type: string, since: 2025-01-01 }\n    result'), [
       'spec/demo.yaml:19:39 unknown-version',
     ]],
+    ['unknown version on a result property', FACE.replace('      properties:\n        message: { type: string }\n    examples', '      properties:\n        message: { type: string, since: 2026-02-30 }\n    examples'), [
+      'spec/demo.yaml:22:41 unknown-version',
+    ]],
+    ['unknown version on an event data property', FACE.replace('properties: { message: { type: string } } }', 'properties: { message: { type: string, until: 2027-01-01 } } }'), [
+      'spec/demo.yaml:7:73 unknown-version',
+    ]],
+    ['result field removed without 90 days notice', FACE.replace('      properties:\n        message: { type: string }\n    examples', '      properties:\n        message: { type: string, until: 2026-09-01 }\n    examples'), [
+      'spec/demo.yaml:22:41 breaking-change-notice',
+    ]],
+    ['a result field added in a version is not breaking, required or not', FACE.replace('    result:\n      type: object\n      properties:\n        message: { type: string }', '    result:\n      type: object\n      required: [message]\n      properties:\n        message: { type: string, since: 2026-09-01 }'), []],
     ['breaking change without 90 days notice', FACE.replace('    scope: demo:read', '    scope: demo:read\n    until: 2026-09-01'), [
       'spec/demo.yaml:12:12 breaking-change-notice',
     ]],
