@@ -83,6 +83,22 @@ describe('dispatch diff', () => {
     expect(result.stdout).toBe('');
   }, 60_000);
 
+  it('reports a field removed behind a version announced too late at its place, not as a catalogue that does not build', () => {
+    const platform = join(repo, 'faces/platform.yaml');
+    const ai = join(repo, 'faces/ai.yaml');
+    const [platformText, aiText] = [readFileSync(platform, 'utf8'), readFileSync(ai, 'utf8')];
+    writeFileSync(platform, platformText.replace('\nlimits:', '  - date: 2027-01-01\n    status: stable\n    announced: 2026-12-20\n    summary: Drops the model name of embeddings.\n\nlimits:'));
+    writeFileSync(ai, aiText.replace('model: { type: string, description: The model that answered. }', 'model: { type: string, description: The model that answered., until: 2027-01-01 }'));
+    try {
+      const result = dispatch('--base', 'HEAD');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(/faces\/ai\.yaml:\d+:\d+ error breaking-change-notice Version 2027-01-01 removes data field `model` of event `ai\.generate\.completed` \(event-field-removed\)/);
+    } finally {
+      writeFileSync(platform, platformText);
+      writeFileSync(ai, aiText);
+    }
+  }, 60_000);
+
   it('compares with a base that a lint rule added since then would refuse', () => {
     // The base answers a 401 with a type today's rules refuse; the working tree has it right.
     const file = join(repo, 'faces/auth.yaml');
