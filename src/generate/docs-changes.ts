@@ -6,7 +6,7 @@
  */
 import type { Change } from '../diff/change.js';
 import { classifyViews } from '../diff/classify.js';
-import { catalogView, emptyView } from '../diff/views.js';
+import { catalogView, emptyView, type CatalogView } from '../diff/views.js';
 import { memo } from '../memo/memo.js';
 import type { Catalog, Face } from '../spec/model.js';
 
@@ -24,6 +24,19 @@ export function versionChanges(catalog: Catalog, date: string, previous: string 
 }
 
 function faceChanges(catalog: Catalog, face: Face, date: string, previous: string | undefined) {
-  const alone: Catalog = { platform: catalog.platform, faces: [face] };
-  return classifyViews(previous === undefined ? emptyView(alone) : catalogView(alone, previous), catalogView(alone, date));
+  return classifyViews(previous === undefined ? emptyView(catalog) : faceView(catalog, face, previous), faceView(catalog, face, date));
+}
+
+/**
+ * The face alone as served at `date`. Each version's view is both the newer side of its own changelog and
+ * the older side of the next one's: kept per face object, it is built once.
+ */
+const views = new WeakMap<Face, Map<string, CatalogView>>();
+
+function faceView(catalog: Catalog, face: Face, date: string): CatalogView {
+  let byDate = views.get(face);
+  if (!byDate) views.set(face, (byDate = new Map()));
+  let view = byDate.get(date);
+  if (!view) byDate.set(date, (view = catalogView({ platform: catalog.platform, faces: [face] }, date)));
+  return view;
 }

@@ -6,7 +6,7 @@
  * variant, action by action, then every event's data) in one instance, always in that order and nothing
  * else: ajv names its functions by compile order, so the printed code depends on the face alone, whether
  * lint compiled it in this run or the validators emitter does. Lint checks results and examples in a
- * second instance (`checkAjv`) that is never printed.
+ * second instance (`resultValidator`) that is never printed.
  *
  * Schemas are checked against the JSON Schema 2020-12 meta-schema by one instance shared by every face:
  * each instance would otherwise compile the meta-schema for itself, which costs more than compiling the
@@ -14,7 +14,8 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { Face } from './model.js';
+import type { ValidateFunction } from 'ajv';
+import type { Face, JsonSchema } from './model.js';
 
 const OPTIONS = { strict: true, allErrors: true, useDefaults: true, logger: false, code: { source: true, esm: true, lines: true } } as const;
 
@@ -25,7 +26,7 @@ export interface FaceValidators {
 }
 
 const validators = new WeakMap<Face, FaceValidators>();
-const checkers = new WeakMap<Face, Ajv2020>();
+const checkers = new WeakMap<Face, { ajv: Ajv2020; compiled: Map<string, ValidateFunction | Error> }>();
 let metaAjv: Ajv2020 | undefined;
 
 function newAjv(code: typeof OPTIONS.code | { optimize: false } = OPTIONS.code): Ajv2020 {
@@ -56,15 +57,30 @@ export function faceValidators(face: Face): FaceValidators {
   return compiled;
 }
 
-/** The instance lint compiles result schemas in, to check them and the examples. */
-export function checkAjv(face: Face): Ajv2020 {
-  let ajv = checkers.get(face);
-  if (!ajv) {
-    // Its code is run, never printed: no source kept, and no optimizing passes over it.
-    ajv = newAjv({ optimize: false });
-    checkers.set(face, ajv);
+/**
+ * A result schema of the face compiled for lint, to check it and the examples: the validator, or why ajv
+ * refused it (thrown). Actions that answer the same schema (a resource's create, get and update) share one
+ * compilation; it is run, never printed, so no source is kept and no optimizing pass runs over it.
+ */
+export function resultValidator(face: Face, schema: JsonSchema): ValidateFunction {
+  let checker = checkers.get(face);
+  if (!checker) {
+    checker = { ajv: newAjv({ optimize: false }), compiled: new Map() };
+    checkers.set(face, checker);
   }
-  return ajv;
+  const text = JSON.stringify(schema);
+  let compiled = checker.compiled.get(text);
+  if (!compiled) {
+    try {
+      assertValidSchema(schema);
+      compiled = checker.ajv.compile(schema);
+    } catch (error) {
+      compiled = error as Error;
+    }
+    checker.compiled.set(text, compiled);
+  }
+  if (compiled instanceof Error) throw compiled;
+  return compiled;
 }
 
 /**

@@ -8,7 +8,7 @@ import type { ValidateFunction } from 'ajv';
 import { sha256 } from '../hash.js';
 import { memo } from '../memo/memo.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
-import { assertValidSchema, checkAjv, faceValidators, knownKeywords, SchemaError } from './face-ajv.js';
+import { faceValidators, knownKeywords, resultValidator, SchemaError } from './face-ajv.js';
 import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
 import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
 import { NOTICE_DAYS, noticeDays } from './notice.js';
@@ -252,11 +252,9 @@ function schemasAndExamples(face: Face, action: Action, source: SourceFile): Dia
     if (error) out.push(invalidSchema(error, source, at('payload'), 'payload'));
     return error ? undefined : ajv.getSchema(v.validator);
   });
-  const checker = checkAjv(face);
   let result: ValidateFunction | undefined;
   try {
-    assertValidSchema(action.resultSchema);
-    result = checker.compile(action.resultSchema);
+    result = resultValidator(face, action.resultSchema);
   } catch (error) {
     out.push(invalidSchema(error as Error, source, at('result'), 'result'));
   }

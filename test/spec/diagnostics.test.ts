@@ -91,6 +91,31 @@ describe('face diagnostics', () => {
       'spec/demo.yaml:5:3 unused-event',
       'spec/demo.yaml:12:13 unknown-event',
     ]],
+    ['the same result schema rejected in two actions, reported at both', `${FACE.replace('      properties:\n        message: { type: string }\n    examples', '      minProps: 1\n      properties:\n        message: { type: string }\n    examples')}  again:
+    summary: Echo again.
+    scope: demo:read
+    payload: { type: object }
+    result:
+      type: object
+      minProps: 1
+      properties:
+        message: { type: string }
+    examples:
+      - payload: {}
+        result: { message: 3 }
+`, ['spec/demo.yaml:21:7 invalid-json-schema', 'spec/demo.yaml:33:7 invalid-json-schema']],
+    ['one result schema in two actions, each example checked against it', `${FACE}  again:
+    summary: Echo again.
+    scope: demo:read
+    payload: { type: object }
+    result:
+      type: object
+      properties:
+        message: { type: string }
+    examples:
+      - payload: {}
+        result: { message: 3 }
+`, ['spec/demo.yaml:36:17 example-mismatch']],
     ['event data schema rejected by ajv strict', FACE.replace('data: { type: object,', 'data: { type: object, minProps: 1,'), ['spec/demo.yaml:7:27 invalid-json-schema']],
     ['event data with an unknown reference', FACE.replace('data: { type: object,', 'data: { $ref: "#/schemas/Gone", type: object,'), ['spec/demo.yaml:7:19 unknown-ref']],
     ['unknown version in since', FACE.replace('since: 2026-01-01', 'since: 2026-02-30'), ['spec/demo.yaml:3:8 unknown-version']],
