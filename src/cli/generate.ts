@@ -85,4 +85,9 @@ function watchAndRun(paths: GeneratorPaths): void {
   const dirs = [paths.facesDir, ...handlers, ...readdirSync(templates, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(templates, e.name))];
   for (const dir of dirs) watch(dir, schedule);
   console.log(`Watching ${paths.facesDir} and ${templates} ...`);
+  // The first edit prints a chunk: the compiler is loaded now, while nothing is being edited.
+  setImmediate(() => {
+    // A load that fails here fails again where it is used, and is reported there.
+    import('../spec/ts-morph-on-demand.js').then(({ tsMorph }) => tsMorph()).catch(() => undefined);
+  });
 }

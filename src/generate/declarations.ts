@@ -2,7 +2,9 @@
  * Turns named JSON Schemas into ts-morph statement structures (an interface for a plain object schema,
  * a type alias otherwise), and prints a list of structures as one source file in a single batch.
  */
-import { printStructure, StructureKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
+import { tsMorph } from '../spec/ts-morph-on-demand.js';
+import { StructureKind } from './structure-kinds.js';
 import { memo } from '../memo/memo.js';
 import { isObject } from '../spec/json-schema.js';
 import type { JsonSchema } from '../spec/model.js';
@@ -30,8 +32,9 @@ export function printChunks(path: string, groups: StatementStructures[][]): stri
 
 /**
  * Prints structures as TypeScript text, straight from ts-morph's structure printers: no source file is
- * created (and parsed) for it, and prettier sets the layout afterwards either way.
+ * created (and parsed) for it, and prettier sets the layout afterwards either way. ts-morph is loaded on the
+ * first chunk the memo does not hold.
  */
 export function printStatements(statements: StatementStructures[]): string {
-  return printStructure({ kind: StructureKind.SourceFile, statements });
+  return tsMorph().printStructure({ kind: StructureKind.SourceFile, statements });
 }

@@ -6,7 +6,8 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { StructureKind, VariableDeclarationKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
+import { StructureKind, VariableDeclarationKind } from './structure-kinds.js';
 import { fromRoot } from '../package-root.js';
 import { materialize, payloadIn } from '../spec/json-schema.js';
 import type { Action, Catalog, Face, JsonSchema, Platform } from '../spec/model.js';

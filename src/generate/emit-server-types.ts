@@ -4,7 +4,8 @@
  * handler interface per face, whose context allows exactly the events each action declares. A face without a
  * handler module, or a handler without an action's method, fails to type-check.
  */
-import { StructureKind, type StatementStructures } from 'ts-morph';
+import type { StatementStructures } from 'ts-morph';
+import { StructureKind } from './structure-kinds.js';
 import type { Catalog, Face } from '../spec/model.js';
 import { declaration, printChunks } from './declarations.js';
 import type { TypeOptions } from './schema-to-type.js';

@@ -9,8 +9,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-// ts-morph's own copy of the compiler, already loaded by the emitters: a second copy would cost ~200 ms.
-import { ts } from 'ts-morph';
+import type { ts } from 'ts-morph';
+import { memo } from '../memo/memo.js';
+import { tsMorph } from './ts-morph-on-demand.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import type { Face } from './model.js';
 import { shownPath } from './shown-path.js';
@@ -29,10 +30,12 @@ export function lintHandlers(face: Face, source: SourceFile, handlersDir: string
   if (face.builtin || (!existsSync(handlersDir) && !pending?.has(file))) return [];
   const text = pending?.get(file) ?? (existsSync(file) ? readFileSync(file, 'utf8') : undefined);
   if (text === undefined) return [diagnostic('handler-module-missing', source.at(['face']), { face: face.name, file: shownPath(file), type: face.typeName })];
-  const uses = handlerUses(file, text, face.name);
+  // Memoized by the module's text: a run whose handlers did not change loads no compiler.
+  const shown = shownPath(file);
+  const uses = memo('handler-uses', { shown, text, face: face.name }, () => handlerUses(shown, text, face.name));
   const out: Diagnostic[] = [];
   for (const action of face.actions) {
-    const use = uses.get(action.name);
+    const use = Object.hasOwn(uses, action.name) ? uses[action.name] : undefined;
     const at = source.at(['actions', action.name], true);
     if (use?.providers && action.atomic) out.push(diagnostic('atomic-flag-missing', at, { action: action.id, where: use.providers }));
     if (use?.stream && !action.stream) out.push(diagnostic('stream-flag-missing', at, { action: action.id, where: use.stream }));
@@ -40,12 +43,15 @@ export function lintHandlers(face: Face, source: SourceFile, handlersDir: string
   return out;
 }
 
-/** For each handler method of `export const <face> = { ... }`, where it first uses providers and the stream. */
-function handlerUses(file: string, text: string, faceName: string): Map<string, Use> {
-  const tree = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
-  const shown = shownPath(file);
+/**
+ * For each handler method of `export const <face> = { ... }`, where it first uses providers and the stream.
+ * ts-morph's own copy of the compiler, which the emitters print with too.
+ */
+function handlerUses(shown: string, text: string, faceName: string): Record<string, Use> {
+  const { ts } = tsMorph();
+  const tree = ts.createSourceFile(shown, text, ts.ScriptTarget.ES2022, true);
   const where = (node: ts.Node) => `${shown}:${tree.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
-  const uses = new Map<string, Use>();
+  const uses: Record<string, Use> = {};
   const handlers = handlerObject(tree, faceName);
   for (const member of handlers?.properties ?? []) {
     const name = member.name && ts.isIdentifier(member.name) ? member.name.text : undefined;
@@ -60,12 +66,13 @@ function handlerUses(file: string, text: string, faceName: string): Map<string, 
       ts.forEachChild(node, visit);
     };
     visit(member);
-    uses.set(name, use);
+    uses[name] = use;
   }
   return uses;
 }
 
 function handlerObject(tree: ts.SourceFile, faceName: string): ts.ObjectLiteralExpression | undefined {
+  const { ts } = tsMorph();
   for (const statement of tree.statements) {
     if (!ts.isVariableStatement(statement)) continue;
     for (const declaration of statement.declarationList.declarations) {

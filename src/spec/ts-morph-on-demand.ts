@@ -1,0 +1,13 @@
+/**
+ * ts-morph, and with it the TypeScript compiler (about 0.2 s to load), loaded on first use: a generate whose
+ * printed chunks and handler checks all come from the memo never needs it. A watch loads it while it waits
+ * for the first edit.
+ */
+import { createRequire } from 'node:module';
+
+let loaded: typeof import('ts-morph') | undefined;
+
+export function tsMorph(): typeof import('ts-morph') {
+  loaded ??= createRequire(import.meta.url)('ts-morph') as typeof import('ts-morph');
+  return loaded;
+}
