@@ -21,6 +21,8 @@ export function registerGenerate(program: Command): void {
     .option('--format <format>', 'text, or json: one JSON document on stdout, for tools (not with --watch)', parseFormat, 'text')
     .action(async (options: { faces: string; handlers: string; out: string; watch?: boolean; format: Format }) => {
       const paths = generatorPaths(options);
+      // A watch's first edit prints a chunk: the compiler it takes is loaded before watching starts, not then.
+      if (options.watch) (await import('../spec/ts-morph-on-demand.js')).tsMorph();
       const ok = await runOnce(paths, Boolean(options.watch), reporter(options.watch ? 'text' : options.format));
       if (!options.watch) {
         process.exitCode = ok ? 0 : 1;
@@ -85,9 +87,4 @@ function watchAndRun(paths: GeneratorPaths): void {
   const dirs = [paths.facesDir, ...handlers, ...readdirSync(templates, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(templates, e.name))];
   for (const dir of dirs) watch(dir, schedule);
   console.log(`Watching ${paths.facesDir} and ${templates} ...`);
-  // The first edit prints a chunk: the compiler is loaded now, while nothing is being edited.
-  setImmediate(() => {
-    // A load that fails here fails again where it is used, and is reported there.
-    import('../spec/ts-morph-on-demand.js').then(({ tsMorph }) => tsMorph()).catch(() => undefined);
-  });
 }
