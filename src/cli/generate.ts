@@ -22,7 +22,13 @@ export function registerGenerate(program: Command): void {
     .action(async (options: { faces: string; handlers: string; out: string; watch?: boolean; format: Format }) => {
       const paths = generatorPaths(options);
       // A watch's first edit prints a chunk: the compiler it takes is loaded before watching starts, not then.
-      if (options.watch) (await import('../spec/ts-morph-on-demand.js')).tsMorph();
+      if (options.watch) {
+        try {
+          (await import('../spec/ts-morph-on-demand.js')).tsMorph();
+        } catch {
+          // Reported where it is used, if it is needed at all.
+        }
+      }
       const ok = await runOnce(paths, Boolean(options.watch), reporter(options.watch ? 'text' : options.format));
       if (!options.watch) {
         process.exitCode = ok ? 0 : 1;

@@ -23,8 +23,13 @@ export function versionChanges(catalog: Catalog, date: string, previous: string 
   return { breaking: changes.filter((c) => c.breaking), additive: changes.filter((c) => !c.breaking) };
 }
 
+/**
+ * The face's changes. Its views leave out the platform's tiers, which are not versioned (both sides would hold
+ * the same), so that a view depends on the face alone.
+ */
 function faceChanges(catalog: Catalog, face: Face, date: string, previous: string | undefined) {
-  return classifyViews(previous === undefined ? emptyView(catalog) : faceView(catalog, face, previous), faceView(catalog, face, date));
+  const alone: Catalog = { platform: { ...catalog.platform, tiers: [] }, faces: [face] };
+  return classifyViews(previous === undefined ? emptyView(alone) : faceView(alone, face, previous), faceView(alone, face, date));
 }
 
 /**
@@ -33,10 +38,10 @@ function faceChanges(catalog: Catalog, face: Face, date: string, previous: strin
  */
 const views = new WeakMap<Face, Map<string, CatalogView>>();
 
-function faceView(catalog: Catalog, face: Face, date: string): CatalogView {
+function faceView(alone: Catalog, face: Face, date: string): CatalogView {
   let byDate = views.get(face);
   if (!byDate) views.set(face, (byDate = new Map()));
   let view = byDate.get(date);
-  if (!view) byDate.set(date, (view = catalogView({ platform: catalog.platform, faces: [face] }, date)));
+  if (!view) byDate.set(date, (view = catalogView(alone, date)));
   return view;
 }

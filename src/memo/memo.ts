@@ -115,12 +115,13 @@ function entryHash(open: OpenCache, kind: string, key: unknown): string {
 }
 
 /**
- * The key's text. An object met again (a face is part of several keys in one run) is spelled once: the
+ * The key's text: JSON, with the numbers JSON cannot spell tagged (see entryHash); lint keys its shared
+ * compilations by it too. An object met again (a face is part of several keys in one run) is spelled once: the
  * catalogue's models are never changed after they are built, so its text cannot go stale.
  */
 const spelled = new WeakMap<object, string>();
 
-function keyText(value: unknown): string {
+export function keyText(value: unknown): string {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : `"\u0000number:${value}"`;
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   const known = spelled.get(value);

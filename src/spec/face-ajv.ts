@@ -15,6 +15,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
+import { keyText } from '../memo/memo.js';
 import type { Face, JsonSchema } from './model.js';
 
 const OPTIONS = { strict: true, allErrors: true, useDefaults: true, logger: false, code: { source: true, esm: true, lines: true } } as const;
@@ -29,8 +30,8 @@ const validators = new WeakMap<Face, FaceValidators>();
 const checkers = new WeakMap<Face, { ajv: Ajv2020; compiled: Map<string, ValidateFunction | Error> }>();
 let metaAjv: Ajv2020 | undefined;
 
-function newAjv(code: typeof OPTIONS.code | { optimize: false } = OPTIONS.code): Ajv2020 {
-  const ajv = new Ajv2020({ ...OPTIONS, code, validateSchema: false });
+function newAjv(code: typeof OPTIONS.code | { optimize: false } = OPTIONS.code, extra: { addUsedSchema?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({ ...OPTIONS, ...extra, code, validateSchema: false });
   addFormats.default(ajv);
   return ajv;
 }
@@ -65,10 +66,12 @@ export function faceValidators(face: Face): FaceValidators {
 export function resultValidator(face: Face, schema: JsonSchema): ValidateFunction {
   let checker = checkers.get(face);
   if (!checker) {
-    checker = { ajv: newAjv({ optimize: false }), compiled: new Map() };
+    // Nothing registered by `$id`: two actions may answer the same schema, and each compiles on its own terms.
+    checker = { ajv: newAjv({ optimize: false }, { addUsedSchema: false }), compiled: new Map() };
     checkers.set(face, checker);
   }
-  const text = JSON.stringify(schema);
+  // As the memo spells keys: `.inf` and `.nan` (which YAML can write) are not `null`.
+  const text = keyText(schema);
   let compiled = checker.compiled.get(text);
   if (!compiled) {
     try {

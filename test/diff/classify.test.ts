@@ -437,4 +437,12 @@ describe('dispatch diff classifier', () => {
     expect(changes.breaking.map((c) => [c.class, c.action, c.field])).toEqual([['payload-field-removed', 'ai.generate', 'temperature']]);
     expect(changes.additive.map((c) => [c.class, c.action, c.field])).toContainEqual(['payload-field-added', 'ai.generate', 'sampling']);
   });
+
+  it("gives a face's changelog whatever the tiers of the catalogue it is asked in (they are not versioned)", () => {
+    const { catalog } = buildCatalog(new URL('../../faces', import.meta.url).pathname);
+    const first = versionChanges(catalog!, '2026-01-01', undefined);
+    const fewerTiers = { ...catalog!, platform: { ...catalog!.platform, tiers: catalog!.platform.tiers.slice(1) } };
+    expect(versionChanges(fewerTiers, '2026-01-01', undefined)).toEqual(first);
+    expect(first.additive.some((c) => c.class === 'tier-added')).toBe(false);
+  });
 });

@@ -116,6 +116,23 @@ describe('face diagnostics', () => {
       - payload: {}
         result: { message: 3 }
 `, ['spec/demo.yaml:36:17 example-mismatch']],
+    ['results that JSON would spell alike (.inf and null), each checked against its own', `${FACE}  infinite:
+    summary: Answer infinity.
+    scope: demo:read
+    payload: { type: object }
+    result: { const: .inf }
+    examples:
+      - payload: {}
+        result: .inf
+  nothing:
+    summary: Answer null.
+    scope: demo:read
+    payload: { type: object }
+    result: { const: null }
+    examples:
+      - payload: {}
+        result: null
+`, []],
     ['event data schema rejected by ajv strict', FACE.replace('data: { type: object,', 'data: { type: object, minProps: 1,'), ['spec/demo.yaml:7:27 invalid-json-schema']],
     ['event data with an unknown reference', FACE.replace('data: { type: object,', 'data: { $ref: "#/schemas/Gone", type: object,'), ['spec/demo.yaml:7:19 unknown-ref']],
     ['unknown version in since', FACE.replace('since: 2026-01-01', 'since: 2026-02-30'), ['spec/demo.yaml:3:8 unknown-version']],
