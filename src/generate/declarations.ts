@@ -26,8 +26,8 @@ export function declaration(name: string, schema: JsonSchema, options: TypeOptio
  * Prints each group of structures as its own run of TypeScript: the chunks of a large file (one per face)
  * that generate() formats and memoizes one by one, so a run reformats only the faces that changed.
  */
-export function printChunks(path: string, groups: StatementStructures[][]): string[] {
-  return groups.filter((group) => group.length > 0).map((group) => memo('print', { path, group }, () => printStatements(group)));
+export function printChunks(groups: StatementStructures[][]): string[] {
+  return groups.filter((group) => group.length > 0).map((group) => memo('print', group, () => printStatements(group)));
 }
 
 /**

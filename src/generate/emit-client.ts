@@ -76,8 +76,8 @@ export function emitClient(catalog: Catalog): Map<string, string | string[]> {
   files.set(CLIENT_PACKAGE_PATH, emitClientPackage(catalog.platform));
   files.set(CLIENT_README_PATH, emitClientReadme(catalog));
   const errorCodes = [...new Set([...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)].map((e) => e.code))].sort();
-  files.set(CLIENT_TYPES_PATH, printChunks(CLIENT_TYPES_PATH, typeStatements(faces, latest, batch, errorCodes)));
-  files.set(CLIENT_INDEX_PATH, printChunks(CLIENT_INDEX_PATH, indexStatements(faces, catalog.platform, batch)));
+  files.set(CLIENT_TYPES_PATH, printChunks(typeStatements(faces, latest, batch, errorCodes)));
+  files.set(CLIENT_INDEX_PATH, printChunks(indexStatements(faces, catalog.platform, batch)));
   return files;
 }
 

@@ -37,7 +37,7 @@ export function emitServerTypes(catalog: Catalog): string[] {
     docs: ['Every face and its handlers; `src/faces/<face>.ts` exports each entry. Built-in faces (batch) have none.'],
     properties: catalog.faces.filter((f) => !f.builtin).map((f) => ({ name: f.name, type: `${f.typeName}Handlers` })),
   });
-  return printChunks(SERVER_TYPES_PATH, [head, ...catalog.faces.map(faceStatements), tail]);
+  return printChunks([head, ...catalog.faces.map(faceStatements), tail]);
 }
 
 function faceStatements(face: Face): StatementStructures[] {

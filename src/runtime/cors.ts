@@ -15,8 +15,7 @@ import { SIGNED_PATH } from '../storage/signed-urls.js';
 const PREFLIGHT_MAX_AGE = '600';
 
 interface CrossOriginRoutes {
-  paths: RegExp;
-  /** The routes of the preflight, as Fastify writes them. */
+  /** The routes, as Fastify writes them: their answers carry the allow headers, and each gets a preflight. */
   routes: string[];
   methods: string;
   /** What a page may send. */
@@ -27,7 +26,6 @@ interface CrossOriginRoutes {
 
 const API: CrossOriginRoutes = {
   // `/do`, `/{version}/do` (any version text, as its route takes) and `/do/{face}.{action}`.
-  paths: /^\/(?:[^/]+\/)?do(?:\/[^/]*)?$/,
   routes: ['/do', '/:version/do', '/do/:call'],
   methods: 'POST',
   // The headers of API.md §2; those of §3 and §7–§9.
@@ -36,7 +34,6 @@ const API: CrossOriginRoutes = {
 };
 
 const SIGNED_URLS: CrossOriginRoutes = {
-  paths: new RegExp(`^${SIGNED_PATH}$`),
   routes: [SIGNED_PATH],
   methods: 'GET, PUT',
   allowHeaders: 'Content-Type, If-None-Match',
@@ -62,7 +59,9 @@ export function registerCors(app: FastifyInstance, origins: '*' | readonly strin
       if (typeof origin === 'string') reply.raw.setHeader('Access-Control-Allow-Origin', '*');
       return;
     }
-    const routes = served.find((r) => r.paths.test(path));
+    // Known by the route it matched, so that the paths are written once, as the routes are.
+    const route = request.routeOptions.url;
+    const routes = route === undefined ? undefined : served.find((r) => r.routes.includes(route));
     if (!routes) return;
     // The answer depends on the Origin header whenever the origins are a list, allowed or not, and even
     // without one: a cache must not hand a copy stored for no origin to a page.
