@@ -10,6 +10,7 @@ import Fastify from 'fastify';
 const reply = JSON.stringify({ data: { text: 'ok' }, meta: { timing: 0, requestId: 'req_0', version: '0.0.0' } });
 const app = Fastify({ logger: false });
 app.post('/do', async (_request, response) => response.type('application/json; charset=utf-8').send(reply));
-await app.listen({ port: 0, host: '127.0.0.1' });
+// BENCH_PORT when the scale section times its first 200; any free port otherwise.
+await app.listen({ port: Number(process.env.BENCH_PORT ?? 0), host: '127.0.0.1' });
 process.send?.({ port: (app.server.address() as AddressInfo).port });
 process.on('SIGTERM', () => process.exit(0));

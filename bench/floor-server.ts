@@ -14,7 +14,8 @@ const server = createServer((req, res) => {
     res.end(reply);
   });
 });
-server.listen(0, '127.0.0.1', () => {
+// BENCH_PORT when the scale section times its first 200; any free port otherwise.
+server.listen(Number(process.env.BENCH_PORT ?? 0), '127.0.0.1', () => {
   const address = server.address();
   process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
 });

@@ -1,11 +1,14 @@
 /**
  * The scale section: a server over the large catalogue (test/fixtures/large: 42 faces, 276 actions), as
  * generated, its tables compiled to JavaScript, every handler answering its action's example.
- * - first 200: from spawning the server process to the first 200 of `POST /do`, polled every few ms, the
- *   median of several starts; the same for a catalogue of the called action's face alone, the baseline;
+ * - first 200: from spawning a server process to the first 200 of `POST /do`, polled every few ms, the
+ *   median of several starts taken in turns: the node:http floor and bare Fastify (what any server on this
+ *   machine pays before it does anything of its own), the catalogue of the called action's face alone, and
+ *   the large catalogue;
  * - throughput: `search.list` on both servers, side by side in alternating rounds (req/s, p99, server CPU per
  *   request), and the ratio of the large catalogue's to the one-face catalogue's.
- * Targets: first 200 within 250 ms of process start; throughput within 5% of the small catalogue's.
+ * Targets: first 200 within 250 ms of process start (on a machine where bare Fastify's takes about 150 ms; the
+ * row also gives it as bare Fastify's plus the server's own); throughput within 5% of the small catalogue's.
  */
 import { fork } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -26,7 +29,7 @@ import { mediansOf, runRounds, warnings, type Row } from './rounds.js';
 const LARGE = fromRoot('test', 'fixtures', 'large', 'faces');
 const FACE = 'search';
 const CALL = { face: FACE, action: 'list', payload: { limit: 10 } };
-const STARTS = 5;
+const STARTS = 9;
 const SERVER = fromRoot('dist', 'bench', 'catalogue-server.js');
 
 interface Prepared {
@@ -40,12 +43,22 @@ export async function scale(): Promise<void> {
   console.log(`\nScale (the large catalogue against ${FACE}.yaml alone; each server its own process)`);
   const small = await prepare([`${FACE}.yaml`]);
   const large = await prepare();
-  for (const [label, prepared] of [['one face', small], ['42 faces', large]] as const) {
-    const times = [];
-    for (let i = 0; i < STARTS; i++) times.push(await firstOk(prepared));
+  const starts = [
+    { label: 'node:http floor', script: 'floor-server.js' },
+    { label: 'bare Fastify', script: 'fastify-server.js' },
+    { label: `one face (${small.actions} actions)`, script: 'catalogue-server.js', prepared: small },
+    { label: `42 faces (${large.actions} actions)`, script: 'catalogue-server.js', prepared: large },
+  ].map((server) => ({ ...server, times: [] as number[] }));
+  // In turns, so that a slow spell of the machine falls on every server alike.
+  for (let i = 0; i < STARTS; i++) for (const server of starts) server.times.push(await firstOk(server.script, server.prepared));
+  const medians = starts.map(({ label, times }) => {
     times.sort((a, b) => a - b);
-    console.log(`first 200, ${label} (${prepared.actions} actions): median ${Math.round(times[STARTS >> 1]!)} ms, best ${Math.round(times[0]!)} ms, worst ${Math.round(times.at(-1)!)} ms`);
-  }
+    const median = times[STARTS >> 1]!;
+    console.log(`first 200, ${label}: median ${Math.round(median)} ms, best ${Math.round(times[0]!)} ms, worst ${Math.round(times.at(-1)!)} ms`);
+    return median;
+  });
+  const [, fastify, one, all] = medians as [number, number, number, number];
+  console.log(`first 200, 42 faces: bare Fastify's + ${Math.round(all - fastify)} ms (one face: + ${Math.round(one - fastify)} ms); 42 faces ÷ one face ${(all / one).toFixed(2)}`);
   const servers = [await start(small), await start(large)];
   try {
     const rows: Row[] = servers.map((server, i) => ({ name: i === 0 ? 'one face' : '42 faces', server, options: doTarget(server, [CALL]) }));
@@ -93,19 +106,23 @@ export async function prepare(faces?: string[]): Promise<Prepared> {
   return { dir, dataDir, keys, actions: catalog.faces.reduce((n, f) => n + f.actions.length, 0) };
 }
 
-const env = (prepared: Prepared, port: number) => ({ ...process.env, CATALOGUE_DIR: prepared.dir, DATA_DIR: prepared.dataDir, PORT: String(port) });
+const serverEnv = (prepared: Prepared, port: number) => ({ ...process.env, CATALOGUE_DIR: prepared.dir, DATA_DIR: prepared.dataDir, PORT: String(port) });
 
-/** Milliseconds from spawning the server to its first 200 for the call. */
-async function firstOk(prepared: Prepared): Promise<number> {
+/**
+ * Milliseconds from spawning `script` (compiled, under dist/bench) to its first 200 for the call: over
+ * `prepared`'s catalogue, or a baseline server that answers any POST /do.
+ */
+async function firstOk(script: string, prepared?: Prepared): Promise<number> {
   const port = await freePort();
   const body = JSON.stringify(CALL);
+  const env = prepared ? serverEnv(prepared, port) : { ...process.env, BENCH_PORT: String(port) };
   const started = performance.now();
   // Without the bench's own loader flags: the server runs as `npm start` runs it.
-  const child = fork(SERVER, { env: env(prepared, port), execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(fromRoot('dist', 'bench', script), { env, execArgv: [], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`catalogue-server exited with ${child.exitCode}`);
-      const status = await post(port, body, prepared.keys[0]!).catch(() => 0);
+      if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+      const status = await post(port, body, prepared?.keys[0] ?? 'none').catch(() => 0);
       if (status === 200) return performance.now() - started;
       if (status !== 0) throw new Error(`The first call answered ${status}.`);
       await new Promise((resolve) => setTimeout(resolve, 2));
@@ -129,7 +146,7 @@ function post(port: number, body: string, key: string): Promise<number> {
 
 async function start(prepared: Prepared): Promise<Started> {
   const port = await freePort();
-  const child = fork(SERVER, { env: env(prepared, port), execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(SERVER, { env: serverEnv(prepared, port), execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise((resolve, reject) => {
     child.once('message', resolve);

@@ -1,47 +1,44 @@
 /**
- * Prometheus metrics (`GET /metrics`): calls by face, action and status, their latency, and the calls let
- * through without a rate-limit check because Redis could not be reached. One registry per server, so
- * several servers in one process (as in tests) do not mix their counts.
+ * The server's metrics, loaded on first use: the registry (prometheus.ts) is built at the first observed call
+ * or the first scrape of `GET /metrics`, not at start, because prom-client and its process collectors would
+ * otherwise add ~20 ms to every start, all of it before the first call could be answered. Calls observed
+ * while it loads wait in order and are counted once it has.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { log } from './log.js';
+import type { CallMetrics } from './prometheus.js';
+
+type Observation = Parameters<CallMetrics['observeCall']>;
 
 export interface Metrics {
-  registry: Registry;
-  observeCall(face: string, action: string, status: number, seconds: number): void;
+  observeCall(...observation: Observation): void;
+  /** The Prometheus exposition of everything observed so far. */
+  scrape(): Promise<{ contentType: string; text: string }>;
 }
 
 export function createMetrics(options: { rateLimitUnavailable: () => number }): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
-  const calls = new Counter({ name: 'dispatch_calls_total', help: 'Calls of POST /do by face, action and status.', labelNames: ['face', 'action', 'status'], registers: [registry] });
-  const latency = new Histogram({
-    name: 'dispatch_call_duration_seconds',
-    help: 'Server time of POST /do calls.',
-    labelNames: ['face', 'action'],
-    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
-    registers: [registry],
-  });
-  new Counter({
-    name: 'dispatch_rate_limit_unavailable_total',
-    help: 'Calls let through unchecked because the rate-limit store (Redis) was unreachable.',
-    registers: [registry],
-    collect() {
-      this.reset();
-      this.inc(options.rateLimitUnavailable());
-    },
-  });
-  // prom-client hashes the label set on every update; each series is looked up once and kept instead.
-  const series = new Map<string, { latency: Histogram.Internal<'face' | 'action'>; calls: Map<number, Counter.Internal> }>();
+  let loaded: CallMetrics | undefined;
+  let loading: Promise<CallMetrics> | undefined;
+  const waiting: Observation[] = [];
+  const load = () =>
+    (loading ??= import('./prometheus.js').then(({ callMetrics }) => {
+      loaded = callMetrics(options);
+      for (const observation of waiting.splice(0)) loaded.observeCall(...observation);
+      return loaded;
+    }));
   return {
-    registry,
-    observeCall(face, action, status, seconds) {
-      const name = `${face}.${action}`;
-      let one = series.get(name);
-      if (!one) series.set(name, (one = { latency: latency.labels(face, action), calls: new Map() }));
-      let counter = one.calls.get(status);
-      if (!counter) one.calls.set(status, (counter = calls.labels(face, action, String(status))));
-      counter.inc();
-      one.latency.observe(seconds);
+    observeCall(...observation) {
+      if (loaded) return loaded.observeCall(...observation);
+      waiting.push(observation);
+      if (waiting.length > 1) return;
+      load().catch((error: unknown) => {
+        // Tried again at the next call; a scrape meanwhile answers the error.
+        loading = undefined;
+        log.error({ err: error, uncounted: waiting.splice(0).length }, 'metrics did not load; the calls observed meanwhile are not counted');
+      });
+    },
+    async scrape() {
+      const { registry } = await load();
+      return { contentType: registry.contentType, text: await registry.metrics() };
     },
   };
 }
