@@ -34,7 +34,7 @@ export function registerGenerate(program: Command): void {
         process.exitCode = ok ? 0 : 1;
         return;
       }
-      watchAndRun(paths);
+      await watchAndRun(paths, ok);
     });
 }
 
@@ -66,25 +66,49 @@ async function runOnce(paths: GeneratorPaths, watching: boolean, report: Reporte
   const when = watching ? `[${new Date().toISOString().slice(11, 19)}] ` : '';
   report.say(`${when}${written.written.length} written, ${written.deleted.length} deleted, ${written.unchanged} unchanged in ${ms} ms.`);
   report.finish(true, { written: written.written, deleted: written.deleted, unchanged: written.unchanged });
-  // After the report: the files are written by then, and the memo is for the next run.
-  memo.saveCache();
+  // After the report: the files are written by then, and the memo is for the next run. A watch keeps it in
+  // memory and saves it when the edits pause (watchAndRun): writing it after each run would hold up the next.
+  if (!watching) memo.saveCache();
   return true;
 }
 
-function watchAndRun(paths: GeneratorPaths): void {
+/** How long a watch waits after its last run, with no edit since, before it saves the memo for later runs. */
+const MEMO_SAVE_QUIET_MS = 1000;
+
+/** Watches after a first run, which may have failed (`firstOk`). */
+async function watchAndRun(paths: GeneratorPaths, firstOk: boolean): Promise<void> {
+  const memo = await import('../memo/memo.js');
   let timer: NodeJS.Timeout | undefined;
+  let saving: NodeJS.Timeout | undefined;
+  // A failed run saves nothing, so the run after the fix still finds the rest of the catalogue.
+  const saveWhenQuiet = (ok: boolean) => {
+    if (ok) saving = setTimeout(() => memo.saveCache(), MEMO_SAVE_QUIET_MS);
+    return ok;
+  };
+  saveWhenQuiet(firstOk);
   let running = Promise.resolve(true);
   const schedule = () => {
     clearTimeout(timer);
+    clearTimeout(saving);
     // Editors write a file in several steps; wait for them to settle.
     timer = setTimeout(() => {
-      // One failed run must not stop the ones after it.
-      running = running.then(() => runOnce(paths, true)).catch((error: unknown) => {
-        console.error(error);
-        return false;
-      });
+      running = running
+        .then(() => runOnce(paths, true))
+        // One failed run must not stop the ones after it.
+        .catch((error: unknown) => {
+          console.error(error);
+          return false;
+        })
+        .then(saveWhenQuiet);
     }, 50);
   };
+  // Stopped before its quiet save (Ctrl-C right after an edit), a watch still leaves its memo for the next run.
+  for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+    process.once(signal, () => {
+      memo.saveCache();
+      process.exit(code);
+    });
+  }
   // Each directory is watched itself (not recursively): editors save by replacing the file, and a
   // directory watch sees the replacement where a watch on the old file would go quiet.
   const templates = fromRoot('templates');

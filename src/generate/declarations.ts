@@ -27,7 +27,9 @@ export function declaration(name: string, schema: JsonSchema, options: TypeOptio
  * that generate() formats and memoizes one by one, so a run reformats only the faces that changed.
  */
 export function printChunks(groups: StatementStructures[][]): string[] {
-  return groups.filter((group) => group.length > 0).map((group) => memo('print', group, () => printStatements(group)));
+  // Keyed by native JSON: the structures hold only strings, booleans, kinds and arrays of them (no number JSON
+  // cannot spell), and a run keys every chunk of every face, which keyText would spell several times slower.
+  return groups.filter((group) => group.length > 0).map((group) => memo('print', JSON.stringify(group), () => printStatements(group)));
 }
 
 /**

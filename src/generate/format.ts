@@ -22,5 +22,5 @@ export async function format(path: string, text: string): Promise<string> {
 export function formatCached(path: string, text: string): Promise<string> {
   const parser = PARSERS.find(([suffix]) => path.endsWith(suffix))?.[1];
   if (!parser) return format(path, text);
-  return memoAsync('format', { parser, text }, () => format(path, text));
+  return memoAsync('format', `${parser}\0${text}`, () => format(path, text));
 }

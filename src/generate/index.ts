@@ -45,10 +45,21 @@ export async function generate(catalog: Catalog): Promise<Map<string, string>> {
   const manifest: Manifest = {
     generatedBy: NOTICE,
     files: [...paths, MANIFEST_PATH].sort(),
-    sha256: Object.fromEntries(paths.map((path) => [path, sha256(formatted.get(path)!)])),
+    sha256: Object.fromEntries(paths.map((path) => [path, textHash(path, formatted.get(path)!)])),
   };
   formatted.set(MANIFEST_PATH, `${JSON.stringify(manifest, null, 2)}\n`);
   return new Map([...formatted].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** The last text hashed at each path, with its hash: a watch run hashes only the files whose text changed. */
+const hashed = new Map<string, { text: string; hash: string }>();
+
+function textHash(path: string, text: string): string {
+  const known = hashed.get(path);
+  if (known?.text === text) return known.hash;
+  const hash = sha256(text);
+  hashed.set(path, { text, hash });
+  return hash;
 }
 
 async function formatEmitted(path: string, emitted: Emitted): Promise<string> {

@@ -61,7 +61,8 @@ export const memoStats = () => ({ hits: cache?.hits ?? 0, misses: cache?.misses 
  * still finds the rest of the catalogue.
  */
 export function saveCache(): void {
-  if (!cache) return;
+  // Nothing used since the last save: the file already holds what the last runs used.
+  if (!cache || cache.used.size === 0) return;
   writeCacheFile(cache.dir, FILE, JSON.stringify(Object.fromEntries(cache.used)));
   cache.stored = cache.used;
   cache.used = new Map();
@@ -110,8 +111,30 @@ function remember<T>(open: OpenCache, hash: string, value: unknown): T {
  * differ only there never share an entry.
  */
 function entryHash(open: OpenCache, kind: string, key: unknown): string {
-  const text = typeof key === 'string' ? key : keyText(key);
+  const text = typeof key === 'string' ? key : isRecord(key) ? membersText(key) : keyText(key);
   return sha256(`${open.fingerprint}\0${kind}\0${text}`);
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A key object's text with each member that is itself an object spelled by its digest: a face is part of
+ * many keys in a run (its changelog at every version, its page, its lint), and is hashed once for them all.
+ */
+function membersText(key: Record<string, unknown>): string {
+  const members = Object.entries(key)
+    .filter(([, item]) => item !== undefined && typeof item !== 'function')
+    .map(([name, item]) => `${JSON.stringify(name)}:${item !== null && typeof item === 'object' ? `"\u0000digest:${digest(item)}"` : keyText(item)}`);
+  return `{${members.join(',')}}`;
+}
+
+const digests = new WeakMap<object, string>();
+
+/** The hash of an object's key text, kept for the object (which, as keyText says, never changes). */
+function digest(value: object): string {
+  let found = digests.get(value);
+  if (found === undefined) digests.set(value, (found = sha256(keyText(value))));
+  return found;
 }
 
 /**

@@ -3,7 +3,7 @@
  * the diagnostics it prints, and `keys create --json` on a fresh store.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -123,6 +123,39 @@ describe('dispatch', () => {
       save('summary: Generate text from a prompt.', 'summary: Generate text, quickly.');
       for (let i = 0; i < 1200 && !readFileSync(join(dir, 'generated/docs/faces/ai.md'), 'utf8').includes('quickly'); i++) await new Promise((r) => setTimeout(r, 50));
       expect(readFileSync(join(dir, 'generated/docs/faces/ai.md'), 'utf8')).toContain('Generate text, quickly.');
+    } finally {
+      child.kill();
+    }
+  }, 150_000);
+
+  it('generate --watch saves its memo once edits pause, and when stopped right after an edit', async () => {
+    const dir = workspace();
+    const face = join(dir, 'faces/ai.yaml');
+    const cache = mkdtempSync(join(tmpdir(), 'dispatch-watch-cache-'));
+    const memoFile = join(cache, 'memo.json');
+    const child = spawn(process.execPath, [DISPATCH, 'generate', '--watch', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], {
+      cwd: dir,
+      env: { ...process.env, DISPATCH_CACHE_DIR: cache },
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 1200 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
+      expect(done()).toBe(true);
+    };
+    const runs = () => output.split('\n').filter((line) => / written, \d+ deleted/.test(line)).length;
+    try {
+      await until(() => output.includes('Watching'));
+      // The first run's memo is saved a second after it, with no edit since.
+      await until(() => existsSync(memoFile));
+      writeFileSync(`${face}.tmp`, readFileSync(face, 'utf8').replace('summary: Generate text from a prompt.', 'summary: Generate text, at once.'));
+      renameSync(`${face}.tmp`, face);
+      await until(() => runs() === 2);
+      // Stopped (most likely before its quiet save), the watch saves the edit's work on the way out.
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(readFileSync(memoFile, 'utf8')).toContain('Generate text, at once.');
     } finally {
       child.kill();
     }

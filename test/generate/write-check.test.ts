@@ -35,6 +35,25 @@ describe('writeGenerated', () => {
   });
 });
 
+describe('writeGenerated in a long-running process (a watch)', () => {
+  it('rewrites a file edited by hand since it wrote it, and writes a changed file without reading it', () => {
+    const out = mkdtempSync(join(tmpdir(), 'write-again-'));
+    writeGenerated(out, files({ 'a.ts': 'a', 'b.ts': 'b' }));
+    // Same length, other text: only the file's time tells the edit apart.
+    writeFileSync(join(out, 'a.ts'), 'x');
+    const again = writeGenerated(out, files({ 'a.ts': 'a', 'b.ts': 'b' }));
+    expect(again).toEqual({ written: ['a.ts'], deleted: [], unchanged: 2 });
+    expect(readFileSync(join(out, 'a.ts'), 'utf8')).toBe('a');
+    // A file that had been edited back to the text this run writes is left as it is.
+    writeFileSync(join(out, 'b.ts'), 'c');
+    writeFileSync(join(out, 'b.ts'), 'b');
+    expect(writeGenerated(out, files({ 'a.ts': 'a', 'b.ts': 'b' }))).toEqual({ written: [], deleted: [], unchanged: 3 });
+    const changed = writeGenerated(out, files({ 'a.ts': 'a', 'b.ts': 'bb' }));
+    expect(changed.written).toEqual(['b.ts']);
+    expect(readFileSync(join(out, 'b.ts'), 'utf8')).toBe('bb');
+  });
+});
+
 describe('checkGenerated', () => {
   it('reports stale, missing and extra files', () => {
     const out = mkdtempSync(join(tmpdir(), 'check-'));
