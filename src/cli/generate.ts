@@ -78,14 +78,28 @@ const MEMO_SAVE_QUIET_MS = 1000;
 /** Watches after a first run, which may have failed (`firstOk`). */
 async function watchAndRun(paths: GeneratorPaths, firstOk: boolean): Promise<void> {
   const memo = await import('../memo/memo.js');
-  let timer: NodeJS.Timeout | undefined;
+  // Work to save: a run has succeeded since the last save. A failed run alone leaves only lint's work in the
+  // memo, which must not replace the rest of the catalogue's on disk.
+  let unsaved = false;
   let saving: NodeJS.Timeout | undefined;
-  // A failed run saves nothing, so the run after the fix still finds the rest of the catalogue.
-  const saveWhenQuiet = (ok: boolean) => {
-    if (ok) saving = setTimeout(() => memo.saveCache(), MEMO_SAVE_QUIET_MS);
+  const save = () => {
+    clearTimeout(saving);
+    if (!unsaved) return;
+    unsaved = false;
+    try {
+      memo.saveCache();
+    } catch (error) {
+      console.error(`The memo was not saved (the next run computes what it would have kept): ${(error as Error).message}`);
+    }
+  };
+  const afterRun = (ok: boolean) => {
+    unsaved ||= ok;
+    clearTimeout(saving);
+    if (unsaved) saving = setTimeout(save, MEMO_SAVE_QUIET_MS);
     return ok;
   };
-  saveWhenQuiet(firstOk);
+  afterRun(firstOk);
+  let timer: NodeJS.Timeout | undefined;
   let running = Promise.resolve(true);
   const schedule = () => {
     clearTimeout(timer);
@@ -93,19 +107,23 @@ async function watchAndRun(paths: GeneratorPaths, firstOk: boolean): Promise<voi
     // Editors write a file in several steps; wait for them to settle.
     timer = setTimeout(() => {
       running = running
-        .then(() => runOnce(paths, true))
+        .then(() => {
+          // A run queued behind another: no save may land in the middle of it.
+          clearTimeout(saving);
+          return runOnce(paths, true);
+        })
         // One failed run must not stop the ones after it.
         .catch((error: unknown) => {
           console.error(error);
           return false;
         })
-        .then(saveWhenQuiet);
+        .then(afterRun);
     }, 50);
   };
   // Stopped before its quiet save (Ctrl-C right after an edit), a watch still leaves its memo for the next run.
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
     process.once(signal, () => {
-      memo.saveCache();
+      save();
       process.exit(code);
     });
   }

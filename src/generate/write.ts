@@ -2,7 +2,7 @@
  * Writes generated files: only those whose text changed, and deletes the files an earlier run produced
  * (listed in its manifest) that this run no longer produces.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { MANIFEST_PATH } from './manifest.js';
 
@@ -13,17 +13,20 @@ export interface WriteReport {
 }
 
 /**
- * What this process last wrote or found at each file, and the file's size and modification time then: a
- * watch run does not read a file again whose text it would write unchanged, unless something touched it since.
+ * What this process last wrote or found at each file, with the file's identity, size and times then: a watch
+ * run does not read a file again whose text it would write unchanged, unless something touched it since.
  */
-const known = new Map<string, { text: string; size: number; mtimeMs: number; recordedAt: number }>();
+const known = new Map<string, { text: string; stamp: string; changedMs: number; recordedAt: number }>();
 
 /**
- * How close to its recording a file's modification time makes the record untrusted: file times are coarse
- * (a clock tick), so an edit made just after the record can leave the same time behind, as git's "racily
- * clean" entries.
+ * How close to its recording a file's last change makes the record untrusted. File times are coarse (a clock
+ * tick; a second or two on some filesystems), so an edit made just after the record can leave the same times
+ * behind; such a file is read again until its times are older than this, as git does with "racily clean"
+ * entries.
  */
-const RACY_MS = 50;
+const RACY_MS = 2000;
+
+const stampOf = (stats: Stats) => `${stats.ino}:${stats.size}:${stats.mtimeMs}:${stats.ctimeMs}`;
 
 export function writeGenerated(outDir: string, files: Map<string, string>): WriteReport {
   const report: WriteReport = { written: [], deleted: [], unchanged: 0 };
@@ -36,7 +39,7 @@ export function writeGenerated(outDir: string, files: Map<string, string>): Writ
     }
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
-    remember(target, text);
+    record(target, text);
     report.written.push(path);
   }
   for (const path of previous) {
@@ -53,20 +56,19 @@ function isOnDisk(target: string, text: string): boolean {
   const stats = statSync(target, { throwIfNoEntry: false });
   if (!stats) return false;
   const seen = known.get(target);
-  if (seen && seen.size === stats.size && seen.mtimeMs === stats.mtimeMs) {
+  if (seen?.stamp === stampOf(stats)) {
     // Untouched since this process wrote or read it: it holds what it held then. Writing again a file that
     // already holds the new text costs a write; calling a file current that does not, a wrong output.
     if (seen.text !== text) return false;
-    if (seen.mtimeMs < seen.recordedAt - RACY_MS) return true;
+    if (seen.changedMs < seen.recordedAt - RACY_MS) return true;
   }
   if (readFileSync(target, 'utf8') !== text) return false;
-  known.set(target, { text, size: stats.size, mtimeMs: stats.mtimeMs, recordedAt: Date.now() });
+  record(target, text, stats);
   return true;
 }
 
-function remember(target: string, text: string): void {
-  const { size, mtimeMs } = statSync(target);
-  known.set(target, { text, size, mtimeMs, recordedAt: Date.now() });
+function record(target: string, text: string, stats = statSync(target)): void {
+  known.set(target, { text, stamp: stampOf(stats), changedMs: Math.max(stats.mtimeMs, stats.ctimeMs), recordedAt: Date.now() });
 }
 
 function readManifest(outDir: string): string[] {

@@ -56,9 +56,9 @@ export function closeCache(): void {
 export const memoStats = () => ({ hits: cache?.hits ?? 0, misses: cache?.misses ?? 0 });
 
 /**
- * Writes the entries the runs since the last save used, and only those, so the file holds one catalogue's
- * worth of work however long a watch runs. A run that failed (a face with an error) saves nothing, so the run after the fix
- * still finds the rest of the catalogue.
+ * Writes the entries the runs since the last save used, and only those, so the file holds the work of the
+ * catalogue as those runs saw it, however long a watch runs (it saves once its edits pause). A run that failed
+ * (a face with an error) saves nothing, so the run after the fix still finds the rest of the catalogue.
  */
 export function saveCache(): void {
   // Nothing used since the last save: the file already holds what the last runs used.
@@ -107,8 +107,8 @@ function remember<T>(open: OpenCache, hash: string, value: unknown): T {
 }
 
 /**
- * JSON with the numbers JSON cannot spell (Infinity, NaN, which YAML can) tagged, so that two keys that
- * differ only there never share an entry.
+ * An entry's hash: of the generator's fingerprint, the kind, and the key's text. A string key is its own text
+ * (its caller spells it); an object key is spelled member by member (membersText), anything else by keyText.
  */
 function entryHash(open: OpenCache, kind: string, key: unknown): string {
   const text = typeof key === 'string' ? key : isRecord(key) ? membersText(key) : keyText(key);
@@ -138,7 +138,8 @@ function digest(value: object): string {
 }
 
 /**
- * The key's text: JSON, with the numbers JSON cannot spell tagged (see entryHash); lint keys its shared
+ * The key's text: JSON, with the numbers JSON cannot spell (Infinity, NaN, which YAML can) tagged, so that
+ * two keys that differ only there never share an entry; lint keys its shared
  * compilations by it too. An object met again (a face is part of several keys in one run) is spelled once: the
  * catalogue's models are never changed after they are built, so its text cannot go stale.
  */

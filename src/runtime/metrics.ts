@@ -20,19 +20,24 @@ export function createMetrics(options: { rateLimitUnavailable: () => number }): 
   let loading: Promise<CallMetrics> | undefined;
   const waiting: Observation[] = [];
   const load = () =>
-    (loading ??= import('./prometheus.js').then(({ callMetrics }) => {
-      loaded = callMetrics(options);
-      for (const observation of waiting.splice(0)) loaded.observeCall(...observation);
-      return loaded;
-    }));
+    (loading ??= import('./prometheus.js').then(
+      ({ callMetrics }) => {
+        loaded = callMetrics(options);
+        for (const observation of waiting.splice(0)) loaded.observeCall(...observation);
+        return loaded;
+      },
+      (error: unknown) => {
+        // Tried again at the next call or scrape.
+        loading = undefined;
+        throw error;
+      },
+    ));
   return {
     observeCall(...observation) {
       if (loaded) return loaded.observeCall(...observation);
       waiting.push(observation);
       if (waiting.length > 1) return;
       load().catch((error: unknown) => {
-        // Tried again at the next call; a scrape meanwhile answers the error.
-        loading = undefined;
         log.error({ err: error, uncounted: waiting.splice(0).length }, 'metrics did not load; the calls observed meanwhile are not counted');
       });
     },

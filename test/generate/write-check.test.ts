@@ -2,7 +2,7 @@
  * write writes only what changed and deletes what a previous run produced but this one does not; check
  * reports stale (with a diff), missing and extra files.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,6 +51,23 @@ describe('writeGenerated in a long-running process (a watch)', () => {
     const changed = writeGenerated(out, files({ 'a.ts': 'a', 'b.ts': 'bb' }));
     expect(changed.written).toEqual(['b.ts']);
     expect(readFileSync(join(out, 'b.ts'), 'utf8')).toBe('bb');
+  });
+
+  it('trusts a settled record only while the file keeps its inode, size and times', async () => {
+    const out = mkdtempSync(join(tmpdir(), 'write-settled-'));
+    const same = () => files({ 'a.ts': 'a', 'b.ts': 'b' });
+    writeGenerated(out, same());
+    // Past the racy margin, a run records the files as settled: the next trusts them without reading.
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    expect(writeGenerated(out, same()).unchanged).toBe(3);
+    // A same-size edit changes the file's times.
+    writeFileSync(join(out, 'a.ts'), 'x');
+    // One whose modification time is put back (touch -r) still changes its ctime.
+    const { atime, mtime } = statSync(join(out, 'b.ts'));
+    writeFileSync(join(out, 'b.ts'), 'y');
+    utimesSync(join(out, 'b.ts'), atime, mtime);
+    expect(writeGenerated(out, same()).written).toEqual(['a.ts', 'b.ts']);
+    expect([readFileSync(join(out, 'a.ts'), 'utf8'), readFileSync(join(out, 'b.ts'), 'utf8')]).toEqual(['a', 'b']);
   });
 });
 
