@@ -9,6 +9,7 @@
 import { materialize, payloadIn } from '../spec/json-schema.js';
 import type { Catalog, EventType, Face, FaceError, JsonSchema } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import { memo } from '../memo/memo.js';
 import { clientPackageOf } from './client-package.js';
 import { actionCost, priceAndEffects, actionOperation, CALL_PARAMETERS, componentRefs, EXAMPLE_META, streamEvents, successHeaders, type Served } from './openapi-actions.js';
 import {
@@ -48,18 +49,14 @@ const REASONS: Record<number, string> = {
 export function emitOpenApi(catalog: Catalog): string {
   const { platform } = catalog;
   const latest = platform.latest;
-  const served: Served[] = catalog.faces.flatMap((face) =>
-    face.actions.flatMap((action) => {
-      const payload = payloadIn(action, latest);
-      return payload ? [{ face, action, payload }] : [];
-    }),
-  );
-  const events = catalog.faces.flatMap((face) => face.events.map((event) => ({ face, event })));
-  events.sort((a, b) => (a.event.type < b.event.type ? -1 : a.event.type > b.event.type ? 1 : 0));
-  const schemas = componentSchemas(catalog, served, events);
   const errors = [...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)];
   const statuses = [...new Set([...ERROR_STATUSES, ...errors.map((e) => e.status)])].sort((a, b) => a - b);
   const errorResponses = Object.fromEntries(statuses.map((status) => [String(status), ref('responses', `Error${status}`)]));
+  const context: PartContext = { latest, errorResponses, currency: platform.currency, clientPackage: clientPackageOf(platform).name };
+  // The faces' parts are most of the work; a watch or warm run takes all but the edited face's from the memo.
+  const parts = catalog.faces.map((face) => memo('openapi-face', { face, ...context }, () => facePart(face, context)));
+  const events = parts.flatMap((part) => part.events);
+  events.sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   const doc = {
     openapi: '3.1.0',
     'x-generated-by': GENERATED_BY,
@@ -77,29 +74,23 @@ export function emitOpenApi(catalog: Catalog): string {
     },
     servers: [{ url: '{origin}', description: 'A Unified Dispatch server.', variables: { origin: { default: SERVER_URL, description: 'Scheme, host and port of the server (`dispatch serve` listens on http://127.0.0.1:8787 by default).' } } }],
     security: [{ bearerAuth: [] }],
-    tags: tags(catalog, served),
+    tags: tags(catalog, parts),
     paths: {
       '/do': { post: doOperation('do', 'Run one action.', [], errorResponses) },
       '/{version}/do': {
         post: doOperation('doVersioned', 'Run one action in the API version named in the path.', [ref('parameters', 'Version')], errorResponses),
       },
-      ...Object.fromEntries(served.map((s) => [`/do/${s.action.id}`, { post: actionOperation(s, errorResponses, platform.currency, clientPackageOf(platform).name) }])),
+      ...Object.fromEntries(parts.flatMap((part) => part.paths)),
     },
-    webhooks: Object.fromEntries(events.map(({ face, event }) => [event.type, { post: webhookOperation(face, event) }])),
+    webhooks: Object.fromEntries(events.map(({ type, webhook }) => [type, { post: webhook }])),
     components: {
       securitySchemes: { bearerAuth: bearerScheme },
       parameters: parameters(),
       headers: headers(),
       responses: { ...responses(errors, statuses, platform.errorDocsUrl), ...webhookResponses() },
-      schemas,
+      schemas: componentSchemas(platform, parts, events),
     },
-    'x-actions': served.map(({ action }) => ({
-      id: action.id,
-      scope: action.scope,
-      stream: action.stream,
-      atomic: action.atomic,
-      emits: action.emits,
-    })),
+    'x-actions': parts.flatMap((part) => part.actions),
     'x-api-versions': platform.versions.map((v) => ({
       date: v.date,
       status: v.status,
@@ -128,9 +119,9 @@ function doOperation(operationId: string, summary: string, extra: JsonSchema[], 
 /** A tag no face can take: face names are lower-case words. */
 const ENVELOPE_TAG = 'POST /do';
 
-/** The envelope first, then one tag per face (its summary). */
-function tags(catalog: Catalog, served: Served[]) {
-  const faces = catalog.faces.filter((face) => served.some((s) => s.face === face) || face.events.length > 0);
+/** The envelope first, then one tag per face that serves an action or has events (its summary). */
+function tags(catalog: Catalog, parts: FacePart[]) {
+  const faces = catalog.faces.filter((face, i) => parts[i]!.actions.length > 0 || face.events.length > 0);
   return [
     { name: ENVELOPE_TAG, description: 'The one endpoint, `POST /do`, that every action below is also served through.' },
     ...faces.map((face) => ({ name: face.name, description: face.summary.trim() })),
@@ -167,55 +158,93 @@ function webhookOperation(face: Face, event: EventType) {
   };
 }
 
-function componentSchemas(catalog: Catalog, served: Served[], events: { face: Face; event: EventType }[]): Record<string, JsonSchema> {
-  const latest = catalog.platform.latest;
+/** What one face adds to the document: computed from the face alone (and `PartContext`), so kept in the memo. */
+interface FacePart {
+  /** Its component schemas, as [name, schema, owner]: its named schemas, then its payloads and results. */
+  named: Component[];
+  served: Component[];
+  /** Its event types: their data and delivery body schemas, and the webhook each is. */
+  events: { type: string; components: Component[]; webhook: JsonSchema }[];
+  paths: [path: string, item: JsonSchema][];
+  /** Per action it serves in the latest version: its `DoRequest` variant, `DoResponse` result and `x-actions` entry. */
+  variants: JsonSchema[];
+  results: JsonSchema[];
+  actions: JsonSchema[];
+}
+type Component = [name: string, schema: JsonSchema, owner: string];
+
+/** What a face's part depends on beyond the face. */
+interface PartContext {
+  latest: string;
+  errorResponses: Record<string, JsonSchema>;
+  currency: string;
+  clientPackage: string;
+}
+
+function facePart(face: Face, { latest, errorResponses, currency, clientPackage }: PartContext): FacePart {
+  const served: Served[] = face.actions.flatMap((action) => {
+    const payload = payloadIn(action, latest);
+    return payload ? [{ face, action, payload }] : [];
+  });
+  const named = Object.fromEntries(face.schemas.map((s) => [s.name, s.schema]));
+  return {
+    named: face.schemas.map(({ name, schema }) => [face.typeName + name, componentRefs(materialize(schema, latest, named), face), `schema ${name} of face ${face.name}`]),
+    served: served.flatMap(({ action, payload }): Component[] => [
+      [`${action.typeName}Payload`, componentRefs(payload, face), `the payload of ${action.id}`],
+      [`${action.typeName}Result`, componentRefs(action.resultSchema, face), `the result of ${action.id}`],
+    ]),
+    events: face.events.map((event) => ({
+      type: event.type,
+      components: [
+        [eventDataSchema(event), { description: event.summary.trim(), ...componentRefs(event.dataSchema, face) }, `the data of ${event.type}`],
+        [
+          eventSchema(event),
+          {
+            description: `The body of a \`${event.type}\` delivery.`,
+            allOf: [
+              ref('schemas', 'Event'),
+              { type: 'object', properties: { type: { const: event.type }, data: ref('schemas', eventDataSchema(event)) } },
+            ],
+          },
+          `the event ${event.type}`,
+        ],
+      ],
+      webhook: webhookOperation(face, event),
+    })),
+    paths: served.map((s) => [`/do/${s.action.id}`, { post: actionOperation(s, errorResponses, currency, clientPackage) }]),
+    variants: served.map(({ action }) => ({
+      type: 'object',
+      title: action.id,
+      description: `${action.summary.trim()} ${priceAndEffects(action, currency)}`,
+      'x-cost': actionCost(action, currency),
+      required: ['face', 'action', 'payload'],
+      additionalProperties: false,
+      properties: {
+        face: { const: action.face },
+        action: { const: action.name },
+        payload: ref('schemas', `${action.typeName}Payload`),
+        options: ref('schemas', 'Options'),
+      },
+    })),
+    results: served.map(({ action }) => ref('schemas', `${action.typeName}Result`)),
+    actions: served.map(({ action }) => ({ id: action.id, scope: action.scope, stream: action.stream, atomic: action.atomic, emits: action.emits })),
+  };
+}
+
+function componentSchemas(platform: Catalog['platform'], parts: FacePart[], events: FacePart['events']): Record<string, JsonSchema> {
   const out: Record<string, JsonSchema> = {};
-  const add = (name: string, schema: JsonSchema, owner: string) => {
+  const add = ([name, schema, owner]: Component) => {
     if (out[name] || PLATFORM_SCHEMAS.includes(name)) throw new Error(`OpenAPI schema name clash: ${name} (${owner}).`);
     out[name] = schema;
   };
-  for (const face of catalog.faces) {
-    const named = Object.fromEntries(face.schemas.map((s) => [s.name, s.schema]));
-    for (const { name, schema } of face.schemas) {
-      add(face.typeName + name, componentRefs(materialize(schema, latest, named), face), `schema ${name} of face ${face.name}`);
-    }
-  }
-  for (const { face, action, payload } of served) {
-    add(`${action.typeName}Payload`, componentRefs(payload, face), `the payload of ${action.id}`);
-    add(`${action.typeName}Result`, componentRefs(action.resultSchema, face), `the result of ${action.id}`);
-  }
-  for (const { face, event } of events) {
-    add(eventDataSchema(event), { description: event.summary.trim(), ...componentRefs(event.dataSchema, face) }, `the data of ${event.type}`);
-    add(
-      eventSchema(event),
-      {
-        description: `The body of a \`${event.type}\` delivery.`,
-        allOf: [
-          ref('schemas', 'Event'),
-          { type: 'object', properties: { type: { const: event.type }, data: ref('schemas', eventDataSchema(event)) } },
-        ],
-      },
-      `the event ${event.type}`,
-    );
-  }
-  const { currency } = catalog.platform;
-  const variants = served.map(({ action }) => ({
-    type: 'object',
-    title: action.id,
-    description: `${action.summary.trim()} ${priceAndEffects(action, currency)}`,
-    'x-cost': actionCost(action, currency),
-    required: ['face', 'action', 'payload'],
-    additionalProperties: false,
-    properties: {
-      face: { const: action.face },
-      action: { const: action.name },
-      payload: ref('schemas', `${action.typeName}Payload`),
-      options: ref('schemas', 'Options'),
-    },
-  }));
-  const results = served.map(({ action }) => ref('schemas', `${action.typeName}Result`));
+  // Named schemas first, then payloads and results, then events by type: a clash names the later owner.
+  for (const part of parts) part.named.forEach(add);
+  for (const part of parts) part.served.forEach(add);
+  for (const event of events) event.components.forEach(add);
+  const variants = parts.flatMap((part) => part.variants);
+  const results = parts.flatMap((part) => part.results);
   const all: Record<string, JsonSchema> = {
-    ...platformSchemas(catalog.platform),
+    ...platformSchemas(platform),
     DoRequest: variants.length ? { oneOf: variants } : { type: 'object' },
     DoResponse: {
       type: 'object',
