@@ -22,6 +22,34 @@ function dispatch(args: string[], options: { cwd?: string; env?: Record<string, 
 }
 
 /** A copy of the faces and the generated output, to break without touching the repository. */
+/** `generate --watch` over a workspace: its output so far, a poll, and an editor's save of faces/ai.yaml. */
+function startWatch(dir: string, cacheDir: string) {
+  const child = spawn(process.execPath, [DISPATCH, 'generate', '--watch', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], {
+    cwd: dir,
+    env: { ...process.env, DISPATCH_CACHE_DIR: cacheDir },
+  });
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const face = join(dir, 'faces/ai.yaml');
+  return {
+    child,
+    exited,
+    output: () => output,
+    /** Polls until `done` holds, to a deadline far beyond a run's duration, so a loaded machine only makes it slower. */
+    until: async (done: () => boolean) => {
+      for (let i = 0; i < 1200 && !done(); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(done(), output).toBe(true);
+    },
+    /** Saves the way editors do: write a new file, then rename it over the old one. */
+    save: (from: string, to: string) => {
+      writeFileSync(`${face}.tmp`, readFileSync(face, 'utf8').replace(from, to));
+      renameSync(`${face}.tmp`, face);
+    },
+  };
+}
+
 function workspace(): string {
   const dir = mkdtempSync(join(tmpdir(), 'dispatch-cli-'));
   cpSync(join(ROOT, 'faces'), join(dir, 'faces'), { recursive: true });
@@ -97,67 +125,38 @@ describe('dispatch', () => {
 
   it('generate --watch regenerates on every save, files replaced by rename included', async () => {
     const dir = workspace();
-    const face = join(dir, 'faces/ai.yaml');
-    const child = spawn(process.execPath, [DISPATCH, 'generate', '--watch', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], {
-      cwd: dir,
-      env: { ...process.env, DISPATCH_CACHE_DIR: CACHE },
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-    const waitFor = async (text: string) => {
-      // Polls until a deadline far beyond a run's duration, so a loaded machine only makes it slower.
-      for (let i = 0; i < 1200 && !output.includes(text); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(output).toContain(text);
-    };
-    /** Saves the way editors do: write a new file, then rename it over the old one. */
-    const save = (from: string, to: string) => {
-      writeFileSync(`${face}.tmp`, readFileSync(face, 'utf8').replace(from, to));
-      renameSync(`${face}.tmp`, face);
-    };
+    const watch = startWatch(dir, CACHE);
+    const page = () => readFileSync(join(dir, 'generated/docs/faces/ai.md'), 'utf8');
     try {
-      await waitFor('Watching');
-      save('scope: ai:generate', 'scope: ai:gen');
-      await waitFor('unknown-scope');
-      save('scope: ai:gen\n', 'scope: ai:generate\n');
-      save('summary: Generate text from a prompt.', 'summary: Generate text, quickly.');
-      for (let i = 0; i < 1200 && !readFileSync(join(dir, 'generated/docs/faces/ai.md'), 'utf8').includes('quickly'); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(readFileSync(join(dir, 'generated/docs/faces/ai.md'), 'utf8')).toContain('Generate text, quickly.');
+      await watch.until(() => watch.output().includes('Watching'));
+      watch.save('scope: ai:generate', 'scope: ai:gen');
+      await watch.until(() => watch.output().includes('unknown-scope'));
+      watch.save('scope: ai:gen\n', 'scope: ai:generate\n');
+      watch.save('summary: Generate text from a prompt.', 'summary: Generate text, quickly.');
+      await watch.until(() => page().includes('Generate text, quickly.'));
     } finally {
-      child.kill();
+      watch.child.kill();
     }
   }, 150_000);
 
   it('generate --watch saves its memo once edits pause, and when stopped right after an edit', async () => {
     const dir = workspace();
-    const face = join(dir, 'faces/ai.yaml');
     const cache = mkdtempSync(join(tmpdir(), 'dispatch-watch-cache-'));
     const memoFile = join(cache, 'memo.json');
-    const child = spawn(process.execPath, [DISPATCH, 'generate', '--watch', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], {
-      cwd: dir,
-      env: { ...process.env, DISPATCH_CACHE_DIR: cache },
-    });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const until = async (done: () => boolean) => {
-      for (let i = 0; i < 1200 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
-      expect(done()).toBe(true);
-    };
-    const runs = () => output.split('\n').filter((line) => / written, \d+ deleted/.test(line)).length;
+    const watch = startWatch(dir, cache);
+    const runs = () => watch.output().split('\n').filter((line) => / written, \d+ deleted/.test(line)).length;
     try {
-      await until(() => output.includes('Watching'));
+      await watch.until(() => watch.output().includes('Watching'));
       // The first run's memo is saved a second after it, with no edit since.
-      await until(() => existsSync(memoFile));
-      writeFileSync(`${face}.tmp`, readFileSync(face, 'utf8').replace('summary: Generate text from a prompt.', 'summary: Generate text, at once.'));
-      renameSync(`${face}.tmp`, face);
-      await until(() => runs() === 2);
+      await watch.until(() => existsSync(memoFile));
+      watch.save('summary: Generate text from a prompt.', 'summary: Generate text, at once.');
+      await watch.until(() => runs() === 2);
       // Stopped (most likely before its quiet save), the watch saves the edit's work on the way out.
-      child.kill('SIGINT');
-      expect(await exited).toBe(130);
+      watch.child.kill('SIGINT');
+      expect(await watch.exited).toBe(130);
       expect(readFileSync(memoFile, 'utf8')).toContain('Generate text, at once.');
     } finally {
-      child.kill();
+      watch.child.kill();
     }
   }, 150_000);
 
