@@ -30,7 +30,8 @@ const LARGE = fromRoot('test', 'fixtures', 'large', 'faces');
 const FACE = 'search';
 const CALL = { face: FACE, action: 'list', payload: { limit: 10 } };
 const STARTS = 9;
-const SERVER = fromRoot('dist', 'bench', 'catalogue-server.js');
+/** The catalogue's server, compiled under dist/bench. */
+const SERVER = 'catalogue-server.js';
 
 interface Prepared {
   dir: string;
@@ -46,8 +47,8 @@ export async function scale(): Promise<void> {
   const starts = [
     { label: 'node:http floor', script: 'floor-server.js' },
     { label: 'bare Fastify', script: 'fastify-server.js' },
-    { label: `one face (${small.actions} actions)`, script: 'catalogue-server.js', prepared: small },
-    { label: `42 faces (${large.actions} actions)`, script: 'catalogue-server.js', prepared: large },
+    { label: `one face (${small.actions} actions)`, script: SERVER, prepared: small },
+    { label: `42 faces (${large.actions} actions)`, script: SERVER, prepared: large },
   ].map((server) => ({ ...server, times: [] as number[] }));
   // In turns, so that a slow spell of the machine falls on every server alike.
   for (let i = 0; i < STARTS; i++) for (const server of starts) server.times.push(await firstOk(server.script, server.prepared));
@@ -146,7 +147,7 @@ function post(port: number, body: string, key: string): Promise<number> {
 
 async function start(prepared: Prepared): Promise<Started> {
   const port = await freePort();
-  const child = fork(SERVER, { env: serverEnv(prepared, port), execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(fromRoot('dist', 'bench', SERVER), { env: serverEnv(prepared, port), execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise((resolve, reject) => {
     child.once('message', resolve);

@@ -122,10 +122,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> => value !==
  * many keys in a run (its changelog at every version, its page, its lint), and is hashed once for them all.
  */
 function membersText(key: Record<string, unknown>): string {
-  const members = Object.entries(key)
-    .filter(([, item]) => item !== undefined && typeof item !== 'function')
-    .map(([name, item]) => `${JSON.stringify(name)}:${item !== null && typeof item === 'object' ? `"\u0000digest:${digest(item)}"` : keyText(item)}`);
-  return `{${members.join(',')}}`;
+  return objectText(key, (item) => (item !== null && typeof item === 'object' ? `"\u0000digest:${digest(item)}"` : keyText(item)));
 }
 
 const digests = new WeakMap<object, string>();
@@ -150,12 +147,13 @@ export function keyText(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   const known = spelled.get(value);
   if (known !== undefined) return known;
-  const text = Array.isArray(value)
-    ? `[${value.map((item) => (item === undefined ? 'null' : keyText(item))).join(',')}]`
-    : `{${Object.entries(value)
-        .filter(([, item]) => item !== undefined && typeof item !== 'function')
-        .map(([name, item]) => `${JSON.stringify(name)}:${keyText(item)}`)
-        .join(',')}}`;
+  const text = Array.isArray(value) ? `[${value.map((item) => (item === undefined ? 'null' : keyText(item))).join(',')}]` : objectText(value, keyText);
   spelled.set(value, text);
   return text;
+}
+
+/** An object's members as JSON spells them (none undefined, no functions), each value by `spell`. */
+function objectText(value: object, spell: (item: unknown) => string): string {
+  const members = Object.entries(value).filter(([, item]) => item !== undefined && typeof item !== 'function');
+  return `{${members.map(([name, item]) => `${JSON.stringify(name)}:${spell(item)}`).join(',')}}`;
 }
