@@ -21,14 +21,9 @@ export function registerGenerate(program: Command): void {
     .option('--format <format>', 'text, or json: one JSON document on stdout, for tools (not with --watch)', parseFormat, 'text')
     .action(async (options: { faces: string; handlers: string; out: string; watch?: boolean; format: Format }) => {
       const paths = generatorPaths(options);
-      // A watch's first edit prints a chunk: the compiler it takes is loaded before watching starts, not then.
-      if (options.watch) {
-        try {
-          (await import('../spec/ts-morph-on-demand.js')).tsMorph();
-        } catch {
-          // Reported where it is used, if it is needed at all.
-        }
-      }
+      // A watch's first edit prints and formats a chunk, on the formatter's thread: it is started (and loads
+      // ts-morph and prettier) before watching starts, not then.
+      if (options.watch) (await import('../generate/format.js')).prepareFormatting();
       const ok = await runOnce(paths, Boolean(options.watch), reporter(options.watch ? 'text' : options.format));
       if (!options.watch) {
         process.exitCode = ok ? 0 : 1;

@@ -1,11 +1,9 @@
 /**
  * Turns named JSON Schemas into ts-morph statement structures (an interface for a plain object schema,
- * a type alias otherwise), and prints a list of structures as one source file in a single batch.
+ * a type alias otherwise), and groups them into the chunks of a file.
  */
 import type { StatementStructures } from 'ts-morph';
-import { tsMorph } from '../spec/ts-morph-on-demand.js';
 import { StructureKind } from './structure-kinds.js';
-import { memo } from '../memo/memo.js';
 import { isObject } from '../spec/json-schema.js';
 import type { JsonSchema } from '../spec/model.js';
 import { docLines, propertySignatures, typeOf, type TypeOptions } from './schema-to-type.js';
@@ -23,20 +21,7 @@ export function declaration(name: string, schema: JsonSchema, options: TypeOptio
 }
 
 /**
- * Prints each group of structures as its own run of TypeScript: the chunks of a large file (one per face)
- * that generate() formats and memoizes one by one, so a run reformats only the faces that changed.
+ * The groups of structures that are the chunks of a large file (one per face), without the empty ones:
+ * generate() prints, formats and memoizes them one by one, so a run reprints only the faces that changed.
  */
-export function printChunks(groups: StatementStructures[][]): string[] {
-  // Keyed by native JSON: the structures hold only strings, booleans, kinds and arrays of them (no number JSON
-  // cannot spell), and a run keys every chunk of every face, which keyText would spell several times slower.
-  return groups.filter((group) => group.length > 0).map((group) => memo('print', JSON.stringify(group), () => printStatements(group)));
-}
-
-/**
- * Prints structures as TypeScript text, straight from ts-morph's structure printers: no source file is
- * created (and parsed) for it, and prettier sets the layout afterwards either way. ts-morph is loaded on the
- * first chunk the memo does not hold.
- */
-export function printStatements(statements: StatementStructures[]): string {
-  return tsMorph().printStructure({ kind: StructureKind.SourceFile, statements });
-}
+export const statementChunks = (groups: StatementStructures[][]): StatementStructures[][] => groups.filter((group) => group.length > 0);

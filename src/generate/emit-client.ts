@@ -14,7 +14,7 @@ import type { Action, Catalog, Face, JsonSchema, Platform } from '../spec/model.
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { CLIENT_PACKAGE_PATH, clientPackageOf, emitClientPackage } from './client-package.js';
 import { CLIENT_README_PATH, emitClientReadme } from './client-readme.js';
-import { declaration, printChunks } from './declarations.js';
+import { declaration, statementChunks } from './declarations.js';
 import { typeOf, type TypeOptions } from './schema-to-type.js';
 
 export const CLIENT_RUNTIME_PATH = 'client/runtime.ts';
@@ -58,7 +58,7 @@ interface BatchMethod {
 }
 
 /** The client files, keyed by their path under `generated/`. Throws on a name the client could not hold. */
-export function emitClient(catalog: Catalog): Map<string, string | string[]> {
+export function emitClient(catalog: Catalog): Map<string, string | StatementStructures[][]> {
   const latest = catalog.platform.latest;
   const faces = catalog.faces
     .map((face): ClientFace => ({
@@ -71,13 +71,13 @@ export function emitClient(catalog: Catalog): Map<string, string | string[]> {
     .filter((f) => f.actions.length > 0 || f.face.events.length > 0);
   const batch = batchMethod(faces);
   checkNames(faces, batch);
-  const files = new Map<string, string | string[]>();
+  const files = new Map<string, string | StatementStructures[][]>();
   for (const [name, text] of templates()) files.set(`client/${name}`, text);
   files.set(CLIENT_PACKAGE_PATH, emitClientPackage(catalog.platform));
   files.set(CLIENT_README_PATH, emitClientReadme(catalog));
   const errorCodes = [...new Set([...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)].map((e) => e.code))].sort();
-  files.set(CLIENT_TYPES_PATH, printChunks(typeStatements(faces, latest, batch, errorCodes)));
-  files.set(CLIENT_INDEX_PATH, printChunks(indexStatements(faces, catalog.platform, batch)));
+  files.set(CLIENT_TYPES_PATH, statementChunks(typeStatements(faces, latest, batch, errorCodes)));
+  files.set(CLIENT_INDEX_PATH, statementChunks(indexStatements(faces, catalog.platform, batch)));
   return files;
 }
 

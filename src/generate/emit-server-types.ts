@@ -7,13 +7,13 @@
 import type { StatementStructures } from 'ts-morph';
 import { StructureKind } from './structure-kinds.js';
 import type { Catalog, Face } from '../spec/model.js';
-import { declaration, printChunks } from './declarations.js';
+import { declaration, statementChunks } from './declarations.js';
 import type { TypeOptions } from './schema-to-type.js';
 
 export const SERVER_TYPES_PATH = 'server/types.ts';
 
 /** The file in chunks: the import, one per face, then the catalogue-wide interfaces. */
-export function emitServerTypes(catalog: Catalog): string[] {
+export function emitServerTypes(catalog: Catalog): StatementStructures[][] {
   const head: StatementStructures[] = [
     {
       kind: StructureKind.ImportDeclaration,
@@ -37,7 +37,7 @@ export function emitServerTypes(catalog: Catalog): string[] {
     docs: ['Every face and its handlers; `src/faces/<face>.ts` exports each entry. Built-in faces (batch) have none.'],
     properties: catalog.faces.filter((f) => !f.builtin).map((f) => ({ name: f.name, type: `${f.typeName}Handlers` })),
   });
-  return printChunks([head, ...catalog.faces.map(faceStatements), tail]);
+  return statementChunks([head, ...catalog.faces.map(faceStatements), tail]);
 }
 
 function faceStatements(face: Face): StatementStructures[] {

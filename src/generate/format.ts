@@ -3,10 +3,12 @@
  * they always agree byte for byte. Prettier formats the TypeScript people read and import; the other
  * outputs are printed canonically by their emitters (ajv's validator code, `JSON.stringify` with two
  * spaces, markdown from the templates), where prettier would add seconds on a large catalogue and
- * nothing for a reader.
+ * nothing for a reader. A run formats on its own thread (format-thread.ts), a single file in process.
  */
-import * as prettier from 'prettier';
+import type * as prettier from 'prettier';
+import type { StatementStructures } from 'ts-morph';
 import { memoAsync } from '../memo/memo.js';
+import { formatOnThread, releaseFormatThread, startFormatThread } from './format-thread.js';
 
 const OPTIONS: prettier.Options = { singleQuote: true, printWidth: 120, trailingComma: 'all', proseWrap: 'preserve' };
 
@@ -15,12 +17,36 @@ const PARSERS: [suffix: string, parser: string][] = [['.ts', 'babel-ts']];
 
 export async function format(path: string, text: string): Promise<string> {
   const parser = PARSERS.find(([suffix]) => path.endsWith(suffix))?.[1];
-  return parser ? prettier.format(text, { ...OPTIONS, parser }) : text.endsWith('\n') ? text : `${text}\n`;
+  if (!parser) return text.endsWith('\n') ? text : `${text}\n`;
+  // Loaded on use: a run formats on the thread and never loads prettier here.
+  const { format: prettierFormat } = await import('prettier');
+  return prettierFormat(text, { ...OPTIONS, parser });
 }
 
-/** format(), memoized by the file's kind and text: unchanged text is never formatted twice. */
+/**
+ * format(), on the formatter's thread and memoized by the file's kind and text: unchanged text is never
+ * formatted twice.
+ */
 export function formatCached(path: string, text: string): Promise<string> {
   const parser = PARSERS.find(([suffix]) => path.endsWith(suffix))?.[1];
   if (!parser) return format(path, text);
-  return memoAsync('format', `${parser}\0${text}`, () => format(path, text));
+  return memoAsync('format', `${parser}\0${text}`, () => formatOnThread({ parser, text }, OPTIONS));
 }
+
+/**
+ * `prefix` and then the statements as ts-morph prints them, formatted: printed and formatted on the
+ * formatter's thread, memoized by the statements (see statementChunks).
+ */
+export function formatStatements(path: string, prefix: string, statements: StatementStructures[]): Promise<string> {
+  const parser = PARSERS.find(([suffix]) => path.endsWith(suffix))?.[1];
+  if (!parser) throw new Error(`Statements cannot be printed into ${path}: not a TypeScript file.`);
+  // Keyed by native JSON: the structures hold only strings, booleans, kinds and arrays of them (no number JSON
+  // cannot spell), and a run keys every chunk of every face, which keyText would spell several times slower.
+  return memoAsync('format-statements', `${parser}\0${prefix}\0${JSON.stringify(statements)}`, () => formatOnThread({ parser, prefix, statements }, OPTIONS));
+}
+
+/** Starts the formatter's thread ahead of a run that will format much, so prettier has loaded by then. */
+export const prepareFormatting = () => void startFormatThread(OPTIONS);
+
+/** The process no longer waits for the files the formatter's thread holds (a run that failed after handing them over). */
+export const releaseFormatting = releaseFormatThread;

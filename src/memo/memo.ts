@@ -52,6 +52,9 @@ export function closeCache(): void {
   cache = undefined;
 }
 
+/** True when no lookup can hit: the memo is off, or holds nothing yet (a first run, a fresh clone). */
+export const memoIsEmpty = () => !cache || (cache.stored.size === 0 && cache.used.size === 0);
+
 /** How many lookups since the memo was opened found their entry, and how many computed it. */
 export const memoStats = () => ({ hits: cache?.hits ?? 0, misses: cache?.misses ?? 0 });
 

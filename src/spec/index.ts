@@ -34,6 +34,13 @@ export interface BuildOptions {
    * that do not parse or break the meta-schema still do.
    */
   lenient?: boolean;
+  /**
+   * Called with the catalogue once every face is resolved and linked, when nothing found so far withholds
+   * it, before the lint rules (the costly part: ajv compiles every schema) run. It is the catalogue returned
+   * if lint finds no error: a caller can start on it (generate hands its files to the formatter's thread),
+   * and drop what it started if the build fails.
+   */
+  beforeLint?: (catalog: Catalog) => void;
 }
 
 export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResult {
@@ -56,7 +63,6 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
 
   const faces: Face[] = [];
   const sources = new Map<Face, SourceFile>();
-  const errorCodes = new Map(STANDARD_ERRORS.map((e) => [e.code, 'by the platform']));
   for (const source of loaded.faces) {
     if (source.value === undefined) continue;
     const problems = validateFace(source);
@@ -76,17 +82,25 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
     if (basename(source.path) !== `${face.name}.yaml`) {
       diagnostics.push(diagnostic('face-name-mismatch', source.at(['face']), { face: face.name, expected: `${face.name}.yaml` }));
     }
-    diagnostics.push(...lintedFace(face, source, platform, errorCodes));
-    // A reserved name must change first: a handler module under it would be the wrong advice.
-    if (handlersDir && !reserved) diagnostics.push(...lintHandlers(face, source, handlersDir, pendingHandlers));
-    for (const error of face.errors) if (!errorCodes.has(error.code)) errorCodes.set(error.code, `in ${face.file}`);
     faces.push(face);
     sources.set(face, source);
   }
-  diagnostics.push(...linkEvents(faces.map((face) => ({ face, source: sources.get(face)! }))));
+  const linked = faces.map((face) => ({ face, source: sources.get(face)! }));
+  // Before anything reads a face whole (lint's memo keys, the emitters): it fills in who emits each event.
+  diagnostics.push(...linkEvents(linked));
+  const catalog = linkScopes(platform, faces);
+  if (!hasErrors(diagnostics)) options.beforeLint?.(catalog);
+
+  const errorCodes = new Map(STANDARD_ERRORS.map((e) => [e.code, 'by the platform']));
+  for (const { face, source } of linked) {
+    diagnostics.push(...lintedFace(face, source, platform, errorCodes));
+    // A reserved name must change first: a handler module under it would be the wrong advice.
+    if (handlersDir && !RESERVED_FACE_NAMES.has(face.name)) diagnostics.push(...lintHandlers(face, source, handlersDir, pendingHandlers));
+    for (const error of face.errors) if (!errorCodes.has(error.code)) errorCodes.set(error.code, `in ${face.file}`);
+  }
   const sorted = sortDiagnostics(diagnostics);
   const withheld = lenient ? structural : hasErrors(sorted);
-  return withheld ? { diagnostics: sorted } : { catalog: linkScopes(platform, faces), diagnostics: sorted };
+  return withheld ? { diagnostics: sorted } : { catalog, diagnostics: sorted };
 }
 
 /**

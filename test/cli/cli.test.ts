@@ -21,7 +21,6 @@ function dispatch(args: string[], options: { cwd?: string; env?: Record<string, 
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** A copy of the faces and the generated output, to break without touching the repository. */
 /** `generate --watch` over a workspace: its output so far, a poll, and an editor's save of faces/ai.yaml. */
 function startWatch(dir: string, cacheDir: string) {
   const child = spawn(process.execPath, [DISPATCH, 'generate', '--watch', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], {
@@ -50,6 +49,7 @@ function startWatch(dir: string, cacheDir: string) {
   };
 }
 
+/** A copy of the faces and the generated output, to break without touching the repository. */
 function workspace(): string {
   const dir = mkdtempSync(join(tmpdir(), 'dispatch-cli-'));
   cpSync(join(ROOT, 'faces'), join(dir, 'faces'), { recursive: true });
@@ -88,6 +88,21 @@ describe('dispatch', () => {
 
     writeFileSync(edited, text);
     expect(dispatch(['check', '--full', ...args], { env }).stdout).toContain('regenerated and compared');
+  }, 120_000);
+
+  it("a warm generate follows an event's emitters across faces, as a cold one does", () => {
+    const dir = workspace();
+    const env = { DISPATCH_CACHE_DIR: join(dir, 'cache') };
+    const args = ['--faces', join(dir, 'faces'), '--out', join(dir, 'generated')];
+    expect(dispatch(['generate', ...args], { env }).code).toBe(0);
+    // ai.generate starts emitting an event of the auth face; auth.yaml itself is unchanged.
+    const face = join(dir, 'faces/ai.yaml');
+    writeFileSync(face, readFileSync(face, 'utf8').replace('emits: [ai.generate.completed]', 'emits: [ai.generate.completed, auth.user.enabled]'));
+    expect(dispatch(['generate', ...args], { env }).code).toBe(0);
+    expect(readFileSync(join(dir, 'generated/docs/faces/auth.md'), 'utf8')).toContain('[`ai.generate`](ai.md#aigenerate), [`auth.enableUser`](#authenableuser)');
+    // Everything regenerated without the memo matches what the warm run wrote.
+    const full = dispatch(['check', '--full', ...args], { env });
+    expect(full.code, full.stderr).toBe(0);
   }, 120_000);
 
   it('generate reports every diagnostic with file:line:col and exits 1 without writing', () => {

@@ -4,6 +4,7 @@
  * or a face shadowing a client method is refused, and so are two event types with one data type name.
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { printStructure, StructureKind } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
 import { emitClient } from '../../src/generate/emit-client.js';
 import { buildCatalog } from '../../src/spec/index.js';
@@ -24,8 +25,12 @@ describe('emitClient', () => {
     for (const name of templates) {
       expect(files.get(`client/${name}`)).toBe(readFileSync(new URL(`../../templates/client/${name}`, import.meta.url), 'utf8'));
     }
-    // Large files come in chunks (one per face), formatted one by one by generate().
-    const text = (path: string) => [files.get(path)!].flat().join('\n');
+    // Large files come in chunks of statements (one per face), printed and formatted one by one by generate().
+    const text = (path: string) => {
+      const emitted = files.get(path)!;
+      if (typeof emitted === 'string') return emitted;
+      return emitted.map((statements) => printStructure({ kind: StructureKind.SourceFile, statements })).join('\n');
+    };
     const index = text('client/index.ts');
     expect(index).toContain('batch<const R extends readonly BatchRequest[]>(');
     expect(index).not.toMatch(/readonly batch\b/);

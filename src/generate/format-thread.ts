@@ -1,0 +1,71 @@
+/**
+ * One worker thread that prints and formats the generated TypeScript beside the generator. Emitting and
+ * formatting are about equal work on a large catalogue, and the emitters are synchronous: a file posted here
+ * as soon as it is emitted is formatted on the second core while the next one is emitted; ts-morph and
+ * prettier load there too, while the faces are read and linted. The thread holds the process open only while
+ * a file is being formatted, so a run ends when its work does and a watch keeps the thread between runs.
+ */
+import { Worker } from 'node:worker_threads';
+import type { StatementStructures } from 'ts-morph';
+import { fromRoot } from '../package-root.js';
+
+/** A job posted and not yet answered. */
+interface Waiting {
+  resolve: (text: string) => void;
+  reject: (error: Error) => void;
+}
+
+/** What the thread formats with prettier's `parser`: a text, or a prefix and statements it prints first. */
+export type FormatJob = { parser: string } & ({ text: string } | { prefix: string; statements: StatementStructures[] });
+
+interface FormatThread {
+  worker: Worker;
+  jobs: Map<number, Waiting>;
+  next: number;
+}
+
+let thread: FormatThread | undefined;
+
+/**
+ * Starts the thread, so that ts-morph and prettier are loaded by the time the first file is emitted; a later
+ * call keeps the running one. `options` are prettier's, the same for every file.
+ */
+export function startFormatThread(options: object): FormatThread {
+  if (thread) return thread;
+  // No execArgv: the thread is plain JavaScript and needs none of the loaders the sources run under.
+  const worker = new Worker(fromRoot('src', 'generate', 'format.worker.mjs'), { workerData: { options }, execArgv: [] });
+  const started: FormatThread = { worker, jobs: new Map(), next: 0 };
+  worker.unref();
+  worker.on('message', ({ id, text, error }: { id: number; text?: string; error?: string }) => {
+    const job = started.jobs.get(id);
+    started.jobs.delete(id);
+    if (started.jobs.size === 0) worker.unref();
+    if (error !== undefined) job?.reject(new Error(error));
+    else job?.resolve(text!);
+  });
+  // A thread that failed (a broken install, out of memory) fails the files it held; the next run starts another.
+  const fail = (why: string) => {
+    if (thread === started) thread = undefined;
+    for (const job of started.jobs.values()) job.reject(new Error(`The formatter's thread failed: ${why}`));
+    started.jobs.clear();
+  };
+  worker.on('error', (error) => fail(error.message));
+  worker.on('exit', (code) => fail(`it stopped with exit code ${code}.`));
+  return (thread = started);
+}
+
+/** The job's TypeScript, formatted on the thread by prettier with `options`. */
+export function formatOnThread(job: FormatJob, options: object): Promise<string> {
+  const running = startFormatThread(options);
+  const id = running.next++;
+  return new Promise((resolve, reject) => {
+    running.worker.ref();
+    running.jobs.set(id, { resolve, reject });
+    running.worker.postMessage({ id, ...job });
+  });
+}
+
+/** Lets the process end without waiting for the files the thread is formatting; the next file posted holds it again. */
+export function releaseFormatThread(): void {
+  thread?.worker.unref();
+}
