@@ -1,6 +1,6 @@
 /**
  * The shared front half of `generate` and `check`: read the face files, build the catalogue, report every
- * diagnostic, and generate the files when there is no error.
+ * diagnostic, and return the generated files when there is no error (emitted while lint runs, see below).
  */
 import type { Diagnostic } from '../spec/diagnostics.js';
 import type { Catalog } from '../spec/model.js';

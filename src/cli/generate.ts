@@ -21,9 +21,13 @@ export function registerGenerate(program: Command): void {
     .option('--format <format>', 'text, or json: one JSON document on stdout, for tools (not with --watch)', parseFormat, 'text')
     .action(async (options: { faces: string; handlers: string; out: string; watch?: boolean; format: Format }) => {
       const paths = generatorPaths(options);
-      // A watch's first edit prints and formats a chunk, on the formatter's thread: it is started (and loads
-      // ts-morph and prettier) before watching starts, not then.
-      if (options.watch) (await import('../generate/format.js')).prepareFormatting();
+      // A watch's first edit prints and formats a chunk, on the formatter's thread, and may check a handler
+      // module: the thread is started (it loads ts-morph and prettier), and the handler checks' compiler
+      // loaded, before watching starts, not then.
+      if (options.watch) {
+        (await import('../generate/format.js')).prepareFormatting();
+        if (existsSync(paths.handlersDir)) (await import('../spec/ts-morph-on-demand.js')).tsMorph();
+      }
       const ok = await runOnce(paths, Boolean(options.watch), reporter(options.watch ? 'text' : options.format));
       if (!options.watch) {
         process.exitCode = ok ? 0 : 1;
@@ -73,8 +77,9 @@ const MEMO_SAVE_QUIET_MS = 1000;
 /** Watches after a first run, which may have failed (`firstOk`). */
 async function watchAndRun(paths: GeneratorPaths, firstOk: boolean): Promise<void> {
   const memo = await import('../memo/memo.js');
-  // Work to save: a run has succeeded since the last save. A failed run alone leaves only lint's work in the
-  // memo, which must not replace the rest of the catalogue's on disk.
+  // Work to save: a run has succeeded since the last save. A failed run alone leaves only part of the work in
+  // the memo (lint's, and what was emitted before lint found the error), which must not replace the rest of
+  // the catalogue's on disk.
   let unsaved = false;
   let saving: NodeJS.Timeout | undefined;
   const save = () => {

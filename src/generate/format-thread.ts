@@ -7,7 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { StatementStructures } from 'ts-morph';
-import { fromRoot } from '../package-root.js';
+import { fromProgram } from '../package-root.js';
 
 /** A job posted and not yet answered. */
 interface Waiting {
@@ -33,7 +33,7 @@ let thread: FormatThread | undefined;
 export function startFormatThread(options: object): FormatThread {
   if (thread) return thread;
   // No execArgv: the thread is plain JavaScript and needs none of the loaders the sources run under.
-  const worker = new Worker(fromRoot('src', 'generate', 'format.worker.mjs'), { workerData: { options }, execArgv: [] });
+  const worker = new Worker(fromProgram('src', 'generate', 'format.worker.mjs'), { workerData: { options }, execArgv: [] });
   const started: FormatThread = { worker, jobs: new Map(), next: 0 };
   worker.unref();
   worker.on('message', ({ id, text, error }: { id: number; text?: string; error?: string }) => {
@@ -59,13 +59,17 @@ export function formatOnThread(job: FormatJob, options: object): Promise<string>
   const running = startFormatThread(options);
   const id = running.next++;
   return new Promise((resolve, reject) => {
+    // Posted first: a job that cannot be posted (a structure that cannot be cloned) is never waited for.
+    running.worker.postMessage({ id, ...job });
     running.worker.ref();
     running.jobs.set(id, { resolve, reject });
-    running.worker.postMessage({ id, ...job });
   });
 }
 
-/** Lets the process end without waiting for the files the thread is formatting; the next file posted holds it again. */
+/**
+ * Lets the process end without waiting for the files the thread is formatting; the next file posted holds it
+ * again. For the command line, which builds one catalogue at a time: it lets go of every file on the thread.
+ */
 export function releaseFormatThread(): void {
   thread?.worker.unref();
 }

@@ -75,7 +75,8 @@ function textHash(path: string, text: string): string {
 }
 
 async function formatEmitted(path: string, emitted: Emitted): Promise<string> {
-  const chunks = typeof emitted === 'string' ? [emitted] : emitted;
+  // A file of no chunks still carries the notice.
+  const chunks = typeof emitted === 'string' ? [emitted] : emitted.length > 0 ? emitted : [''];
   const formatted = chunks.map((chunk, i) => {
     const prefix = i === 0 ? withNotice(path, '') : '';
     return typeof chunk === 'string' ? formatCached(path, prefix + chunk) : formatStatements(path, prefix, chunk);

@@ -45,7 +45,7 @@ export function lintHandlers(face: Face, source: SourceFile, handlersDir: string
 
 /**
  * For each handler method of `export const <face> = { ... }`, where it first uses providers and the stream.
- * ts-morph's own copy of the compiler, which the emitters print with too.
+ * ts-morph's own copy of the compiler, which the formatter's thread prints with too.
  */
 function handlerUses(shown: string, text: string, faceName: string): Record<string, Use> {
   const { ts } = tsMorph();

@@ -38,7 +38,7 @@ export interface BuildOptions {
    * Called with the catalogue once every face is resolved and linked, when nothing found so far withholds
    * it, before the lint rules (the costly part: ajv compiles every schema) run. It is the catalogue returned
    * if lint finds no error: a caller can start on it (generate hands its files to the formatter's thread),
-   * and drop what it started if the build fails.
+   * and drop what it started if the build fails. A lenient build may return a catalogue it was not called with.
    */
   beforeLint?: (catalog: Catalog) => void;
 }

@@ -1,7 +1,8 @@
 /**
- * ts-morph, and with it the TypeScript compiler (about 0.2 s to load), loaded on first use: a generate whose
- * printed chunks and handler checks all come from the memo never needs it. A watch loads it as it starts,
- * so that its first edit does not wait for it.
+ * ts-morph, and with it the TypeScript compiler (about 0.2 s to load), loaded on first use by the handler
+ * checks: a generate whose handler checks all come from the memo never needs it here. (The emitters print
+ * on the formatter's thread, which loads its own.) A watch over handler modules loads it as it starts, so
+ * that its first edit of a handler does not wait for it.
  */
 import { createRequire } from 'node:module';
 

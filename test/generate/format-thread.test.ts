@@ -1,6 +1,7 @@
 /**
- * The formatter's thread: what it prints and formats is what prettier and ts-morph make in process, a
- * file prettier refuses fails with prettier's reason, and the thread goes on serving the files after it.
+ * The formatter's thread: what it prints and formats is what prettier and ts-morph make in process; a
+ * file prettier refuses, or statements that cannot be sent to the thread, fail with the reason, and the
+ * thread goes on serving the files after them.
  */
 import { printStructure, StructureKind, type StatementStructures } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
@@ -23,6 +24,12 @@ describe("the formatter's thread", () => {
   it("fails a file prettier refuses with prettier's reason, and formats the next one", async () => {
     await expect(formatCached('broken.ts', 'export const = ;\n')).rejects.toThrow(/Unexpected token|Expression expected|Identifier expected/);
     expect(await formatCached('fine.ts', 'let  y=2\n')).toBe('let y = 2;\n');
+  });
+
+  it('fails statements it cannot send to the thread (a writer function), and formats the next file', async () => {
+    const unsendable = [{ kind: StructureKind.TypeAlias, name: 'Later', type: (writer: { write(text: string): void }) => writer.write('string') }] as StatementStructures[];
+    await expect(formatStatements('later.ts', '', unsendable)).rejects.toThrow(/could not be cloned/);
+    expect(await formatCached('fine.ts', 'let  z=3\n')).toBe('let z = 3;\n');
   });
 
   it('refuses statements for a file that is not TypeScript', () => {

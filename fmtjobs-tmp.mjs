@@ -1,0 +1,10 @@
+import * as prettier from 'prettier';
+import { readFileSync } from 'node:fs';
+const jobs = readFileSync('/tmp/jobs.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const opts = { singleQuote: true, printWidth: 120, trailingComma: 'all', proseWrap: 'preserve', parser: 'babel-ts' };
+const mode = process.argv[2];
+const t = performance.now();
+if (mode === 'each') for (const j of jobs) await prettier.format(j, opts);
+else if (mode === 'all') await Promise.all(jobs.map((j) => prettier.format(j, opts)));
+else await prettier.format(jobs.join('\n'), opts);
+console.log(mode, Math.round(performance.now() - t));
