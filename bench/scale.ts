@@ -20,6 +20,7 @@ import { generate } from '../src/generate/index.js';
 import { writeGenerated } from '../src/generate/write.js';
 import { fromRoot } from '../src/package-root.js';
 import { buildCatalog } from '../src/spec/index.js';
+import type { Catalog } from '../src/spec/model.js';
 import { createKey } from '../src/store/keys.js';
 import { openStore } from '../src/store/open.js';
 import { BENCH_KEYS } from './keys.js';
@@ -33,11 +34,13 @@ const STARTS = 9;
 /** The catalogue's server, compiled under dist/bench. */
 const SERVER = 'catalogue-server.js';
 
-interface Prepared {
+export interface Prepared {
   dir: string;
   dataDir: string;
   keys: string[];
   actions: number;
+  /** The catalogue as built, with every action's examples. */
+  catalog: Catalog;
 }
 
 export async function scale(): Promise<void> {
@@ -104,10 +107,10 @@ export async function prepare(faces?: string[]): Promise<Prepared> {
     keys.push((await createKey(db, { mode: 'test', scopes: ['*'], entities: [`bench${i}`], tier: 'enterprise' })).secret);
   }
   await db.destroy();
-  return { dir, dataDir, keys, actions: catalog.faces.reduce((n, f) => n + f.actions.length, 0) };
+  return { dir, dataDir, keys, actions: catalog.faces.reduce((n, f) => n + f.actions.length, 0), catalog };
 }
 
-const serverEnv = (prepared: Prepared, port: number) => ({ ...process.env, CATALOGUE_DIR: prepared.dir, DATA_DIR: prepared.dataDir, PORT: String(port) });
+export const serverEnv = (prepared: Prepared, port: number) => ({ ...process.env, CATALOGUE_DIR: prepared.dir, DATA_DIR: prepared.dataDir, PORT: String(port) });
 
 /**
  * Milliseconds from spawning `script` (compiled, under dist/bench) to its first 200 for the call: over
