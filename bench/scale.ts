@@ -24,7 +24,7 @@ import type { Catalog } from '../src/spec/model.js';
 import { createKey } from '../src/store/keys.js';
 import { openStore } from '../src/store/open.js';
 import { BENCH_KEYS } from './keys.js';
-import { doTarget, type Started } from './http.js';
+import { doTarget, startChild, type Started } from './http.js';
 import { mediansOf, runRounds, warnings, type Row } from './rounds.js';
 
 const LARGE = fromRoot('test', 'fixtures', 'large', 'faces');
@@ -149,22 +149,7 @@ function post(port: number, body: string, key: string): Promise<number> {
 }
 
 async function start(prepared: Prepared): Promise<Started> {
-  const port = await freePort();
-  const child = fork(fromRoot('dist', 'bench', SERVER), { env: serverEnv(prepared, port), execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise((resolve, reject) => {
-    child.once('message', resolve);
-    child.once('exit', (code) => reject(new Error(`catalogue-server exited with ${code}`)));
-  });
-  return {
-    child,
-    port,
-    keys: prepared.keys,
-    stop: async () => {
-      if (child.exitCode === null) child.kill();
-      await exited;
-    },
-  };
+  return { ...(await startChild(SERVER, serverEnv(prepared, await freePort()))), keys: prepared.keys };
 }
 
 async function freePort(): Promise<number> {
