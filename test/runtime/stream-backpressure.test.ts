@@ -23,8 +23,19 @@ async function stream(res: ServerResponse): Promise<void> {
   res.on('close', () => (upstreamClosedAt = Date.now()));
   while (written < LIMIT && !res.destroyed) {
     written += CHUNK.length;
-    if (!res.write(CHUNK)) await new Promise((r) => (res.once('drain', r), res.once('close', r)));
+    if (!res.write(CHUNK)) await drainedOrClosed(res);
   }
+}
+
+/** Waits for the reader to take more, or to go; neither listener outlives the wait (a long stream waits often). */
+function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const settle = () => {
+      res.off('drain', settle).off('close', settle);
+      resolve();
+    };
+    res.on('drain', settle).on('close', settle);
+  });
 }
 
 beforeAll(async () => {
