@@ -15,8 +15,11 @@ const OPTIONS: prettier.Options = { singleQuote: true, printWidth: 120, trailing
 // babel-ts prints the same as the typescript parser here, about twice as fast.
 const PARSERS: [suffix: string, parser: string][] = [['.ts', 'babel-ts']];
 
+/** Prettier's parser for the file at `path`, or none: the file is not prettier's to format. */
+const parserOf = (path: string) => PARSERS.find(([suffix]) => path.endsWith(suffix))?.[1];
+
 export async function format(path: string, text: string): Promise<string> {
-  const parser = PARSERS.find(([suffix]) => path.endsWith(suffix))?.[1];
+  const parser = parserOf(path);
   if (!parser) return text.endsWith('\n') ? text : `${text}\n`;
   // Loaded on use: a run formats on the thread and never loads prettier here.
   const { format: prettierFormat } = await import('prettier');
@@ -28,7 +31,7 @@ export async function format(path: string, text: string): Promise<string> {
  * formatted twice.
  */
 export function formatCached(path: string, text: string): Promise<string> {
-  const parser = PARSERS.find(([suffix]) => path.endsWith(suffix))?.[1];
+  const parser = parserOf(path);
   if (!parser) return format(path, text);
   return memoAsync('format', `${parser}\0${text}`, () => formatOnThread({ parser, text }, OPTIONS));
 }
@@ -38,7 +41,7 @@ export function formatCached(path: string, text: string): Promise<string> {
  * formatter's thread, memoized by the statements (see statementChunks).
  */
 export function formatStatements(path: string, prefix: string, statements: StatementStructures[]): Promise<string> {
-  const parser = PARSERS.find(([suffix]) => path.endsWith(suffix))?.[1];
+  const parser = parserOf(path);
   if (!parser) throw new Error(`Statements cannot be printed into ${path}: not a TypeScript file.`);
   // Keyed by native JSON: the structures hold only strings, booleans, kinds and arrays of them (no number JSON
   // cannot spell), and a run keys every chunk of every face, which keyText would spell several times slower.
