@@ -96,9 +96,12 @@ export function slug(heading: string): string {
     .replace(/ /g, '-');
 }
 
+// One formatter for every number: building one costs far more than formatting with it.
+const DECIMAL = new Intl.NumberFormat('en-US', { maximumFractionDigits: 20, useGrouping: false });
+
 /** Decimal text without exponent notation: prices such as 5e-7 read as 0.0000005. */
 export function decimal(value: number): string {
-  return new Intl.NumberFormat('en-US', { maximumFractionDigits: 20, useGrouping: false }).format(value);
+  return DECIMAL.format(value);
 }
 
 /** Collapses a (possibly multi-line) description into one paragraph. */
