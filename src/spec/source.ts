@@ -2,7 +2,7 @@
  * A parsed YAML file that remembers where every node came from, so that any later stage can turn a
  * JSON path (`['actions', 'generate', 'scope']`) back into a `line:col` for its diagnostics.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Alias, type Document, type Node } from 'yaml';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 
 export type JsonPath = readonly (string | number)[];
@@ -31,7 +31,10 @@ export function parseSource(path: string, text: string): { source: SourceFile; d
     diagnostics.push(diagnostic('yaml-syntax', position(error.pos[0]), { detail: error.message.split('\n')[0]! }));
   }
   if (doc.errors.length === 0) findDuplicateKeys(doc, doc.contents, [], (p, k) => diagnostics.push(duplicate(at, p, k)));
-  const value = doc.errors.length === 0 ? doc.toJS({ maxAliasCount: 1000 }) : undefined;
+  const recursive = doc.errors.length === 0 ? recursiveAliases(doc) : [];
+  for (const alias of recursive) diagnostics.push(diagnostic('recursive-alias', position(alias.range?.[0] ?? 0), { name: alias.source }));
+  // A value with no end would hang or overflow every later stage that walks it: the file is left out instead.
+  const value = doc.errors.length === 0 && recursive.length === 0 ? doc.toJS({ maxAliasCount: 1000 }) : undefined;
   return { source: { path, text, doc, value, at }, diagnostics };
 }
 
@@ -61,6 +64,24 @@ function findDuplicateKeys(
   } else if (isSeq(node)) {
     node.items.forEach((item, i) => findDuplicateKeys(doc, item, [...path, i], report));
   }
+}
+
+/** The aliases inside the node their anchor names (`&a [*a]`): valid YAML, but a value without end. */
+function recursiveAliases(doc: Document.Parsed): Alias[] {
+  const found: Alias[] = [];
+  const open = new Set<unknown>();
+  const visit = (node: unknown): void => {
+    if (isAlias(node)) {
+      if (open.has(node.resolve(doc))) found.push(node);
+      return;
+    }
+    const children = isMap(node) ? node.items.flatMap((pair) => [pair.key, pair.value]) : isSeq(node) ? node.items : [];
+    open.add(node);
+    for (const child of children) visit(child);
+    open.delete(node);
+  };
+  visit(doc.contents);
+  return found;
 }
 
 /** Offset of the node at `path`, following aliases; stops at the deepest node that exists. */
