@@ -30,11 +30,12 @@ export function parseSource(path: string, text: string): { source: SourceFile; d
   for (const error of [...doc.errors, ...doc.warnings]) {
     diagnostics.push(diagnostic('yaml-syntax', position(error.pos[0]), { detail: error.message.split('\n')[0]! }));
   }
-  if (doc.errors.length === 0) findDuplicateKeys(doc, doc.contents, [], (p, k) => diagnostics.push(duplicate(at, p, k)));
-  const recursive = doc.errors.length === 0 ? recursiveAliases(doc) : [];
+  const parsed = doc.errors.length === 0;
+  if (parsed) findDuplicateKeys(doc, doc.contents, [], (p, k) => diagnostics.push(duplicate(at, p, k)));
+  const recursive = parsed ? recursiveAliases(doc) : [];
   for (const alias of recursive) diagnostics.push(diagnostic('recursive-alias', position(alias.range?.[0] ?? 0), { name: alias.source }));
   // A value with no end would hang or overflow every later stage that walks it: the file is left out instead.
-  const value = doc.errors.length === 0 && recursive.length === 0 ? doc.toJS({ maxAliasCount: 1000 }) : undefined;
+  const value = parsed && recursive.length === 0 ? doc.toJS({ maxAliasCount: 1000 }) : undefined;
   return { source: { path, text, doc, value, at }, diagnostics };
 }
 
