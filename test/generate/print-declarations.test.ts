@@ -1,0 +1,85 @@
+/**
+ * The declarations printer (print-declarations.ts) against what it stands in for: every chunk of the
+ * generated types that it prints, on the shipped catalogue and on the large one, is byte for byte what
+ * ts-morph prints and prettier formats; it prints nearly all of them; and what it does not know it leaves to
+ * prettier rather than guess.
+ */
+import { printStructure, StructureKind, type StatementStructures } from 'ts-morph';
+import { describe, expect, it } from 'vitest';
+import { CLIENT_TYPES_PATH, emitClient } from '../../src/generate/emit-client.js';
+import { emitServerTypes } from '../../src/generate/emit-server-types.js';
+import { format } from '../../src/generate/format.js';
+import { printDeclarations } from '../../src/generate/print-declarations.js';
+import { fromRoot } from '../../src/package-root.js';
+import { buildCatalog } from '../../src/spec/index.js';
+import { FIXTURE_DIR } from '../fixtures/large/build-fixture.js';
+
+/** What the printer stands in for: ts-morph's text, formatted by prettier. */
+const prettierText = (statements: StatementStructures[]) => format('types.ts', printStructure({ kind: StructureKind.SourceFile, statements }));
+
+function typeChunks(dir: string): StatementStructures[][] {
+  const { catalog } = buildCatalog(dir);
+  const client = emitClient(catalog!);
+  return [...emitServerTypes(catalog!), ...(client.get(CLIENT_TYPES_PATH) as StatementStructures[][])];
+}
+
+describe('the declarations printer', () => {
+  for (const [name, dir] of [['shipped', fromRoot('faces')], ['large', FIXTURE_DIR]] as const) {
+    it(`prints the ${name} catalogue's types as prettier formats them`, async () => {
+      const chunks = typeChunks(dir);
+      let printed = 0;
+      for (const chunk of chunks) {
+        const text = printDeclarations(chunk);
+        if (text === undefined) continue;
+        printed++;
+        expect(text).toBe(await prettierText(chunk));
+      }
+      // Nearly every chunk of both type files: the files' heads (imports), the catalogue-wide declarations
+      // (mapped and conditional types) and a few long handler signatures are prettier's.
+      expect(printed).toBeGreaterThan(chunks.length * 0.75);
+    }, 120_000);
+  }
+
+  it('lays out what does not fit as prettier does', async () => {
+    const long = 'x'.repeat(50);
+    const chunk: StatementStructures[] = [
+      { kind: StructureKind.TypeAlias, name: 'Choice', isExported: true, docs: ['Two lines\nof docs.'], type: `"${long}" | "it's" | { a: "${long}"; /** The b. */ b?: { c: number; d: "${long}" }[] }` },
+      { kind: StructureKind.TypeAlias, name: 'Short', isExported: true, type: '[string, 1, -2.5, true]' },
+      { kind: StructureKind.TypeAlias, name: 'NextLine', type: `"${long}" | "${long.slice(0, 20)}"` },
+      { kind: StructureKind.TypeAlias, name: 'Shape', type: `{ a: "${long}"; b: "${long}" }` },
+      { kind: StructureKind.TypeAlias, name: 'Extended', type: `Shape & { /** The c. */ c: "${long}"; d?: "${long}" }` },
+      { kind: StructureKind.TypeAlias, name: 'Grouped', isExported: true, type: '((A & B) | (C | D)) | ((E)[]) | ((F | G)[])' },
+      {
+        kind: StructureKind.Interface,
+        name: 'Things',
+        isExported: true,
+        properties: [
+          { name: '"a.b"', type: `{ ${long}: string; [key: string]: unknown }`, hasQuestionToken: true, docs: ['A dotted key.'] },
+          { name: 'quoted', type: '"say \\"hi\\""' },
+          { name: 'accents', type: `"Ünïcödé — ‘quoted’ ≥ ${long}"`, hasQuestionToken: true },
+        ],
+      },
+      {
+        kind: StructureKind.Interface,
+        name: 'Methods',
+        methods: [{ name: 'run', parameters: [{ name: 'payload', type: `Payload${long}` }, { name: 'ctx', type: `Context<"${long}">` }], returnType: 'Promise<void>' }],
+      },
+      { kind: StructureKind.Interface, name: 'Empty', isExported: true },
+    ];
+    expect(printDeclarations(chunk)).toBe(await prettierText(chunk));
+  });
+
+  it('leaves to prettier what it does not know', () => {
+    const unknown: StatementStructures[][] = [
+      [{ kind: StructureKind.TypeAlias, name: 'Mapped', type: '{ [K in keyof T]: T[K] }' }],
+      [{ kind: StructureKind.TypeAlias, name: 'Generic', typeParameters: ['T'], type: 'T[]' }],
+      [{ kind: StructureKind.TypeAlias, name: 'Big', type: '1e+21' }],
+      [{ kind: StructureKind.Interface, name: 'Unquotable', properties: [{ name: '"plain"', type: 'string' }] }],
+      [{ kind: StructureKind.TypeAlias, name: 'Wide', type: `"${'字'.repeat(10)}"` }],
+      [{ kind: StructureKind.TypeAlias, name: 'Emoji', type: '"↔"' }],
+      [{ kind: StructureKind.TypeAlias, name: 'Hugged', type: `{ a: "${'x'.repeat(120)}" } | null` }],
+      [{ kind: StructureKind.VariableStatement, declarations: [{ name: 'x', initializer: '1' }] }],
+    ];
+    for (const chunk of unknown) expect(printDeclarations(chunk)).toBeUndefined();
+  });
+});
