@@ -6,6 +6,9 @@
  */
 import type { Action, Catalog, Face } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import type { Formatted } from './format.js';
+import { fits, Unsupported } from './prettier-layout.js';
+import { quoted, valueLines } from './print-values.js';
 
 export const DISPATCH_PATH = 'server/dispatch.ts';
 export const PLATFORM_PATH = 'server/platform.ts';
@@ -16,15 +19,16 @@ const TYPES = '../../src/runtime/dispatch-types.js';
 
 /**
  * The file in chunks: the imports, one constant per face, then the maps. A face's chunk names only that
- * face, so generate() reformats only the faces that changed.
+ * face, so generate() reformats only the faces that changed; it comes formatted where the values allow
+ * (`preformat`; without it, every chunk is left to prettier).
  */
-export function emitDispatch(catalog: Catalog): string[] {
+export function emitDispatch(catalog: Catalog, preformat = true): (string | Formatted)[] {
   // Imported on first use (runtime/validator-module.ts): a server starts without parsing every face's validators.
   const modules = catalog.faces.map((f) => `const ${validators(f.name)}: ValidatorLoader = () => import('./validators/${f.name}.js');`);
   const faceOfEvent = new Map(catalog.faces.flatMap((f) => f.events.map((e) => [e.type, f.name] as const)));
   return [
     [`import type { ActionEntry, EventEntry, FaceEntry, ValidatorLoader } from '${TYPES}';`, '', ...modules, ''].join('\n'),
-    ...catalog.faces.map((f) => `const ${faceConstant(f)}: FaceEntry = ${faceEntry(f, faceOfEvent)};\n`),
+    ...catalog.faces.map((f) => faceEntry(f, faceOfEvent, preformat)),
     [
       '/** Every face and action the server routes to. */',
       `export const faces: ReadonlyMap<string, FaceEntry> = new Map<string, FaceEntry>([`,
@@ -44,21 +48,81 @@ export function emitDispatch(catalog: Catalog): string[] {
 
 const faceConstant = (face: Face) => `${face.name}Face`;
 const validators = (face: string) => `${face}Validators`;
-const ref = (face: string, name: string) => `{ module: ${validators(face)}, name: ${json(name)} }`;
+const ref = (face: string, name: string) => `{ module: ${validators(face)}, name: ${quoted(name)} }`;
 
-function faceEntry(face: Face, faceOfEvent: Map<string, string>): string {
-  const actions = face.actions.map((a) => `[${json(a.name)}, ${actionEntry(face, a, faceOfEvent)}]`).join(',\n');
-  return `{ name: ${json(face.name)}, builtin: ${face.builtin}, rate: ${json(face.rate)}, actions: new Map<string, ActionEntry>([${actions}]) }`;
+/** Each served version of the action and the validator of its payload, as `[date, ref]` source. */
+const versionEntries = (face: Face, action: Action) => action.variants.flatMap((v) => v.versions.map((date) => `[${quoted(date)}, ${ref(face.name, v.validator)}]`));
+
+/** The validator modules the action's calls need: its face's and those of the faces whose events it emits. */
+const validatorModules = (face: Face, action: Action, faceOfEvent: Map<string, string>) =>
+  `[${[...new Set([face.name, ...action.emits.map((e) => faceOfEvent.get(e)!)])].sort().map(validators).join(', ')}]`;
+
+/** How a face's constant is laid out: each value on the lines it takes, and each line of code as it is. */
+interface Layout {
+  value: (value: unknown, head: string, indent: string, end: string) => string[];
+  line: (line: string) => string;
 }
 
-function actionEntry(face: Face, action: Action, faceOfEvent: Map<string, string>): string {
-  const versions = action.variants.flatMap((v) => v.versions.map((date) => `[${json(date)}, ${ref(face.name, v.validator)}]`));
-  const needed = [...new Set([face.name, ...action.emits.map((e) => faceOfEvent.get(e)!)])].sort();
-  return `{
-    id: ${json(action.id)}, face: ${json(face.name)}, name: ${json(action.name)}, scope: ${json(action.scope)},
-    stream: ${action.stream},${action.streamOnly ? ' streamOnly: true,' : ''} streamEvents: ${json(action.streamEvents.map((e) => e.name))}, atomic: ${action.atomic}, cost: ${json(action.cost)}, weight: ${json(action.weight)}, emits: ${json(action.emits)},
-    rate: ${json(action.rate)}, versions: new Map([${versions.join(', ')}]), validatorModules: [${needed.map(validators).join(', ')}],
-  }`;
+/**
+ * As prettier formats it (see print-values.ts): a value or a line that does not fit throws Unsupported.
+ * test/generate/own-printers.test.ts holds the result equal to prettier's on both catalogues.
+ */
+const FORMATTED: Layout = { value: valueLines, line: fitting };
+/** Every value as JSON on its line, whatever its length: valid TypeScript for prettier to format. */
+const UNFORMATTED: Layout = { value: (value, head, _indent, end) => [`${head}${json(value)}${end}`], line: (line) => line };
+
+/**
+ * A face's constant, laid out by prettier's rules where they are known (the large catalogue's dispatch table is
+ * a quarter of its TypeScript, and prettier need not format it), left to prettier where they are not.
+ */
+function faceEntry(face: Face, faceOfEvent: Map<string, string>, preformat: boolean): string | Formatted {
+  if (preformat) {
+    try {
+      return { formatted: faceEntryText(face, faceOfEvent, FORMATTED) };
+    } catch (error) {
+      if (!(error instanceof Unsupported)) throw error;
+    }
+  }
+  return faceEntryText(face, faceOfEvent, UNFORMATTED);
+}
+
+function faceEntryText(face: Face, faceOfEvent: Map<string, string>, layout: Layout): string {
+  const lines = [`const ${faceConstant(face)}: FaceEntry = {`, `  name: ${quoted(face.name)},`, `  builtin: ${face.builtin},`, ...layout.value(face.rate, '  rate: ', '  ', ',')];
+  lines.push('  actions: new Map<string, ActionEntry>([');
+  for (const action of face.actions) lines.push('    [', `      ${quoted(action.name)},`, ...actionEntryLines(face, action, faceOfEvent, layout), '    ],');
+  lines.push('  ]),', '};');
+  return `${lines.join('\n')}\n`;
+}
+
+function actionEntryLines(face: Face, action: Action, faceOfEvent: Map<string, string>, layout: Layout): string[] {
+  const indent = '        ';
+  const property = (name: string, value: unknown) => layout.value(value, `${indent}${name}: `, indent, ',');
+  const versions = versionEntries(face, action);
+  return [
+    '      {',
+    ...property('id', action.id),
+    ...property('face', face.name),
+    ...property('name', action.name),
+    ...property('scope', action.scope),
+    ...property('stream', action.stream),
+    ...(action.streamOnly ? property('streamOnly', true) : []),
+    ...property('streamEvents', action.streamEvents.map((e) => e.name)),
+    ...property('atomic', action.atomic),
+    ...property('cost', action.cost),
+    ...property('weight', action.weight),
+    ...property('emits', action.emits),
+    ...property('rate', action.rate),
+    // Two versions or more: prettier breaks an array of arrays one a line; one stays on the line if it fits.
+    ...(versions.length > 1 ? [`${indent}versions: new Map([`, ...versions.map((v) => `${indent}  ${v},`), `${indent}]),`] : [`${indent}versions: new Map([${versions[0]}]),`]).map(layout.line),
+    layout.line(`${indent}validatorModules: ${validatorModules(face, action, faceOfEvent)},`),
+    '      },',
+  ];
+}
+
+/** The line, which must fit: prettier's layout of these, when they do not, is its own. */
+function fitting(line: string): string {
+  if (!fits(line)) throw new Unsupported();
+  return line;
 }
 
 export function emitPlatform(catalog: Catalog): string {

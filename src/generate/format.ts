@@ -11,6 +11,11 @@ import { memoAsync } from '../memo/memo.js';
 import { formatOnThread, releaseFormatThread, startFormatThread } from './format-thread.js';
 import { printDeclarations } from './print-declarations.js';
 
+/** A chunk of a file already as prettier would format it (see print-values.ts), taken as it is. */
+export interface Formatted {
+  formatted: string;
+}
+
 const OPTIONS: prettier.Options = { singleQuote: true, printWidth: 120, trailingComma: 'all', proseWrap: 'preserve' };
 
 // babel-ts prints the same as the typescript parser here, about twice as fast.

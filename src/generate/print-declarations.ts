@@ -8,17 +8,12 @@
  * line that fits in the print width stays flat; an object type that does not fit breaks one member a line; a
  * type alias's union that does not fit goes on the next line, or one member a line, each broken the same
  * way. Anything else, a shape or a layout it does not know, gives `undefined`, and the chunk goes to ts-morph
- * and prettier as before. test/generate/print-declarations.test.ts holds the two equal on every chunk of the
+ * and prettier as before. test/generate/own-printers.test.ts holds the two equal on every chunk of the
  * shipped and the large catalogue.
  */
 import type { InterfaceDeclarationStructure, OptionalKind, MethodSignatureStructure as MethodStructure, StatementStructures, TypeAliasDeclarationStructure } from 'ts-morph';
+import { fits, prettierString, Unsupported } from './prettier-layout.js';
 import { StructureKind } from './structure-kinds.js';
-
-/** prettier's `printWidth` for the generated TypeScript (format.ts). */
-const WIDTH = 120;
-
-/** Thrown where the printer cannot be sure of prettier's layout: the chunk goes to prettier. */
-class Unsupported extends Error {}
 
 /** The chunk's formatted text, or undefined when prettier must format it. */
 export function printDeclarations(statements: StatementStructures[]): string | undefined {
@@ -284,37 +279,6 @@ function objectLines(object: Extract<TypeNode, { kind: 'object' }>, head: string
 
 /** Whether prettier hugs the union (an object with `null` or `void` beside it), a layout not printed here. */
 const hugs = (union: Extract<TypeNode, { kind: 'union' }>) => union.items.some((item) => item.kind === 'reference' && ['null', 'void', 'undefined'].includes(item.name));
-
-/** Whether the line is within the print width, measured as prettier measures it. */
-function fits(line: string): boolean {
-  return width(line) <= WIDTH;
-}
-
-/**
- * The line's width in columns. prettier counts wide characters and most emoji as two and marks as none; the
- * characters below are one column each, and a line with any other is left to prettier.
- */
-function width(line: string): number {
-  if (/^[\x20-\x7e]*$/.test(line)) return line.length;
-  if (!NARROW_LINE.test(line)) throw new Unsupported();
-  return [...line].length;
-}
-
-/** Printable ASCII, Latin, Greek, Cyrillic, dashes, quotes and math signs: neither marks, nor wide, nor emoji (©, ‼, ↔). */
-const NARROW_LINE = /^[\x20-\x7e\u00a0-\u00a8\u00aa-\u00ad\u00af-\u02ff\u0370-\u0482\u048a-\u052f\u2010-\u2027\u2030-\u203b\u203d-\u2048\u20a0-\u20c0\u2190-\u2193\u2200-\u22ff]*$/;
-
-/**
- * A string literal as prettier prints one it is given as `"raw"` (JSON's quoting, as the emitters write them):
- * single quotes unless the text holds more of them than double quotes, and no escape it no longer needs.
- */
-function prettierString(raw: string): string {
-  const singles = raw.split("'").length - 1;
-  const doubles = raw.split('"').length - 1;
-  const quote = singles > doubles ? '"' : "'";
-  const other = quote === '"' ? "'" : '"';
-  const body = raw.replace(/\\(["'\\])|(["'])/g, (match, escaped?: string, bare?: string) => (escaped ? (escaped === other ? other : match) : bare === quote ? `\\${bare}` : bare!));
-  return `${quote}${body}${quote}`;
-}
 
 // --- JSDoc ---
 

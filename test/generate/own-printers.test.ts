@@ -1,12 +1,14 @@
 /**
- * The declarations printer (print-declarations.ts) against what it stands in for: every chunk of the
- * generated types that it prints, on the shipped catalogue and on the large one, is byte for byte what
- * ts-morph prints and prettier formats; it prints nearly all of them; and what it does not know it leaves to
- * prettier rather than guess.
+ * The generator's own printers (print-declarations.ts, and print-values.ts for the dispatch table) against
+ * what they stand in for: every chunk of the generated types and every face constant of the dispatch table
+ * that they print, on the shipped catalogue and on the large one, is byte for byte what ts-morph prints and
+ * prettier formats; they print nearly all of them; and what they do not know they leave to prettier rather
+ * than guess.
  */
 import { printStructure, StructureKind, type StatementStructures } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
 import { CLIENT_TYPES_PATH, emitClient } from '../../src/generate/emit-client.js';
+import { emitDispatch } from '../../src/generate/emit-dispatch.js';
 import { emitServerTypes } from '../../src/generate/emit-server-types.js';
 import { format } from '../../src/generate/format.js';
 import { printDeclarations } from '../../src/generate/print-declarations.js';
@@ -23,7 +25,7 @@ function typeChunks(dir: string): StatementStructures[][] {
   return [...emitServerTypes(catalog!), ...(client.get(CLIENT_TYPES_PATH) as StatementStructures[][])];
 }
 
-describe('the declarations printer', () => {
+describe("the generator's own printers", () => {
   for (const [name, dir] of [['shipped', fromRoot('faces')], ['large', FIXTURE_DIR]] as const) {
     it(`prints the ${name} catalogue's types as prettier formats them`, async () => {
       const chunks = typeChunks(dir);
@@ -37,6 +39,22 @@ describe('the declarations printer', () => {
       // Nearly every chunk of both type files: the files' heads (imports), the catalogue-wide declarations
       // (mapped and conditional types) and a few long handler signatures are prettier's.
       expect(printed).toBeGreaterThan(chunks.length * 0.75);
+    }, 120_000);
+  }
+
+  for (const [name, dir] of [['shipped', fromRoot('faces')], ['large', FIXTURE_DIR]] as const) {
+    it(`prints the ${name} catalogue's dispatch table as prettier formats it`, async () => {
+      const { catalog } = buildCatalog(dir);
+      const printed = emitDispatch(catalog!);
+      const texts = emitDispatch(catalog!, false);
+      let formatted = 0;
+      for (const [i, chunk] of printed.entries()) {
+        if (typeof chunk === 'string') continue;
+        formatted++;
+        expect(chunk.formatted).toBe(await format('dispatch.ts', texts[i] as string));
+      }
+      // Nearly every face's constant (a value too long for its line is prettier's); the imports and the maps are prettier's.
+      expect(formatted).toBeGreaterThan(catalog!.faces.length * 0.75);
     }, 120_000);
   }
 

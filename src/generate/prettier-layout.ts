@@ -1,0 +1,43 @@
+/**
+ * What the generator's own printers (print-declarations.ts, print-values.ts) share of prettier's layout, as
+ * prettier is configured for the generated TypeScript (format.ts): the print width, how it measures a line,
+ * and how it quotes a string. A printer throws `Unsupported` where it cannot be sure of prettier's output, and
+ * the text goes to prettier.
+ */
+
+/** prettier's `printWidth` for the generated TypeScript (format.ts). */
+const WIDTH = 120;
+
+/** Thrown where a printer cannot be sure of prettier's layout: the text goes to prettier. */
+export class Unsupported extends Error {}
+
+/** Whether the line is within the print width, measured as prettier measures it. */
+export function fits(line: string): boolean {
+  return width(line) <= WIDTH;
+}
+
+/**
+ * The line's width in columns. prettier counts wide characters and most emoji as two and marks as none; the
+ * characters below are one column each, and a line with any other is left to prettier.
+ */
+function width(line: string): number {
+  if (/^[\x20-\x7e]*$/.test(line)) return line.length;
+  if (!NARROW_LINE.test(line)) throw new Unsupported();
+  return [...line].length;
+}
+
+/** Printable ASCII, Latin, Greek, Cyrillic, dashes, quotes and math signs: neither marks, nor wide, nor emoji (©, ‼, ↔). */
+const NARROW_LINE = /^[\x20-\x7e\u00a0-\u00a8\u00aa-\u00ad\u00af-\u02ff\u0370-\u0482\u048a-\u052f\u2010-\u2027\u2030-\u203b\u203d-\u2048\u20a0-\u20c0\u2190-\u2193\u2200-\u22ff]*$/;
+
+/**
+ * A string literal as prettier prints one it is given as `"raw"` (JSON's quoting, as the emitters write them):
+ * single quotes unless the text holds more of them than double quotes, and no escape it no longer needs.
+ */
+export function prettierString(raw: string): string {
+  const singles = raw.split("'").length - 1;
+  const doubles = raw.split('"').length - 1;
+  const quote = singles > doubles ? '"' : "'";
+  const other = quote === '"' ? "'" : '"';
+  const body = raw.replace(/\\(["'\\])|(["'])/g, (match, escaped?: string, bare?: string) => (escaped ? (escaped === other ? other : match) : bare === quote ? `\\${bare}` : bare!));
+  return `${quote}${body}${quote}`;
+}

@@ -1,0 +1,45 @@
+/**
+ * Plain values (the JSON the catalogue holds: rate limits, costs, names) written as TypeScript literals, laid
+ * out as prettier lays them out: on their line if they fit, an object one property a line if not, each
+ * property the same way. An array or a string that does not fit, or a key that needs quotes, throws
+ * `Unsupported`: prettier's rules for those are its own, and the text goes to prettier.
+ */
+import { fits, prettierString, Unsupported } from './prettier-layout.js';
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+/** The lines of `head`, then `value`, then `end`, at `indent`. */
+export function valueLines(value: unknown, head: string, indent: string, end: string): string[] {
+  const line = `${head}${flatValue(value)}${end}`;
+  if (fits(line)) return [line];
+  if (!isObject(value) || Object.keys(value).length === 0) throw new Unsupported();
+  const inner = `${indent}  `;
+  return [`${head}{`, ...Object.entries(value).flatMap(([key, item]) => valueLines(item, `${inner}${propertyKey(key)}: `, inner, ',')), `${indent}}${end}`];
+}
+
+/** `value` on one line, as prettier prints it when it fits. */
+export function flatValue(value: unknown): string {
+  if (typeof value === 'string') return quoted(value);
+  if (typeof value === 'number') {
+    // prettier spells exponents its own way (1e21, not 1e+21).
+    const text = JSON.stringify(value);
+    if (/e/i.test(text)) throw new Unsupported();
+    return text;
+  }
+  if (typeof value === 'boolean' || value === null) return String(value);
+  if (Array.isArray(value)) return `[${value.map(flatValue).join(', ')}]`;
+  if (!isObject(value)) throw new Unsupported();
+  const entries = Object.entries(value).map(([key, item]) => `${propertyKey(key)}: ${flatValue(item)}`);
+  return entries.length ? `{ ${entries.join(', ')} }` : '{}';
+}
+
+/** A string as prettier quotes it. */
+export const quoted = (text: string) => prettierString(JSON.stringify(text).slice(1, -1));
+
+function propertyKey(key: string): string {
+  // prettier quotes keys as needed, and with one key quoted, how it spells the others is its own rule.
+  if (!IDENTIFIER.test(key)) throw new Unsupported();
+  return key;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
