@@ -44,19 +44,19 @@ export function formatCached(path: string, text: string): Promise<string> {
 
 /**
  * `prefix` and then the statements as ts-morph prints them, formatted: printed here when they are declarations
- * print-declarations.ts knows, otherwise printed and formatted on the formatter's thread; memoized by the
+ * print-declarations.ts knows, otherwise printed and formatted on the formatter's thread and memoized by the
  * statements (see statementChunks).
  */
 export function formatStatements(path: string, prefix: string, statements: StatementStructures[]): Promise<string> {
   const parser = parserOf(path);
   if (!parser) throw new Error(`Statements cannot be printed into ${path}: not a TypeScript file.`);
+  // Declarations the printer knows come out as prettier would format them, without ts-morph or prettier, and
+  // without the memo: printing them costs less than spelling and hashing their key.
+  const printed = prefix === '' ? printDeclarations(statements) : undefined;
+  if (printed !== undefined) return Promise.resolve(printed);
   // Keyed by native JSON: the structures hold only strings, booleans, kinds and arrays of them (no number JSON
   // cannot spell), and a run keys every chunk of every face, which keyText would spell several times slower.
-  return memoAsync('format-statements', `${parser}\0${prefix}\0${JSON.stringify(statements)}`, async () => {
-    // Declarations the printer knows come out as prettier would format them, without ts-morph or prettier.
-    const printed = prefix === '' ? printDeclarations(statements) : undefined;
-    return printed ?? formatOnThread({ parser, prefix, statements }, OPTIONS);
-  });
+  return memoAsync('format-statements', `${parser}\0${prefix}\0${JSON.stringify(statements)}`, () => formatOnThread({ parser, prefix, statements }, OPTIONS));
 }
 
 /** Starts the formatter's thread ahead of a run that will format much, so prettier has loaded by then. */
