@@ -11,6 +11,9 @@ const WIDTH = 120;
 /** Thrown where a printer cannot be sure of prettier's layout: the text goes to prettier. */
 export class Unsupported extends Error {}
 
+/** A name as the emitters write one unquoted. */
+export const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
 /** Whether the line is within the print width, measured as prettier measures it. */
 export function fits(line: string): boolean {
   return width(line) <= WIDTH;
@@ -26,7 +29,10 @@ function width(line: string): number {
   return [...line].length;
 }
 
-/** Printable ASCII, Latin, Greek, Cyrillic, dashes, quotes and math signs: neither marks, nor wide, nor emoji (©, ‼, ↔). */
+/**
+ * Printable ASCII, Latin, Greek, Cyrillic, dashes, quotes and math signs: one column each to prettier. Marks,
+ * wide characters and emoji are not; the few emoji it counts as one (©, ‼, ↔) are left out too.
+ */
 const NARROW_LINE = /^[\x20-\x7e\u00a0-\u00a8\u00aa-\u00ad\u00af-\u02ff\u0370-\u0482\u048a-\u052f\u2010-\u2027\u2030-\u203b\u203d-\u2048\u20a0-\u20c0\u2190-\u2193\u2200-\u22ff]*$/;
 
 /**

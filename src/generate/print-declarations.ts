@@ -12,7 +12,7 @@
  * shipped and the large catalogue.
  */
 import type { InterfaceDeclarationStructure, OptionalKind, MethodSignatureStructure as MethodStructure, StatementStructures, TypeAliasDeclarationStructure } from 'ts-morph';
-import { fits, prettierString, Unsupported } from './prettier-layout.js';
+import { fits, IDENTIFIER, prettierString, Unsupported } from './prettier-layout.js';
 import { StructureKind } from './structure-kinds.js';
 
 /** The chunk's formatted text, or undefined when prettier must format it. */
@@ -119,7 +119,6 @@ interface Member {
   type: TypeNode;
 }
 
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 const TOKEN = /\s*(\/\*\*(?:[^*]|\*(?!\/))*\*\/|"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?![\w.])|[A-Za-z_$][\w$]*|[{}[\]()|&;:?,<>])/y;
 
 function parseType(text: string): TypeNode {
@@ -191,7 +190,7 @@ function parseType(text: string): TypeNode {
     while (peek() !== '}') {
       const comment = peek()?.startsWith('/**') ? take() : undefined;
       // prettier re-indents a comment of several lines; schema-to-type writes them on one.
-      if (comment && /[\r\n]/.test(comment)) throw new Unsupported();
+      if (comment && /[\r\n\u2028\u2029]/.test(comment)) throw new Unsupported();
       let key: string;
       if (peek() === '[') {
         take('[');
@@ -222,9 +221,14 @@ function parseType(text: string): TypeNode {
 function propertyKey(key: string): string {
   if (IDENTIFIER.test(key)) return key;
   if (!key.startsWith('"')) throw new Unsupported();
-  const value = JSON.parse(key) as string;
-  // prettier would unquote a key that can be a name or a number; the emitters quote only those that cannot.
-  if (/^[\p{L}$_][\p{L}\p{N}$_]*$/u.test(value) || /^\d/.test(value) || value === '') throw new Unsupported();
+  let value: unknown;
+  try {
+    value = JSON.parse(key);
+  } catch {
+    throw new Unsupported();
+  }
+  // prettier unquotes a key that can be a name (any Unicode identifier); the emitters quote only what cannot.
+  if (typeof value !== 'string' || /^[\p{ID_Start}$_][\p{ID_Continue}$\u200c\u200d]*$/u.test(value) || /^\d/.test(value) || value === '') throw new Unsupported();
   return prettierString(key.slice(1, -1));
 }
 
@@ -271,13 +275,16 @@ function member(m: Member, indent: string): string[] {
   return objectLines(object, head, indent, `${brackets};`);
 }
 
-/** An object type broken after `head`: its members a line each, one level in from `indent`, then `}` and `end`. */
+/**
+ * An object type broken after `head`: its members a line each, one level in from `indent`, then `}` and `end`.
+ * When `head{` itself does not fit, prettier breaks before the object instead, a layout left to it.
+ */
 function objectLines(object: Extract<TypeNode, { kind: 'object' }>, head: string, indent: string, end: string): string[] {
-  if (object.members.length === 0) throw new Unsupported();
+  if (object.members.length === 0 || !fits(`${head}{`)) throw new Unsupported();
   return [`${head}{`, ...object.members.flatMap((m) => member(m, `${indent}  `)), `${indent}}${end}`];
 }
 
-/** Whether prettier hugs the union (an object with `null` or `void` beside it), a layout not printed here. */
+/** Whether prettier may hug the union (an object with `null` or `void` beside it), a layout not printed here; erring towards yes. */
 const hugs = (union: Extract<TypeNode, { kind: 'union' }>) => union.items.some((item) => item.kind === 'reference' && ['null', 'void', 'undefined'].includes(item.name));
 
 // --- JSDoc ---
@@ -286,8 +293,9 @@ const hugs = (union: Extract<TypeNode, { kind: 'union' }>) => union.items.some((
 function jsDoc(docs: InterfaceDeclarationStructure['docs'], indent: string): string[] {
   const out: string[] = [];
   for (const doc of docs ?? []) {
-    if (typeof doc !== 'string' || doc.includes('*/') || doc.startsWith('\n') || doc.startsWith('\r')) throw new Unsupported();
-    const lines = doc.split(/\r?\n/);
+    // A lone carriage return is a line break to prettier and not to ts-morph: such text is left to them.
+    if (typeof doc !== 'string' || doc.includes('*/') || doc.includes('\r') || doc.startsWith('\n')) throw new Unsupported();
+    const lines = doc.split('\n');
     if (lines.length === 1) {
       if (lines[0] !== lines[0]!.trim() || lines[0] === '') throw new Unsupported();
       out.push(`${indent}/** ${lines[0]} */`);

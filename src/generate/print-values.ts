@@ -1,12 +1,10 @@
 /**
  * Plain values (the JSON the catalogue holds: rate limits, costs, names) written as TypeScript literals, laid
  * out as prettier lays them out: on their line if they fit, an object one property a line if not, each
- * property the same way. An array or a string that does not fit, or a key that needs quotes, throws
- * `Unsupported`: prettier's rules for those are its own, and the text goes to prettier.
+ * property the same way. An array or a string that does not fit, an array of objects or arrays, or a key that
+ * needs quotes, throws `Unsupported`: prettier's rules for those are its own, and the text goes to prettier.
  */
-import { fits, prettierString, Unsupported } from './prettier-layout.js';
-
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+import { fits, IDENTIFIER, prettierString, Unsupported } from './prettier-layout.js';
 
 /** The lines of `head`, then `value`, then `end`, at `indent`. */
 export function valueLines(value: unknown, head: string, indent: string, end: string): string[] {
@@ -18,7 +16,7 @@ export function valueLines(value: unknown, head: string, indent: string, end: st
 }
 
 /** `value` on one line, as prettier prints it when it fits. */
-export function flatValue(value: unknown): string {
+function flatValue(value: unknown): string {
   if (typeof value === 'string') return quoted(value);
   if (typeof value === 'number') {
     // prettier spells exponents its own way (1e21, not 1e+21).
@@ -27,7 +25,11 @@ export function flatValue(value: unknown): string {
     return text;
   }
   if (typeof value === 'boolean' || value === null) return String(value);
-  if (Array.isArray(value)) return `[${value.map(flatValue).join(', ')}]`;
+  if (Array.isArray(value)) {
+    // prettier breaks an array of objects or of arrays even where it fits: a layout left to it.
+    if (value.some((item) => typeof item === 'object' && item !== null)) throw new Unsupported();
+    return `[${value.map(flatValue).join(', ')}]`;
+  }
   if (!isObject(value)) throw new Unsupported();
   const entries = Object.entries(value).map(([key, item]) => `${propertyKey(key)}: ${flatValue(item)}`);
   return entries.length ? `{ ${entries.join(', ')} }` : '{}';
@@ -37,7 +39,7 @@ export function flatValue(value: unknown): string {
 export const quoted = (text: string) => prettierString(JSON.stringify(text).slice(1, -1));
 
 function propertyKey(key: string): string {
-  // prettier quotes keys as needed, and with one key quoted, how it spells the others is its own rule.
+  // A key that needs quotes is left to prettier, which spells it as its quoteProps setting says.
   if (!IDENTIFIER.test(key)) throw new Unsupported();
   return key;
 }

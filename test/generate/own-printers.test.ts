@@ -95,6 +95,9 @@ describe("the generator's own printers", () => {
       [{ kind: StructureKind.Interface, name: 'Unquotable', properties: [{ name: '"plain"', type: 'string' }] }],
       [{ kind: StructureKind.TypeAlias, name: 'Wide', type: `"${'字'.repeat(10)}"` }],
       [{ kind: StructureKind.TypeAlias, name: 'Emoji', type: '"↔"' }],
+      [{ kind: StructureKind.TypeAlias, name: 'N'.repeat(60), type: `${'B'.repeat(50)} & { a: string; b: string }` }],
+      [{ kind: StructureKind.Interface, name: 'Connected', properties: [{ name: '"a‿b"', type: 'string' }] }],
+      [{ kind: StructureKind.TypeAlias, name: 'Returned', docs: ['One\rtwo.'], type: 'string' }],
       [{ kind: StructureKind.TypeAlias, name: 'Hugged', type: `{ a: "${'x'.repeat(120)}" } | null` }],
       [{ kind: StructureKind.VariableStatement, declarations: [{ name: 'x', initializer: '1' }] }],
     ];
