@@ -4,6 +4,7 @@
  * property the same way. An array or a string that does not fit, an array of objects or arrays, or a key that
  * needs quotes, throws `Unsupported`: prettier's rules for those are its own, and the text goes to prettier.
  */
+import { isObject } from '../spec/json-schema.js';
 import { fits, IDENTIFIER, prettierString, Unsupported } from './prettier-layout.js';
 
 /** The lines of `head`, then `value`, then `end`, at `indent`. */
@@ -43,5 +44,3 @@ function propertyKey(key: string): string {
   if (!IDENTIFIER.test(key)) throw new Unsupported();
   return key;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
