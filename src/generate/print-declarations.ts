@@ -19,15 +19,17 @@ import { StructureKind } from './structure-kinds.js';
 export function printDeclarations(statements: StatementStructures[]): string | undefined {
   try {
     const out: string[] = [];
-    let previous: string | undefined;
+    let previous: StatementStructures | undefined;
     for (const statement of statements) {
       const text =
         statement.kind === StructureKind.Interface ? printInterface(statement) : statement.kind === StructureKind.TypeAlias ? printTypeAlias(statement) : undefined;
       if (text === undefined) return undefined;
-      // ts-morph separates an interface, and whatever follows a closing brace, by a blank line; prettier keeps it.
-      if (previous !== undefined) out.push(previous.trimEnd().endsWith('}') || statement.kind === StructureKind.Interface ? '\n\n' : '\n');
+      // ts-morph sets an interface apart by a blank line, before it and after its closing brace (a printed type
+      // alias ends in `;`); prettier keeps the blank line.
+      const interfaceBeside = previous?.kind === StructureKind.Interface || statement.kind === StructureKind.Interface;
+      if (previous) out.push(interfaceBeside ? '\n\n' : '\n');
       out.push(text);
-      previous = text;
+      previous = statement;
     }
     return out.length ? `${out.join('')}\n` : undefined;
   } catch (error) {
@@ -111,7 +113,7 @@ type TypeNode =
   | { kind: 'literal'; text: string };
 
 interface Member {
-  /** A JSDoc comment on the member's own line (an object type's members, as schema-to-type writes them). */
+  /** A JSDoc comment on the same line, before the member (an object type's members, as schema-to-type writes them). */
   comment?: string;
   /** As prettier prints it; `[key: string]` for an index signature. */
   key: string;
