@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TextModel } from '../../src/providers/text-model.js';
+import { MemoryRateLimiter } from '../../src/runtime/rate-limit/memory.js';
 import { createRedis, RedisRateLimiter } from '../../src/runtime/rate-limit/redis.js';
 import { generateCall, startServer, type TestServer } from '../helpers/server.js';
 
@@ -98,10 +99,17 @@ describe('idempotency', () => {
 
 describe('rate limits', () => {
   it('reports the policies on every response and refuses with 429 and Retry-After past the limit', async () => {
-    const key = bearer((await server.key({ tier: 'free', entities: ['limited'] })).secret);
+    // The limiter's clock stands still, so the bucket refills nothing between the 61 calls however long they take.
+    const now = Date.now();
+    const limited = await startServer({ limiter: new MemoryRateLimiter({ now: () => now }) });
+    const key = bearer((await limited.key({ tier: 'free', entities: ['limited'] })).secret);
     const headers = { ...key, 'x-entity-id': 'limited' };
     const replies = [];
-    for (let i = 0; i < 61; i++) replies.push(await server.post(generateCall(), { headers }));
+    try {
+      for (let i = 0; i < 61; i++) replies.push(await limited.post(generateCall(), { headers }));
+    } finally {
+      await limited.close();
+    }
     expect(replies.slice(0, 60).every((r) => r.status === 200)).toBe(true);
     expect(replies[0]!.headers.get('ratelimit-policy')).toBe('"token";q=60;w=60, "entity";q=120;w=60');
     expect(replies[0]!.headers.get('ratelimit')).toBe('"token";r=59;t=1');
