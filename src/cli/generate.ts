@@ -22,7 +22,7 @@ export function registerGenerate(program: Command): void {
     .action(async (options: { faces: string; handlers: string; out: string; watch?: boolean; format: Format }) => {
       const paths = generatorPaths(options);
       // A watch's first edit prints and formats a chunk, on the formatter's thread, and may check a handler
-      // module: the thread is started (it loads ts-morph and prettier), and the handler checks' compiler
+      // module: the thread is started (it loads prettier), and the handler checks' compiler
       // loaded, before watching starts, not then.
       if (options.watch) {
         (await import('../generate/format.js')).prepareFormatting();

@@ -6,15 +6,17 @@ import standaloneCode from 'ajv/dist/standalone/index.js';
 import { memo } from '../memo/memo.js';
 import { faceValidators } from '../spec/face-ajv.js';
 import type { Face } from '../spec/model.js';
+import type { Formatted } from './format.js';
+import { fits } from './prettier-layout.js';
 
 export const validatorsPath = (face: string) => `server/validators/${face}.js`;
 export const validatorTypesPath = (face: string) => `server/validators/${face}.d.ts`;
 
-export function emitValidators(face: Face): { code: string; types: string } {
+export function emitValidators(face: Face): { code: string; types: string | Formatted[] } {
   const names = [...face.actions.flatMap((a) => a.variants.map((v) => v.validator)), ...face.events.map((e) => e.validator)];
   const schemas = [...face.actions.flatMap((a) => a.variants.map((v) => v.schema)), ...face.events.map((e) => e.dataSchema)];
   // The printed code depends on these schemas under these names and nothing else (see faceValidators).
-  return memo('validators', { names, schemas }, () => {
+  const { code, types } = memo('validators', { names, schemas }, () => {
     const { ajv, refused } = faceValidators(face);
     const [error] = refused.values();
     if (error) throw error;
@@ -22,6 +24,8 @@ export function emitValidators(face: Face): { code: string; types: string } {
     const types = [`import type { ValidateFunction } from 'ajv';`, ...names.map((n) => `export declare const ${n}: ValidateFunction;`), ''].join('\n');
     return { code, types };
   });
+  // One declaration a line, as prettier leaves them while each fits its line.
+  return { code, types: types.split('\n').every(fits) ? [{ formatted: types }] : types };
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * One worker thread that prints and formats the generated TypeScript beside the generator. Emitting and
  * formatting are about equal work on a large catalogue, and the emitters are synchronous: a file posted here
- * as soon as it is emitted is formatted on the second core while the next one is emitted; ts-morph and
- * prettier load there too, while the faces are read and linted. The thread holds the process open only while
- * a file is being formatted, so a run ends when its work does and a watch keeps the thread between runs.
+ * as soon as it is emitted is formatted on the second core while the next one is emitted; prettier loads there
+ * too, while the faces are read and linted (and ts-morph, for a chunk print-structures.ts leaves to it). The
+ * thread holds the process open only while a file is being formatted, so a run ends when its work does and a
+ * watch keeps the thread between runs.
  */
 import { Worker } from 'node:worker_threads';
 import type { StatementStructures } from 'ts-morph';
@@ -27,7 +28,7 @@ interface FormatThread {
 let thread: FormatThread | undefined;
 
 /**
- * Starts the thread, so that ts-morph and prettier are loaded by the time the first file is emitted; a later
+ * Starts the thread, so that prettier is loaded by the time the first file is emitted; a later
  * call keeps the running one. `options` are prettier's, the same for every file.
  */
 export function startFormatThread(options: object): FormatThread {

@@ -9,7 +9,8 @@ import type * as prettier from 'prettier';
 import type { StatementStructures } from 'ts-morph';
 import { memoAsync } from '../memo/memo.js';
 import { formatOnThread, releaseFormatThread, startFormatThread } from './format-thread.js';
-import { printDeclarations } from './print-declarations.js';
+import { printDeclaration } from './print-declarations.js';
+import { joinStatements, printStructures } from './print-structures.js';
 
 /** A chunk of a file already as prettier would format it (see print-values.ts), taken as it is. */
 export interface Formatted {
@@ -43,17 +44,26 @@ export function formatCached(path: string, text: string): Promise<string> {
 }
 
 /**
- * `prefix` and then the statements as ts-morph prints them, formatted: printed here when they are declarations
- * print-declarations.ts knows, otherwise printed and formatted on the formatter's thread and memoized by the
- * statements (see statementChunks).
+ * `prefix` and then the statements as ts-morph prints them, formatted. The declarations print-declarations.ts
+ * knows are printed here; the other statements are written out as source (print-structures.ts) and formatted
+ * on the formatter's thread, each on its own beside printed ones (prettier formats a file's statements one by
+ * one), or where even that printer refuses one, the chunk is printed and formatted there; memoized by their
+ * source or by the statements (see statementChunks).
  */
 export function formatStatements(path: string, prefix: string, statements: StatementStructures[]): Promise<string> {
   const parser = parserOf(path);
   if (!parser) throw new Error(`Statements cannot be printed into ${path}: not a TypeScript file.`);
   // Declarations the printer knows come out as prettier would format them, without ts-morph or prettier, and
   // without the memo: printing them costs less than spelling and hashing their key.
-  const printed = prefix === '' ? printDeclarations(statements) : undefined;
-  if (printed !== undefined) return Promise.resolve(printed);
+  const printed = prefix === '' ? statements.map(printDeclaration) : [];
+  if (printed.length > 0 && printed.every((text) => text !== undefined)) return Promise.resolve(joinStatements(statements, printed as string[]));
+  const sources = printed.some((text) => text !== undefined) ? statements.map((statement, i) => printed[i] ?? printStructures([statement])) : [];
+  if (sources.length > 0 && sources.every((source) => source !== undefined)) {
+    const formatted = statements.map((_, i) => (printed[i] !== undefined ? printed[i]! : formatCached(path, sources[i]!).then((text) => text.trimEnd())));
+    return Promise.all(formatted).then((texts) => joinStatements(statements, texts));
+  }
+  const source = printStructures(statements);
+  if (source !== undefined) return formatCached(path, prefix + source);
   // Keyed by native JSON: the structures hold only strings, booleans, kinds and arrays of them (no number JSON
   // cannot spell), and a run keys every chunk of every face, which keyText would spell several times slower.
   return memoAsync('format-statements', `${parser}\0${prefix}\0${JSON.stringify(statements)}`, () => formatOnThread({ parser, prefix, statements }, OPTIONS));

@@ -1,6 +1,7 @@
 /**
- * The formatter's thread: prints ts-morph statement structures and formats TypeScript with prettier, both
- * loaded once as the thread starts, while the generator's own thread goes on emitting (see format-thread.ts).
+ * The formatter's thread: formats TypeScript with prettier, loaded as the thread starts, while the generator's
+ * own thread goes on emitting (see format-thread.ts); and prints the ts-morph statement structures that
+ * print-structures.ts leaves to ts-morph, which it loads for the first of them.
  * Plain JavaScript, so that it starts the same from the sources and from the compiled program, without a
  * TypeScript loader.
  */
@@ -8,12 +9,16 @@ import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
 import * as prettier from 'prettier';
 
-// The TypeScript compiler under it takes a fifth of a second to load: here, not on the generator's thread.
-const tsMorph = createRequire(import.meta.url)('ts-morph');
+// The TypeScript compiler under it takes a fifth of a second to load: here, not on the generator's thread, and
+// only for the first chunk that print-structures.ts left to it.
+let tsMorph;
 
 /** The job's TypeScript: its text, or its prefix and then its statements as ts-morph prints them. */
-const source = ({ text, prefix, statements }) =>
-  statements ? prefix + tsMorph.printStructure({ kind: tsMorph.StructureKind.SourceFile, statements }) : text;
+function source({ text, prefix, statements }) {
+  if (!statements) return text;
+  tsMorph ??= createRequire(import.meta.url)('ts-morph');
+  return prefix + tsMorph.printStructure({ kind: tsMorph.StructureKind.SourceFile, statements });
+}
 
 parentPort.on('message', async ({ id, parser, ...job }) => {
   try {

@@ -4,7 +4,7 @@
  * response schemas, the face file's examples on both, its price, and for a streaming action the server-sent
  * events it sends, one schema per event. The canonical `POST /do` stays in the document beside them.
  */
-import { walkSchema } from '../spec/json-schema.js';
+import { eachSubschema } from '../spec/json-schema.js';
 import type { Action, Face, JsonSchema } from '../spec/model.js';
 import { literal } from './ts-literal.js';
 import { priceWords } from './price-words.js';
@@ -174,7 +174,7 @@ function message(event: string, data: JsonSchema, description: string): JsonSche
 /** A copy with `#/$defs/X` pointing at the face's component `<Face>X`, and `$defs` dropped. */
 export function componentRefs(schema: JsonSchema, face: Face): JsonSchema {
   const { $defs: _defs, ...copy } = structuredClone(schema);
-  walkSchema(copy, (node) => {
+  eachSubschema(copy, (node) => {
     if (typeof node.$ref === 'string' && node.$ref.startsWith('#/$defs/')) {
       node.$ref = `#/components/schemas/${face.typeName}${node.$ref.slice('#/$defs/'.length)}`;
     }

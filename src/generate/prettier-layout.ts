@@ -1,9 +1,10 @@
 /**
- * What the generator's own printers (print-declarations.ts, print-values.ts) share of prettier's layout, as
- * prettier is configured for the generated TypeScript (format.ts): the print width, how it measures a line,
- * and how it quotes a string. A printer throws `Unsupported` where it cannot be sure of prettier's output, and
- * the text goes to prettier.
+ * What the generator's own printers (print-declarations.ts, print-values.ts, print-structures.ts) share of
+ * prettier's layout, as prettier is configured for the generated TypeScript (format.ts): the print width, how
+ * it measures a line, how it quotes a string, and JSDoc as it leaves it. A printer throws `Unsupported` where
+ * it cannot be sure of prettier's output, and the text goes to prettier.
  */
+import type { InterfaceDeclarationStructure } from 'ts-morph';
 
 /** prettier's `printWidth` for the generated TypeScript (format.ts). */
 const WIDTH = 120;
@@ -46,4 +47,31 @@ export function prettierString(raw: string): string {
   const other = quote === '"' ? "'" : '"';
   const body = raw.replace(/\\(["'\\])|(["'])/g, (match, escaped?: string, bare?: string) => (escaped ? (escaped === other ? other : match) : bare === quote ? `\\${bare}` : bare!));
   return `${quote}${body}${quote}`;
+}
+
+type JSDocs = InterfaceDeclarationStructure['docs'];
+
+/** JSDoc as ts-morph prints `docs` and prettier leaves it, each line indented by `indent`. */
+export function jsDoc(docs: JSDocs, indent: string): string[] {
+  const out: string[] = [];
+  for (const doc of docs ?? []) {
+    // A lone carriage return is a line break to prettier and not to ts-morph: such text is left to them.
+    if (typeof doc !== 'string' || doc.includes('*/') || doc.includes('\r') || doc.startsWith('\n')) throw new Unsupported();
+    const lines = doc.split('\n');
+    if (lines.length === 1) {
+      if (lines[0] !== lines[0]!.trim() || lines[0] === '') throw new Unsupported();
+      out.push(`${indent}/** ${lines[0]} */`);
+    } else {
+      out.push(`${indent}/**`, ...lines.map((line) => `${indent} *${line.trimEnd() ? ` ${line.trimEnd()}` : ''}`), `${indent} */`);
+    }
+  }
+  return out;
+}
+
+/** Refuses a structure that sets anything but `keys` (and its kind): a feature the printer does not print. */
+export function only(structure: object, keys: string[]): void {
+  for (const [key, value] of Object.entries(structure)) {
+    const unset = value === undefined || value === false || (Array.isArray(value) && value.length === 0);
+    if (key !== 'kind' && !keys.includes(key) && !unset) throw new Unsupported();
+  }
 }

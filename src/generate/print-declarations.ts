@@ -12,26 +12,25 @@
  * shipped and the large catalogue.
  */
 import type { InterfaceDeclarationStructure, OptionalKind, MethodSignatureStructure as MethodStructure, StatementStructures, TypeAliasDeclarationStructure } from 'ts-morph';
-import { fits, IDENTIFIER, prettierString, Unsupported } from './prettier-layout.js';
+import { fits, IDENTIFIER, jsDoc, only, prettierString, Unsupported } from './prettier-layout.js';
+import { joinStatements } from './print-structures.js';
 import { StructureKind } from './structure-kinds.js';
 
-/** The chunk's formatted text, or undefined when prettier must format it. */
+/** The chunk's formatted text, or undefined when prettier must format any of it. */
 export function printDeclarations(statements: StatementStructures[]): string | undefined {
+  const printed = statements.map(printDeclaration);
+  return printed.length > 0 && printed.every((text) => text !== undefined) ? joinStatements(statements, printed as string[]) : undefined;
+}
+
+/**
+ * One statement as prettier formats it, without the line break after it, or undefined when prettier must
+ * format it. prettier formats a file's statements one by one, so a chunk may mix these with its own.
+ */
+export function printDeclaration(statement: StatementStructures): string | undefined {
   try {
-    const out: string[] = [];
-    let previous: StatementStructures | undefined;
-    for (const statement of statements) {
-      const text =
-        statement.kind === StructureKind.Interface ? printInterface(statement) : statement.kind === StructureKind.TypeAlias ? printTypeAlias(statement) : undefined;
-      if (text === undefined) return undefined;
-      // ts-morph sets an interface apart by a blank line, before it and after its closing brace (a printed type
-      // alias ends in `;`); prettier keeps the blank line.
-      const interfaceBeside = previous?.kind === StructureKind.Interface || statement.kind === StructureKind.Interface;
-      if (previous) out.push(interfaceBeside ? '\n\n' : '\n');
-      out.push(text);
-      previous = statement;
-    }
-    return out.length ? `${out.join('')}\n` : undefined;
+    if (statement.kind === StructureKind.Interface) return printInterface(statement);
+    if (statement.kind === StructureKind.TypeAlias) return printTypeAlias(statement);
+    return undefined;
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
     throw error;
@@ -292,28 +291,4 @@ const hugs = (union: Extract<TypeNode, { kind: 'union' }>) => union.items.some((
 // --- JSDoc ---
 
 /** The docs as ts-morph writes them and prettier re-indents them, at `indent`. */
-function jsDoc(docs: InterfaceDeclarationStructure['docs'], indent: string): string[] {
-  const out: string[] = [];
-  for (const doc of docs ?? []) {
-    // A lone carriage return is a line break to prettier and not to ts-morph: such text is left to them.
-    if (typeof doc !== 'string' || doc.includes('*/') || doc.includes('\r') || doc.startsWith('\n')) throw new Unsupported();
-    const lines = doc.split('\n');
-    if (lines.length === 1) {
-      if (lines[0] !== lines[0]!.trim() || lines[0] === '') throw new Unsupported();
-      out.push(`${indent}/** ${lines[0]} */`);
-    } else {
-      out.push(`${indent}/**`, ...lines.map((line) => `${indent} *${line.trimEnd() ? ` ${line.trimEnd()}` : ''}`), `${indent} */`);
-    }
-  }
-  return out;
-}
-
 type MethodSignatureStructure = OptionalKind<MethodStructure>;
-
-/** Refuses a structure that sets anything but `keys` (and its kind): a feature the printer does not print. */
-function only(structure: object, keys: string[]): void {
-  for (const [key, value] of Object.entries(structure)) {
-    const unset = value === undefined || value === false || (Array.isArray(value) && value.length === 0);
-    if (key !== 'kind' && !keys.includes(key) && !unset) throw new Unsupported();
-  }
-}

@@ -18,16 +18,28 @@ type Path = (string | number)[];
 
 /** Calls `visit` for every subschema (the root included) with its path from the root. */
 export function walkSchema(schema: unknown, visit: (node: JsonSchema, path: Path) => void, path: Path = []): void {
+  walk(schema, visit, path);
+}
+
+/**
+ * Calls `visit` for every subschema (the root included), without building their paths: a run walks every
+ * schema at every version many times over, and the paths were a sixth of all it allocated.
+ */
+export function eachSubschema(schema: unknown, visit: (node: JsonSchema) => void): void {
+  walk(schema, visit, undefined);
+}
+
+function walk(schema: unknown, visit: (node: JsonSchema, path: Path) => void, path: Path | undefined): void {
   if (!isObject(schema)) return;
-  visit(schema, path);
+  visit(schema, path!);
   for (const key of SCHEMA_MAPS) {
     const map = schema[key];
-    if (isObject(map)) for (const [name, sub] of Object.entries(map)) walkSchema(sub, visit, [...path, key, name]);
+    if (isObject(map)) for (const name of Object.keys(map)) walk(map[name], visit, path && [...path, key, name]);
   }
-  for (const key of SCHEMA_VALUES) walkSchema(schema[key], visit, [...path, key]);
+  for (const key of SCHEMA_VALUES) walk(schema[key], visit, path && [...path, key]);
   for (const key of SCHEMA_LISTS) {
     const list = schema[key];
-    if (Array.isArray(list)) list.forEach((sub, i) => walkSchema(sub, visit, [...path, key, i]));
+    if (Array.isArray(list)) list.forEach((sub, i) => walk(sub, visit, path && [...path, key, i]));
   }
 }
 
@@ -66,7 +78,7 @@ export function materialize(schema: JsonSchema, version: string, named: Record<s
 /** Names of the face schemas referenced (directly) by a schema. */
 export function refsOf(schema: unknown): string[] {
   const names: string[] = [];
-  walkSchema(schema, (node) => {
+  eachSubschema(schema, (node) => {
     const ref = node.$ref;
     if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF_PREFIX)) names.push(ref.slice(SCHEMA_REF_PREFIX.length));
     if (typeof ref === 'string' && ref.startsWith('#/$defs/')) names.push(ref.slice('#/$defs/'.length));
@@ -76,7 +88,7 @@ export function refsOf(schema: unknown): string[] {
 
 function forVersion(schema: unknown, version: string): JsonSchema {
   const copy = structuredClone(schema) as JsonSchema;
-  walkSchema(copy, (node) => {
+  eachSubschema(copy, (node) => {
     const properties = node.properties;
     if (isObject(properties)) {
       const removed = Object.keys(properties).filter((name) => !presentIn(properties[name] as JsonSchema, version));

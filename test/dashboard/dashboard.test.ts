@@ -20,6 +20,8 @@ const ARTIFACTS = fromRoot('test', 'artifacts');
 const README_SCREENSHOT = fromRoot('src', 'dashboard', 'screenshot.png');
 /** How soon a call must show in the headline numbers and the live tail. */
 const WITHIN_MS = 2000;
+/** For what waits on the server's flushed usage and a fresh page's first reads: a poll ends as soon as it holds, and a loaded machine may take this long. */
+const LOADED_MS = 15_000;
 
 async function launch(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`The dashboard test drives Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does).`);
@@ -157,9 +159,9 @@ describe('usage dashboard', () => {
       // Breakdowns: by face (refreshed within a few seconds of calls), then by entity and by key.
       await expect.poll(() => text(page, '#breakdown-body'), { timeout: 8000 }).toMatch(/^ai\t4\t1\t/);
       await page.click('#breakdown-tabs button[data-by="entity"]');
-      await expect.poll(() => text(page, '#breakdown-body'), { timeout: 5000 }).toMatch(/acme\t3\t1[\s\S]*globex\t1\t0/);
+      await expect.poll(() => text(page, '#breakdown-body'), { timeout: LOADED_MS }).toMatch(/acme\t3\t1[\s\S]*globex\t1\t0/);
       await page.click('#breakdown-tabs button[data-by="key"]');
-      await expect.poll(() => text(page, '#breakdown-body'), { timeout: 5000 }).toMatch(/^key_\w+\t4\t1/);
+      await expect.poll(() => text(page, '#breakdown-body'), { timeout: LOADED_MS }).toMatch(/^key_\w+\t4\t1/);
       await page.click('#breakdown-tabs button[data-by="face"]');
 
       // The charts follow a range change; a call made afterwards still shows at once.
@@ -191,7 +193,7 @@ describe('usage dashboard', () => {
     try {
       const { page, problems } = await open(context, server.url);
       await signIn(page, server.adminKey);
-      await expect.poll(() => tailRows(page), { timeout: 5000 }).toBeGreaterThan(0);
+      await expect.poll(() => tailRows(page), { timeout: LOADED_MS }).toBeGreaterThan(0);
       await expect.poll(() => page.locator('#charts').isVisible(), { timeout: WITHIN_MS }).toBe(true);
       await page.waitForTimeout(500);
       const layout = await page.evaluate(() => {
@@ -358,7 +360,7 @@ describe.runIf(process.env.RECORD)('README screenshot', () => {
       const { page } = await open(context, recordServer.url);
       await signIn(page, recordServer.adminKey);
       await page.click('#range button[data-range="15m"]');
-      await expect.poll(() => tailRows(page), { timeout: 5000 }).toBeGreaterThan(10);
+      await expect.poll(() => tailRows(page), { timeout: LOADED_MS }).toBeGreaterThan(10);
       await page.waitForTimeout(1500);
       // The page down to the first rows of the live tail.
       await page.screenshot({ path: join(ARTIFACTS, 'dashboard-readme.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 1200 } });

@@ -3,15 +3,16 @@
  * what they stand in for: every chunk of the generated types and every face constant of the dispatch table
  * that they print, on the shipped catalogue and on the large one, is byte for byte what ts-morph prints and
  * prettier formats; they print nearly all of them; and what they do not know they leave to prettier rather
- * than guess.
+ * than guess. The source print-structures.ts writes for the other chunks formats to what ts-morph's does.
  */
 import { printStructure, StructureKind, type StatementStructures } from 'ts-morph';
 import { describe, expect, it } from 'vitest';
-import { CLIENT_TYPES_PATH, emitClient } from '../../src/generate/emit-client.js';
+import { CLIENT_INDEX_PATH, CLIENT_TYPES_PATH, emitClient } from '../../src/generate/emit-client.js';
 import { emitDispatch } from '../../src/generate/emit-dispatch.js';
 import { emitServerTypes } from '../../src/generate/emit-server-types.js';
-import { format } from '../../src/generate/format.js';
+import { format, formatStatements } from '../../src/generate/format.js';
 import { printDeclarations } from '../../src/generate/print-declarations.js';
+import { printStructures } from '../../src/generate/print-structures.js';
 import { fromRoot } from '../../src/package-root.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import { FIXTURE_DIR } from '../fixtures/large/build-fixture.js';
@@ -23,6 +24,12 @@ function typeChunks(dir: string): StatementStructures[][] {
   const { catalog } = buildCatalog(dir);
   const client = emitClient(catalog!);
   return [...emitServerTypes(catalog!), ...(client.get(CLIENT_TYPES_PATH) as StatementStructures[][])];
+}
+
+/** Every chunk of statements the emitters build: the types', and the client's functions and class. */
+function statementChunks(dir: string): StatementStructures[][] {
+  const { catalog } = buildCatalog(dir);
+  return [...typeChunks(dir), ...(emitClient(catalog!).get(CLIENT_INDEX_PATH) as StatementStructures[][])];
 }
 
 describe("the generator's own printers", () => {
@@ -57,6 +64,53 @@ describe("the generator's own printers", () => {
       expect(formatted).toBeGreaterThan(catalog!.faces.length * 0.75);
     }, 120_000);
   }
+
+  for (const [name, dir] of [['shipped', fromRoot('faces')], ['large', FIXTURE_DIR]] as const) {
+    it(`writes source for every chunk of the ${name} catalogue that prettier formats as it formats ts-morph's`, async () => {
+      for (const chunk of statementChunks(dir)) {
+        const source = printStructures(chunk);
+        expect(source, JSON.stringify(chunk).slice(0, 200)).toBeDefined();
+        const expected = await prettierText(chunk);
+        expect(await format('index.ts', source!)).toBe(expected);
+        // As a run formats it: its declarations printed, its other statements formatted one by one.
+        expect(await formatStatements('index.ts', '', chunk)).toBe(expected);
+      }
+    }, 120_000);
+  }
+
+  it("sets statements and members apart as ts-morph does, and leaves what it does not print to ts-morph", async () => {
+    const chunk: StatementStructures[] = [
+      { kind: StructureKind.ImportDeclaration, moduleSpecifier: './a.js', namedImports: [{ name: 'A', isTypeOnly: true }, 'B'] },
+      { kind: StructureKind.ExportDeclaration, moduleSpecifier: './a.js' },
+      { kind: StructureKind.TypeAlias, name: 'Pair', typeParameters: [{ name: 'K', constraint: 'string', default: "'a'" }], type: '{ key: K }' },
+      { kind: StructureKind.TypeAlias, name: 'Other', type: 'Pair' },
+      { kind: StructureKind.Function, name: 'f', parameters: [{ name: 'x', type: 'number', hasQuestionToken: true }], statements: ['if (x) {\nreturn 1;\n}', 'return 2;'] },
+      { kind: StructureKind.VariableStatement, declarationKind: 'const' as never, docs: ['One.', 'Two\n\nparagraphs.'], declarations: [{ name: 'a', type: 'number', initializer: '1' }, { name: 'b', initializer: '2' }] },
+      {
+        kind: StructureKind.Class,
+        name: 'C',
+        isExported: true,
+        extends: 'B',
+        properties: [{ name: 'p', isReadonly: true, initializer: '1' }, { name: 'q', docs: ['The q.'], type: 'string', initializer: "''" }],
+        ctors: [{ parameters: [{ name: 'o', type: 'object' }], statements: ['super(o);'] }],
+        methods: [
+          { name: 'm', isAsync: true, typeParameters: [{ name: 'const R' }], parameters: [{ name: 'r', type: 'R', initializer: '{}' }], returnType: 'Promise<R>', statements: ['return r;'] },
+          { name: 'n', statements: [] },
+        ],
+      },
+      { kind: StructureKind.Interface, name: 'I', typeParameters: ['T'], properties: [{ name: 'x', type: 'T', isReadonly: true, hasQuestionToken: true }] },
+      { kind: StructureKind.Interface, name: 'J', methods: [{ name: 'run', parameters: [{ name: 'a', type: 'string' }], returnType: 'void' }] },
+    ];
+    expect(await format('index.ts', printStructures(chunk)!)).toBe(await prettierText(chunk));
+    const unknown: StatementStructures[][] = [
+      [{ kind: StructureKind.Enum, name: 'E', members: [{ name: 'A' }] }],
+      [{ kind: StructureKind.Function, name: 'g', statements: [(writer) => writer.write('return;')] }],
+      [{ kind: StructureKind.Class, name: 'D', decorators: [{ name: 'sealed' }] }],
+      [{ kind: StructureKind.Interface, name: 'K', properties: [{ name: 'a', type: 'string' }], methods: [{ name: 'b' }] }],
+      [{ kind: StructureKind.ImportDeclaration, moduleSpecifier: './a.js', defaultImport: 'A' }],
+    ];
+    for (const unprinted of unknown) expect(printStructures(unprinted)).toBeUndefined();
+  });
 
   it('lays out what does not fit as prettier does', async () => {
     const long = 'x'.repeat(50);
