@@ -15,6 +15,9 @@ import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { CLIENT_PACKAGE_PATH, clientPackageOf, emitClientPackage } from './client-package.js';
 import { CLIENT_README_PATH, emitClientReadme } from './client-readme.js';
 import { declaration, statementChunks } from './declarations.js';
+import type { Formatted } from './format.js';
+import { fits, IDENTIFIER, Unsupported } from './prettier-layout.js';
+import { quoted } from './print-values.js';
 import { typeOf, type TypeOptions } from './schema-to-type.js';
 
 export const CLIENT_RUNTIME_PATH = 'client/runtime.ts';
@@ -28,7 +31,6 @@ const INDEX_NAMES = ['DispatchClient', 'createClient', 'API_VERSION', 'DEFAULT_T
 /** Names `types.ts` exports besides those of faces, actions and events. */
 const TYPE_NAMES = ['Actions', 'ErrorCode', 'EventTypes', 'WebhookEvent', 'WebhookEventOf'];
 const BATCH_TYPE_NAMES = ['BatchRequest', 'BatchResultOf', 'BatchResults'];
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 const TEMPLATES = pathToFileURL(fromRoot('templates', 'client') + '/');
 const templateCache = new Map<string, { mtimeMs: number; text: string }>();
@@ -57,8 +59,11 @@ interface BatchMethod {
   action: Action;
 }
 
-/** The client files, keyed by their path under `generated/`. Throws on a name the client could not hold. */
-export function emitClient(catalog: Catalog): Map<string, string | StatementStructures[][]> {
+/**
+ * The client files, keyed by their path under `generated/`. Throws on a name the client could not hold.
+ * `preformat` false leaves every chunk of `index.ts` as statements, for the test of the ones laid out here.
+ */
+export function emitClient(catalog: Catalog, preformat = true): Map<string, string | (StatementStructures[] | Formatted)[]> {
   const latest = catalog.platform.latest;
   const faces = catalog.faces
     .map((face): ClientFace => ({
@@ -71,13 +76,13 @@ export function emitClient(catalog: Catalog): Map<string, string | StatementStru
     .filter((f) => f.actions.length > 0 || f.face.events.length > 0);
   const batch = batchMethod(faces);
   checkNames(faces, batch);
-  const files = new Map<string, string | StatementStructures[][]>();
+  const files = new Map<string, string | (StatementStructures[] | Formatted)[]>();
   for (const [name, text] of templates()) files.set(`client/${name}`, text);
   files.set(CLIENT_PACKAGE_PATH, emitClientPackage(catalog.platform));
   files.set(CLIENT_README_PATH, emitClientReadme(catalog));
   const errorCodes = [...new Set([...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)].map((e) => e.code))].sort();
   files.set(CLIENT_TYPES_PATH, statementChunks(typeStatements(faces, latest, batch, errorCodes)));
-  files.set(CLIENT_INDEX_PATH, statementChunks(indexStatements(faces, catalog.platform, batch)));
+  files.set(CLIENT_INDEX_PATH, indexStatements(faces, catalog.platform, batch, preformat).filter((chunk) => !Array.isArray(chunk) || chunk.length > 0));
   return files;
 }
 
@@ -235,7 +240,7 @@ function batchStatements(faces: ClientFace[]): StatementStructures[] {
  * index.ts in chunks: the imports; one function per face that makes its object of methods; then the client
  * class, whose face properties call them. A face's edit reprints and reformats its own function, not the class.
  */
-function indexStatements(faces: ClientFace[], platform: Platform, batch: BatchMethod | undefined): StatementStructures[][] {
+function indexStatements(faces: ClientFace[], platform: Platform, batch: BatchMethod | undefined, preformat: boolean): (StatementStructures[] | Formatted)[] {
   const latest = platform.latest;
   const timeoutMax = platform.limits.timeout.max;
   const clientPackage = clientPackageOf(platform);
@@ -263,14 +268,17 @@ function indexStatements(faces: ClientFace[], platform: Platform, batch: BatchMe
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './types.js' },
     { kind: StructureKind.ExportDeclaration, moduleSpecifier: './webhooks.js' },
   ];
-  const methods = served.map(({ face, actions }): StatementStructures[] => [
-    {
-      kind: StructureKind.Function,
-      name: methodsFunction(face),
-      parameters: [{ name: 'client', type: 'BaseClient' }],
-      statements: [`return {\n${actions.map(({ action, payload }) => method(action, payload)).join('\n')}\n};`],
-    },
-  ]);
+  const methods = served.map(
+    ({ face, actions }): StatementStructures[] | Formatted =>
+      (preformat ? methodsFunctionText(face, actions) : undefined) ?? [
+        {
+          kind: StructureKind.Function,
+          name: methodsFunction(face),
+          parameters: [{ name: 'client', type: 'BaseClient' }],
+          statements: [`return {\n${actions.map(({ action, payload }) => method(action, payload)).join('\n')}\n};`],
+        },
+      ],
+  );
   const tail: StatementStructures[] = [
     {
       kind: StructureKind.VariableStatement,
@@ -329,14 +337,76 @@ function indexStatements(faces: ClientFace[], platform: Platform, batch: BatchMe
   return [head, ...methods, tail];
 }
 
-/** The module's own function that makes a face's methods, e.g. `aiMethods`: lower camel case, so no type clashes with it. */
-const methodsFunction = (face: Face) => `${face.typeName.charAt(0).toLowerCase()}${face.typeName.slice(1)}Methods`;
+/**
+ * A face's function of methods as prettier lays it out, where it knows the layout of every method (see
+ * methodLines): most of the client, which prettier then need not format.
+ */
+function methodsFunctionText(face: Face, actions: ClientFace['actions']): Formatted | undefined {
+  if (actions.length === 0) return undefined;
+  try {
+    const lines = [`function ${methodsFunction(face)}(client: BaseClient) {`, '  return {', ...actions.flatMap(({ action, payload }) => methodLines(action, payload)), '  };', '}'];
+    return { formatted: `${lines.join('\n')}\n` };
+  } catch (error) {
+    if (error instanceof Unsupported) return undefined;
+    throw error;
+  }
+}
+
+/** Where a face's methods stand in its object. */
+const MEMBER_INDENT = '    ';
 
 /**
- * One action as a member of its face's object, with its JSDoc: an arrow function, which for a streaming
- * action also carries `.stream()`.
+ * A method as prettier lays it out in its face's object: its JSDoc re-indented, then its arrow function (see
+ * arrowLines); a streaming action's `Object.assign(call, { stream })`, or `{ stream }` alone, one part a
+ * line. A name that needs quotes, a line that does not fit even broken, or an `Object.assign` whose first
+ * line would fit (prettier may then keep its object on that line) is left to prettier.
  */
-function method(action: Action, payload: JsonSchema): string {
+function methodLines(action: Action, payload: JsonSchema): string[] {
+  if (!IDENTIFIER.test(action.name)) throw new Unsupported();
+  const { docs, param, returns, head, body, stream } = methodParts(action, payload, quoted);
+  const [at, inner, innermost] = [MEMBER_INDENT, `${MEMBER_INDENT}  `, `${MEMBER_INDENT}    `];
+  const key = `${action.name}: `;
+  const comment = [...commentLines(docs, at)];
+  if (!stream) return [...comment, ...arrowLines(at, key, param, returns, body)];
+  if (stream.only) return [...comment, `${at}${key}{`, ...commentLines(stream.docs, inner), ...arrowLines(inner, 'stream: ', param, stream.returns, stream.body), `${at}},`];
+  if (fits(`${at}${key}Object.assign(${head} ${body}, {`)) throw new Unsupported();
+  return [
+    ...comment,
+    `${at}${key}Object.assign(`,
+    ...arrowLines(inner, '', param, returns, body),
+    `${inner}{`,
+    ...commentLines(stream.docs, innermost),
+    ...arrowLines(innermost, 'stream: ', param, stream.returns, stream.body),
+    `${inner}},`,
+    `${at}),`,
+  ];
+}
+
+/**
+ * `key(param, options?: CallOptions): returns => body,` at `at`, as prettier lays it out: on its line where
+ * it fits, else broken after the arrow, else its parameters too one a line; a body that does not fit on its
+ * own line is prettier's.
+ */
+function arrowLines(at: string, key: string, param: string, returns: string, body: string): string[] {
+  const inner = `${at}  `;
+  const head = `${at}${key}(${param}, options?: CallOptions): ${returns} =>`;
+  const lines = fits(`${head} ${body},`)
+    ? [`${head} ${body},`]
+    : fits(head)
+      ? [head, `${inner}${body},`]
+      : [`${at}${key}(`, `${inner}${param},`, `${inner}options?: CallOptions,`, `${at}): ${returns} =>`, `${inner}${body},`];
+  if (!lines.every(fits)) throw new Unsupported();
+  return lines;
+}
+
+/** A JSDoc comment as prettier sets it at `at`: its lines after the first one space in, each trimmed. */
+const commentLines = (docs: string[], at: string) => jsDoc(docs).split('\n').map((line, i) => (i === 0 ? `${at}${line}` : `${at} ${line.trim()}`));
+
+/**
+ * What an action's method is made of, its strings spelled by `spell`: as JSON in the source prettier formats,
+ * or as prettier quotes them in what is laid out here.
+ */
+function methodParts(action: Action, payload: JsonSchema, spell: (text: string) => string) {
   const docs = [action.summary.trim(), `Requires the \`${action.scope}\` scope.`];
   if (action.description) docs.push(withoutLinks(action.description.trim()));
   // An action whose payload needs nothing can be called without one, e.g. `client.keys.list()`. A payload
@@ -345,26 +415,42 @@ function method(action: Action, payload: JsonSchema): string {
   const optional = payload.type === 'object' && !composed && !(Array.isArray(payload.required) && payload.required.length > 0);
   const param = `payload: ${action.typeName}Payload${optional ? ' = {}' : ''}`;
   const result = `${action.typeName}Result`;
-  const args = `${JSON.stringify(action.face)}, ${JSON.stringify(action.name)}, payload, options`;
-  const paging = pagingOf(action, payload);
-  if (paging) {
-    docs.push('Resolves to the first page; the page, and the returned promise, iterate every item of every page (`for await`).');
-    const list = `(${param}, options?: CallOptions): PagePromise<${result}> => client.list<${result}>(${args}, ${paging})`;
-    return `${jsDoc(docs)}\n${propertyName(action.name)}: ${list},`;
-  }
-  const call = `(${param}, options?: CallOptions): ApiPromise<${result}> => client.call<${result}>(${args})`;
-  if (!action.stream) return `${jsDoc(docs)}\n${propertyName(action.name)}: ${call},`;
+  const args = `${spell(action.face)}, ${spell(action.name)}, payload, options`;
+  const paging = pagingOf(action, payload, spell);
+  if (paging) docs.push('Resolves to the first page; the page, and the returned promise, iterate every item of every page (`for await`).');
+  const returns = `${paging ? 'PagePromise' : 'ApiPromise'}<${result}>`;
+  const body = paging ? `client.list<${result}>(${args}, ${paging})` : `client.call<${result}>(${args})`;
+  return { docs, param, returns, head: `(${param}, options?: CallOptions): ${returns} =>`, body, stream: action.stream ? streamParts(action, result, args, spell) : undefined };
+}
+
+/** A streaming action's `.stream()`: its JSDoc, its type and its call; `only` when the action answers only as a stream. */
+function streamParts(action: Action, result: string, args: string, spell: (text: string) => string) {
   const own = action.streamEvents.map((e) => e.name);
   const named = ['start', 'delta', 'progress', ...own].map((n) => `\`${n}\``);
-  const streamDocs = [
+  const docs = [
     `Streams \`${action.id}\`: iterate the returned \`DispatchStream\` for its ${named.slice(0, -1).join(', ')} and ${named.at(-1)}\n` +
       'events; await it, or its `finalResult()`, for the result.',
   ];
   const types = own.length ? `${result}, ${action.typeName}StreamEvent` : result;
-  const stream = `(${param}, options?: CallOptions): DispatchStream<${types}> => client.stream<${types}>(${args}${own.length ? `, ${JSON.stringify(own)}` : ''})`;
+  const events = own.length ? `, [${own.map(spell).join(', ')}]` : '';
+  return { docs, returns: `DispatchStream<${types}>`, body: `client.stream<${types}>(${args}${events})`, only: Boolean(action.streamOnly) };
+}
+
+/** The module's own function that makes a face's methods, e.g. `aiMethods`: lower camel case, so no type clashes with it. */
+const methodsFunction = (face: Face) => `${face.typeName.charAt(0).toLowerCase()}${face.typeName.slice(1)}Methods`;
+
+/**
+ * One action as a member of its face's object, with its JSDoc: an arrow function, which for a streaming
+ * action also carries `.stream()`.
+ */
+function method(action: Action, payload: JsonSchema): string {
+  const { docs, param, head, body, stream } = methodParts(action, payload, JSON.stringify);
+  const call = `${head} ${body}`;
+  if (!stream) return `${jsDoc(docs)}\n${propertyName(action.name)}: ${call},`;
+  const member = `${jsDoc(stream.docs)}\nstream: (${param}, options?: CallOptions): ${stream.returns} => ${stream.body},`;
   // An action that answers only as a stream has only `.stream()`: a plain call would always be refused.
-  if (action.streamOnly) return `${jsDoc(docs)}\n${propertyName(action.name)}: {\n${jsDoc(streamDocs)}\nstream: ${stream},\n},`;
-  return `${jsDoc(docs)}\n${propertyName(action.name)}: Object.assign(${call}, {\n${jsDoc(streamDocs)}\nstream: ${stream},\n}),`;
+  if (stream.only) return `${jsDoc(docs)}\n${propertyName(action.name)}: {\n${member}\n},`;
+  return `${jsDoc(docs)}\n${propertyName(action.name)}: Object.assign(${call}, {\n${member}\n}),`;
 }
 
 /**
@@ -373,12 +459,12 @@ function method(action: Action, payload: JsonSchema): string {
  * face file names as its `pageBy`) or, paging by cursor, `cursor` (the result's `nextCursor`). A streaming
  * action is never taken for one.
  */
-export function pagingOf(action: Action, payload: JsonSchema): string | undefined {
+export function pagingOf(action: Action, payload: JsonSchema, spell: (text: string) => string = JSON.stringify): string | undefined {
   const properties = (schema: JsonSchema) => (schema.properties ?? {}) as Record<string, JsonSchema>;
   const result = properties(action.resultSchema);
   if (action.stream || result.items?.type !== 'array' || result.hasMore?.type !== 'boolean') return undefined;
   const taken = properties(payload);
-  if (taken.startingAfter !== undefined) return `{ after: ${JSON.stringify(action.pageBy ?? 'id')} }`;
+  if (taken.startingAfter !== undefined) return `{ after: ${spell(action.pageBy ?? 'id')} }`;
   if (taken.cursor !== undefined && result.nextCursor?.type === 'string') return '{ cursor: true }';
   return undefined;
 }

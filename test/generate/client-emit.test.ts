@@ -29,7 +29,7 @@ describe('emitClient', () => {
     const text = (path: string) => {
       const emitted = files.get(path)!;
       if (typeof emitted === 'string') return emitted;
-      return emitted.map((statements) => printStructure({ kind: StructureKind.SourceFile, statements })).join('\n');
+      return emitted.map((chunk) => ('formatted' in chunk ? chunk.formatted : printStructure({ kind: StructureKind.SourceFile, statements: chunk }))).join('\n');
     };
     const index = text('client/index.ts');
     expect(index).toContain('batch<const R extends readonly BatchRequest[]>(');

@@ -29,7 +29,7 @@ function typeChunks(dir: string): StatementStructures[][] {
 /** Every chunk of statements the emitters build: the types', and the client's functions and class. */
 function statementChunks(dir: string): StatementStructures[][] {
   const { catalog } = buildCatalog(dir);
-  return [...typeChunks(dir), ...(emitClient(catalog!).get(CLIENT_INDEX_PATH) as StatementStructures[][])];
+  return [...typeChunks(dir), ...(emitClient(catalog!, false).get(CLIENT_INDEX_PATH) as StatementStructures[][])];
 }
 
 describe("the generator's own printers", () => {
@@ -75,6 +75,22 @@ describe("the generator's own printers", () => {
         // As a run formats it: its declarations printed, its other statements formatted one by one.
         expect(await formatStatements('index.ts', '', chunk)).toBe(expected);
       }
+    }, 120_000);
+  }
+
+  for (const [name, dir] of [['shipped', fromRoot('faces')], ['large', FIXTURE_DIR]] as const) {
+    it(`lays out the ${name} catalogue's client methods as prettier formats them`, async () => {
+      const { catalog } = buildCatalog(dir);
+      const laidOut = emitClient(catalog!).get(CLIENT_INDEX_PATH) as (StatementStructures[] | { formatted: string })[];
+      const statements = emitClient(catalog!, false).get(CLIENT_INDEX_PATH) as StatementStructures[][];
+      let formatted = 0;
+      for (const [i, chunk] of laidOut.entries()) {
+        if (Array.isArray(chunk)) continue;
+        formatted++;
+        expect(chunk.formatted).toBe(await prettierText(statements[i]!));
+      }
+      // Nearly every face's function: one whose stream call breaks its list of events, or any line too long, is prettier's.
+      expect(formatted).toBeGreaterThan(catalog!.faces.filter((f) => !f.builtin && f.actions.length > 0).length * 0.75);
     }, 120_000);
   }
 
