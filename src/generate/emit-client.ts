@@ -366,7 +366,7 @@ function methodLines(action: Action, payload: JsonSchema): string[] {
   const { docs, param, returns, head, body, stream } = methodParts(action, payload, quoted);
   const [at, inner, innermost] = [MEMBER_INDENT, `${MEMBER_INDENT}  `, `${MEMBER_INDENT}    `];
   const key = `${action.name}: `;
-  const comment = [...commentLines(docs, at)];
+  const comment = commentLines(docs, at);
   if (!stream) return [...comment, ...arrowLines(at, key, param, returns, body)];
   if (stream.only) return [...comment, `${at}${key}{`, ...commentLines(stream.docs, inner), ...arrowLines(inner, 'stream: ', param, stream.returns, stream.body), `${at}},`];
   if (fits(`${at}${key}Object.assign(${head} ${body}, {`)) throw new Unsupported();

@@ -7,7 +7,7 @@ import { memo } from '../memo/memo.js';
 import { faceValidators } from '../spec/face-ajv.js';
 import type { Face } from '../spec/model.js';
 import type { Formatted } from './format.js';
-import { fits } from './prettier-layout.js';
+import { fits, Unsupported } from './prettier-layout.js';
 
 export const validatorsPath = (face: string) => `server/validators/${face}.js`;
 export const validatorTypesPath = (face: string) => `server/validators/${face}.d.ts`;
@@ -24,8 +24,18 @@ export function emitValidators(face: Face): { code: string; types: string | Form
     const types = [`import type { ValidateFunction } from 'ajv';`, ...names.map((n) => `export declare const ${n}: ValidateFunction;`), ''].join('\n');
     return { code, types };
   });
-  // One declaration a line, as prettier leaves them while each fits its line.
-  return { code, types: types.split('\n').every(fits) ? [{ formatted: types }] : types };
+  return { code, types: asPrettierLeavesThem(types) ? [{ formatted: types }] : types };
+}
+
+/** True when prettier leaves the declarations as they are: one a line, each fitting its line. */
+function asPrettierLeavesThem(types: string): boolean {
+  try {
+    return types.split('\n').every(fits);
+  } catch (error) {
+    // A character whose width prettier counts its own way.
+    if (error instanceof Unsupported) return false;
+    throw error;
+  }
 }
 
 /**

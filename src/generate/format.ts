@@ -59,7 +59,7 @@ export function formatStatements(path: string, prefix: string, statements: State
   if (printed.length > 0 && printed.every((text) => text !== undefined)) return Promise.resolve(joinStatements(statements, printed as string[]));
   const sources = printed.some((text) => text !== undefined) ? statements.map((statement, i) => printed[i] ?? printStructures([statement])) : [];
   if (sources.length > 0 && sources.every((source) => source !== undefined)) {
-    const formatted = statements.map((_, i) => (printed[i] !== undefined ? printed[i]! : formatCached(path, sources[i]!).then((text) => text.trimEnd())));
+    const formatted = statements.map((_, i) => printed[i] ?? formatCached(path, sources[i]!).then((text) => text.trimEnd()));
     return Promise.all(formatted).then((texts) => joinStatements(statements, texts));
   }
   const source = printStructures(statements);

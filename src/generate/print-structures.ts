@@ -61,12 +61,7 @@ interface Printed {
  * before a function, class or interface, by a line break otherwise.
  */
 function block(printed: Printed[]): string {
-  let out = '';
-  for (const { text, apart } of printed) {
-    if (out !== '') out += apart || out.trimEnd().endsWith('}') ? '\n\n' : '\n';
-    out += text;
-  }
-  return out;
+  return printed.map(({ text, apart }, i) => (i === 0 ? text : `${apart || printed[i - 1]!.text.trimEnd().endsWith('}') ? '\n\n' : '\n'}${text}`)).join('');
 }
 
 function statement(node: StatementStructures): Printed {

@@ -48,12 +48,17 @@ afterAll(async () => {
 describe('two processes, one server', () => {
   it("holds a token's limit across both processes", async () => {
     const { key } = await newKey({ tier: 'free' }); // 60 calls a minute per token
+    const started = Date.now();
     const replies = await Promise.all(Array.from({ length: 90 }, (_, i) => post(i % 2 ? a : b, key, generate)));
+    // The bucket gives a call back each second: a burst that took longer than a second on a loaded machine
+    // may pass one more call for each. Two buckets, one per process, would have passed all 90.
+    const refilled = Math.floor((Date.now() - started) / 1000);
     const ok = replies.filter((r) => r.status === 200);
     const limited = replies.filter((r) => r.status === 429);
-    expect(ok).toHaveLength(60);
-    expect(limited).toHaveLength(30);
-    expect(ok.filter((r) => r.headers.get('ratelimit-policy')?.includes('"token";q=60;w=60'))).toHaveLength(60);
+    expect(ok.length).toBeGreaterThanOrEqual(60);
+    expect(ok.length).toBeLessThanOrEqual(60 + refilled);
+    expect(limited).toHaveLength(90 - ok.length);
+    expect(ok.filter((r) => r.headers.get('ratelimit-policy')?.includes('"token";q=60;w=60'))).toHaveLength(ok.length);
     const refused = limited[0]!;
     expect(refused.body.error).toMatchObject({ code: 'rate_limit_exceeded', details: { violatedPolicies: ['token'] } });
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
