@@ -56,11 +56,12 @@ export function formatStatements(path: string, prefix: string, statements: State
   // Declarations the printer knows come out as prettier would format them, without ts-morph or prettier, and
   // without the memo: printing them costs less than spelling and hashing their key.
   const printed = prefix === '' ? statements.map(printDeclaration) : [];
-  if (printed.length > 0 && printed.every((text) => text !== undefined)) return Promise.resolve(joinStatements(statements, printed as string[]));
-  const sources = printed.some((text) => text !== undefined) ? statements.map((statement, i) => printed[i] ?? printStructures([statement])) : [];
-  if (sources.length > 0 && sources.every((source) => source !== undefined)) {
-    const formatted = statements.map((_, i) => printed[i] ?? formatCached(path, sources[i]!).then((text) => text.trimEnd()));
-    return Promise.all(formatted).then((texts) => joinStatements(statements, texts));
+  if (printed.some((text) => text !== undefined)) {
+    const sources = statements.map((statement, i) => (printed[i] === undefined ? printStructures([statement]) : ''));
+    if (sources.every((source) => source !== undefined)) {
+      const texts = statements.map((_, i) => printed[i] ?? formatCached(path, sources[i]!).then((text) => text.trimEnd()));
+      return Promise.all(texts).then((formatted) => joinStatements(statements, formatted));
+    }
   }
   const source = printStructures(statements);
   if (source !== undefined) return formatCached(path, prefix + source);

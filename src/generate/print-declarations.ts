@@ -7,20 +7,13 @@
  * arrays, tuples, object types with their JSDoc; handler methods) and prettier's layout of those shapes: a
  * line that fits in the print width stays flat; an object type that does not fit breaks one member a line; a
  * type alias's union that does not fit goes on the next line, or one member a line, each broken the same
- * way. Anything else, a shape or a layout it does not know, gives `undefined`, and the chunk goes to ts-morph
- * and prettier as before. test/generate/own-printers.test.ts holds the two equal on every chunk of the
+ * way. Anything else, a shape or a layout it does not know, gives `undefined`, and the statement goes to
+ * prettier (see format.ts). test/generate/own-printers.test.ts holds the two equal on every chunk of the
  * shipped and the large catalogue.
  */
 import type { InterfaceDeclarationStructure, OptionalKind, MethodSignatureStructure as MethodStructure, StatementStructures, TypeAliasDeclarationStructure } from 'ts-morph';
 import { fits, IDENTIFIER, jsDoc, only, prettierString, Unsupported } from './prettier-layout.js';
-import { joinStatements } from './print-structures.js';
 import { StructureKind } from './structure-kinds.js';
-
-/** The chunk's formatted text, or undefined when prettier must format any of it. */
-export function printDeclarations(statements: StatementStructures[]): string | undefined {
-  const printed = statements.map(printDeclaration);
-  return printed.length > 0 && printed.every((text) => text !== undefined) ? joinStatements(statements, printed as string[]) : undefined;
-}
 
 /**
  * One statement as prettier formats it, without the line break after it, or undefined when prettier must

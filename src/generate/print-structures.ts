@@ -32,7 +32,7 @@ import { StructureKind } from './structure-kinds.js';
 /** The chunk's source, or undefined when it holds a structure this printer does not print. */
 export function printStructures(statements: StatementStructures[]): string | undefined {
   try {
-    return `${block(statements.map(statement))}\n`;
+    return joinStatements(statements, statements.map(statementText));
   } catch (error) {
     if (error instanceof Unsupported) return undefined;
     throw error;
@@ -62,10 +62,6 @@ interface Printed {
  */
 function block(printed: Printed[]): string {
   return printed.map(({ text, apart }, i) => (i === 0 ? text : `${apart || printed[i - 1]!.text.trimEnd().endsWith('}') ? '\n\n' : '\n'}${text}`)).join('');
-}
-
-function statement(node: StatementStructures): Printed {
-  return { text: statementText(node), apart: SET_APART.has(node.kind) };
 }
 
 function statementText(node: StatementStructures): string {

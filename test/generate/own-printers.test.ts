@@ -11,11 +11,17 @@ import { CLIENT_INDEX_PATH, CLIENT_TYPES_PATH, emitClient } from '../../src/gene
 import { emitDispatch } from '../../src/generate/emit-dispatch.js';
 import { emitServerTypes } from '../../src/generate/emit-server-types.js';
 import { format, formatStatements } from '../../src/generate/format.js';
-import { printDeclarations } from '../../src/generate/print-declarations.js';
-import { printStructures } from '../../src/generate/print-structures.js';
+import { printDeclaration } from '../../src/generate/print-declarations.js';
+import { joinStatements, printStructures } from '../../src/generate/print-structures.js';
 import { fromRoot } from '../../src/package-root.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import { FIXTURE_DIR } from '../fixtures/large/build-fixture.js';
+
+/** The chunk as print-declarations.ts prints it, or undefined where any of its statements is prettier's. */
+function printDeclarations(chunk: StatementStructures[]): string | undefined {
+  const printed = chunk.map(printDeclaration);
+  return printed.length > 0 && printed.every((text) => text !== undefined) ? joinStatements(chunk, printed as string[]) : undefined;
+}
 
 /** What the printer stands in for: ts-morph's text, formatted by prettier. */
 const prettierText = (statements: StatementStructures[]) => format('types.ts', printStructure({ kind: StructureKind.SourceFile, statements }));
