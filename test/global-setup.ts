@@ -1,6 +1,7 @@
 /**
- * Builds the compiled program (dist/) once before the tests, so that the process tests run `dispatch` as
- * `npm start` and the `dispatch` binary do: compiled JavaScript, not TypeScript through tsx.
+ * Builds the compiled program (dist/) before the tests, when its sources changed since the last build, so that
+ * the process tests run `dispatch` as `npm start` and the `dispatch` binary do: compiled JavaScript, not
+ * TypeScript through tsx.
  */
 import { execFileSync } from 'node:child_process';
 

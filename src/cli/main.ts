@@ -9,9 +9,14 @@ import { registerDiff } from './diff.js';
 import { registerGenerate } from './generate.js';
 import { registerKeys } from './keys.js';
 import { registerNew } from './new.js';
+import { markRunning } from './running.js';
 import { registerServe } from './serve.js';
 import { registerUsage } from './usage.js';
 import { registerWorker } from './worker.js';
+
+/** The id of the build this program was compiled in (src/cli/build-dist.mjs defines it); not defined under tsx. */
+declare const DISPATCH_BUILD: string | undefined;
+if (typeof DISPATCH_BUILD === 'string') markRunning(DISPATCH_BUILD);
 
 const program = new Command('dispatch')
   .description('Unified Dispatch: face files in, typed server, client, docs and OpenAPI out; and the server that runs them.')

@@ -5,8 +5,9 @@
  * (readable by its owner only); with `DATABASE_URL` it is required, since every process sharing the store
  * must use the same key.
  */
-import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makeDirectory } from '../make-directory.js';
 import type { RuntimeConfig } from '../runtime/config.js';
 import { newSecretKey, parseSecretKey, useSecretKeys } from '../store/sealed.js';
 
@@ -21,7 +22,7 @@ export function configureSecretKeys(config: Pick<RuntimeConfig, 'secretKey' | 'p
     throw new Error('DISPATCH_SECRET_KEY is required with DATABASE_URL: every process sharing the store seals and opens secrets with it. Make one with `openssl rand -base64 32`.');
   }
   const file = join(config.dataDir, 'secret.key');
-  mkdirSync(config.dataDir, { recursive: true });
+  makeDirectory(config.dataDir);
   // Written whole to a file of its own, then linked into place: of two processes starting at once on an
   // empty directory, only one makes the key, and the other never reads it half written.
   const draft = `${file}.${process.pid}.tmp`;

@@ -1,10 +1,12 @@
 /**
  * `dispatch serve` (what `npm start` runs): opens the store, creates the first key on an empty store, and
- * serves the API until SIGINT or SIGTERM, then drains in-flight requests and closes the store.
+ * serves the API until SIGINT or SIGTERM, then drains in-flight requests, writes buffered usage and closes the
+ * store (stop-signals.ts: a second signal is ignored, a third forces the exit).
  */
 import type { Command } from 'commander';
 import { ConfigError, type RuntimeConfig } from '../runtime/config.js';
 import { asConfigError, redacted, settings, startOrExplain, withFlags, type StartFlags } from './startup.js';
+import { stopOnSignals } from './stop-signals.js';
 
 export function registerServe(program: Command): void {
   program
@@ -76,15 +78,12 @@ export function registerServe(program: Command): void {
           // PUBLIC_URL is read (and checked) once, with the storage settings whose signed URLs it also bases.
           ...(storageSettings.publicUrl || !WILDCARD_HOSTS.has(config.host) ? { publicUrl: storageSettings.publicUrl ?? listeningBase(config) } : {}),
         });
-        const stop = async () => {
+        // Installed before anything is printed, so that whoever reads the banner can already stop us cleanly.
+        stopOnSignals(async () => {
           await app.close();
           await limiter.close();
           await db.destroy();
-          process.exit(0);
-        };
-        // Installed before anything is printed, so that whoever reads the banner can already stop us cleanly.
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        });
         // Listen first: a key created by a start that then fails to listen would never be shown to anyone.
         await app.listen({ port: config.port, host: config.host });
         const firstKey = await ensureFirstKey(db, catalogue.platform);

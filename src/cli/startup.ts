@@ -55,7 +55,16 @@ export async function startOrExplain(start: () => Promise<void>, config: () => R
 }
 
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET']);
-const FILE_CODES = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'ENOENT', 'EEXIST', 'ENOSPC']);
+/** The file system's refusals, each with what it means for a data directory. */
+const FILE_CODES = new Map([
+  ['EACCES', 'permission denied'],
+  ['EPERM', 'not permitted'],
+  ['EROFS', 'a read-only file system'],
+  ['ENOTDIR', 'a file stands where a directory should be'],
+  ['ENOENT', 'it does not exist and cannot be made there'],
+  ['EEXIST', 'a file, not a directory, is there'],
+  ['ENOSPC', 'no space left on the device'],
+]);
 /** PostgreSQL's own codes for a refused login and a database that does not exist. */
 const POSTGRES_CODES: Record<string, string> = { '28P01': 'the password is refused', '28000': 'the login is refused', '3D000': 'the database does not exist' };
 
@@ -82,8 +91,9 @@ function explain(error: unknown, config: RuntimeConfig | undefined): string | un
     if (code && POSTGRES_CODES[code]) return `DATABASE_URL ${url}: ${POSTGRES_CODES[code]} (${error.message}).`;
     if (error instanceof TypeError && /url/i.test(error.message)) return `DATABASE_URL is not a URL (${error.message}): write it as postgres://user:password@host:5432/database.`;
   }
-  if (code && FILE_CODES.has(code) && path !== undefined && !config.databaseUrl) {
-    return `DATA_DIR ${config.dataDir} cannot be used (${code} on ${path}): set DATA_DIR or --data-dir to a directory this process can write.`;
+  const refusal = code === undefined ? undefined : FILE_CODES.get(code);
+  if (refusal && path !== undefined && !config.databaseUrl) {
+    return `DATA_DIR ${config.dataDir} cannot be used (${code} on ${path}: ${refusal}): set DATA_DIR or --data-dir to a directory this process can write.`;
   }
   return undefined;
 }

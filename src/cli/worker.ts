@@ -3,11 +3,12 @@
  * deployments that run them in their own processes (set `WEBHOOK_WORKER=off`, `EMAIL_WORKER=off` and
  * `BILLING_CLOSER=off` on the servers then). Several workers may share one PostgreSQL store; each delivery
  * and each message is leased by one of them at a time, and each period is closed by one. Stops on SIGINT or SIGTERM after the deliveries
- * in flight are settled.
+ * in flight are settled (stop-signals.ts: a second signal is ignored, a third forces the exit).
  */
 import type { Command } from 'commander';
 import type { RuntimeConfig } from '../runtime/config.js';
 import { asConfigError, settings, startOrExplain, withFlags, type StartFlags } from './startup.js';
+import { stopOnSignals } from './stop-signals.js';
 
 export function registerWorker(program: Command): void {
   program
@@ -43,14 +44,11 @@ export function registerWorker(program: Command): void {
         const mail = mailWorker(db, { ...createProviders(), storage: storage.service }, config.email, platform.latest);
         // The worker's timers do not keep the process alive on their own; this does, until a signal.
         const alive = setInterval(() => {}, 1 << 30);
-        const stop = async () => {
+        stopOnSignals(async () => {
           clearInterval(alive);
           await Promise.all([worker.stop(), closer.stop(), mail.stop(), storage.worker.stop()]);
           await db.destroy();
-          process.exit(0);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        });
         worker.start();
         closer.start();
         mail.start();

@@ -6,11 +6,12 @@
  * (src/runtime/storage-routes.ts), which receives uploads itself: none ever lands on its own.
  */
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { makeDirectory } from '../make-directory.js';
 import type { BlobStore, DownloadToSign, SignedTarget, StagedBlob, UploadToSign } from './blob-store.js';
 import { DigestStream } from './digest.js';
 import { signUrl } from './signed-urls.js';
@@ -24,8 +25,8 @@ export class FileBlobStore implements BlobStore {
   constructor(root: string, baseUrl: () => string) {
     this.#root = root;
     this.#baseUrl = baseUrl;
-    mkdirSync(join(root, 'blobs'), { recursive: true });
-    mkdirSync(join(root, 'tmp'), { recursive: true });
+    makeDirectory(join(root, 'blobs'));
+    makeDirectory(join(root, 'tmp'));
   }
 
   /** Where a blob's file is (also read by the download route, which streams it). */

@@ -4,7 +4,6 @@
  * their own (`sqlite/dialect.ts`); with a database URL it is PostgreSQL,
  * which several server processes can share. Both run the same migrations and the same typed queries.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import type pg from 'pg';
@@ -12,6 +11,7 @@ import { migrationNames, migrationProvider } from './migrations.js';
 import { WorkerSqliteDialect } from './sqlite/dialect.js';
 import type { Database, Db } from './schema.js';
 import { log } from '../runtime/log.js';
+import { makeDirectory } from '../make-directory.js';
 
 export interface StoreConfig {
   /** Directory of the embedded SQLite file; unused when `databaseUrl` is set. */
@@ -51,7 +51,7 @@ export function batchWriter(db: Db): ((queries: readonly CompiledQuery[]) => Pro
 }
 
 function openSqlite(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
+  makeDirectory(dataDir);
   const dialect = new WorkerSqliteDialect(join(dataDir, 'dispatch.sqlite'));
   const db = new Kysely<Database>({ dialect });
   batchWriters.set(db, (queries) => dialect.writeBatch(queries));

@@ -1,10 +1,11 @@
 /**
  * `serve` and `worker` refuse a configuration they cannot start with on one line that names the setting,
- * with exit code 2: a port out of range or in use, a DATA_DIR that cannot be a directory, a DATABASE_URL or
+ * with exit code 2: a port out of range or in use, a DATA_DIR that cannot be a directory (a file in the way, a
+ * path the file system refuses such as /proc/nope, one this process may not write), a DATABASE_URL or
  * REDIS_URL nobody answers at or that is not such a URL. `--port`, `--host` and `--data-dir` stand for their variables.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,10 +14,11 @@ import { DISPATCH, freePort } from '../helpers/process.js';
 
 const SECRET = Buffer.alloc(32, 7).toString('base64');
 
-function dispatch(args: string[], env: Record<string, string> = {}) {
+function dispatch(args: string[], env: Record<string, string> = {}, options: SpawnSyncOptions = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-start-'));
-  const result = spawnSync(process.execPath, [DISPATCH, ...args], { env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8', timeout: 30_000 });
-  return { code: result.status, stdout: result.stdout, lines: result.stderr.split('\n').filter((line) => line && !line.includes('Warning')) };
+  const result = spawnSync(process.execPath, [DISPATCH, ...args], { env: { ...process.env, DATA_DIR: dataDir, ...env }, encoding: 'utf8', timeout: 30_000, ...options });
+  const stderr = String(result.stderr ?? '');
+  return { code: result.status, stdout: String(result.stdout ?? ''), lines: stderr.split('\n').filter((line) => line && !line.includes('Warning')) };
 }
 
 describe('a start that cannot be made', () => {
@@ -46,6 +48,38 @@ describe('a start that cannot be made', () => {
     expect(result.code).toBe(2);
     expect(result.lines).toHaveLength(1);
     expect(result.lines[0]).toMatch(/^DATA_DIR .*a-file\/data cannot be used \(ENOTDIR on .*\): set DATA_DIR or --data-dir to a directory this process can write\.$/);
+  }, 60_000);
+
+  // Node's own recursive mkdir loops forever on a directory the file system refuses with ENOENT: the start
+  // must end, with the same one line as any other unusable directory.
+  it.runIf(existsSync('/proc/self'))('names a DATA_DIR the file system refuses to make (/proc/nope), for serve and worker', () => {
+    for (const args of [['serve', '--port', '0'], ['worker']]) {
+      const result = dispatch([...args, '--data-dir', '/proc/nope'], {}, { timeout: 15_000 });
+      expect([result.code, result.lines]).toEqual([2, ['DATA_DIR /proc/nope cannot be used (ENOENT on /proc/nope: it does not exist and cannot be made there): set DATA_DIR or --data-dir to a directory this process can write.']]);
+    }
+  }, 60_000);
+
+  it('names a DATA_DIR that is a file', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'dispatch-start-')), 'a-file');
+    writeFileSync(file, '');
+    const result = dispatch(['serve', '--data-dir', file, '--port', '0']);
+    expect([result.code, result.lines.length]).toEqual([2, 1]);
+    expect(result.lines[0]).toBe(`DATA_DIR ${file} cannot be used (EEXIST on ${file}: a file, not a directory, is there): set DATA_DIR or --data-dir to a directory this process can write.`);
+  }, 60_000);
+
+  it('names a DATA_DIR this process may not write, to be made or already there', () => {
+    // Root writes anywhere: the start then runs as nobody, which may read the program but not this directory.
+    const asOther: SpawnSyncOptions = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    const parent = mkdtempSync(join(tmpdir(), 'dispatch-start-'));
+    chmodSync(parent, 0o755);
+    const locked = join(parent, 'locked');
+    mkdirSync(locked, { mode: 0o555 });
+    chmodSync(locked, 0o555);
+    const toMake = dispatch(['serve', '--data-dir', join(locked, 'data'), '--port', '0'], {}, asOther);
+    expect([toMake.code, toMake.lines]).toEqual([2, [`DATA_DIR ${join(locked, 'data')} cannot be used (EACCES on ${join(locked, 'data')}: permission denied): set DATA_DIR or --data-dir to a directory this process can write.`]]);
+    const there = dispatch(['serve', '--data-dir', locked, '--port', '0'], {}, asOther);
+    expect([there.code, there.lines.length]).toEqual([2, 1]);
+    expect(there.lines[0]).toMatch(new RegExp(`^DATA_DIR ${locked} cannot be used \\(EACCES on ${locked}/`));
   }, 60_000);
 
   it('names a DATABASE_URL nobody answers at, without its password', async () => {

@@ -29,12 +29,15 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `dispatch serve`; resolves when it listens and has printed the first key, if it makes one. */
-export async function serve(env: Record<string, string>): Promise<ServeProcess> {
+/**
+ * Starts `dispatch serve` (the compiled `program`, this checkout's by default); resolves when it listens and has
+ * printed the first key, if it makes one.
+ */
+export async function serve(env: Record<string, string>, program = DISPATCH): Promise<ServeProcess> {
   const port = env.PORT ?? String(await freePort());
   // The banner comes first; the key block, when there is one, ends with the curl line.
   const ready = (output: string) => output.includes('listening on') && (!output.includes('Created the first API key') || output.includes("-d '"));
-  return { ...(await dispatch('serve', { ...env, PORT: port }, ready)), url: `http://127.0.0.1:${port}` };
+  return { ...(await dispatch('serve', { ...env, PORT: port }, ready, program)), url: `http://127.0.0.1:${port}` };
 }
 
 /** Starts `dispatch worker`; resolves once it delivers. */
@@ -43,8 +46,8 @@ export function startWorker(env: Record<string, string>): Promise<ServeProcess> 
 }
 
 /** Runs a `dispatch` command with the test's environment; resolves once its output says it is `ready`. */
-async function dispatch(command: string, env: Record<string, string>, ready: (output: string) => boolean): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [DISPATCH, command], { cwd: ROOT, env: { ...process.env, ...env } });
+async function dispatch(command: string, env: Record<string, string>, ready: (output: string) => boolean, program = DISPATCH): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [program, command], { cwd: ROOT, env: { ...process.env, ...env } });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

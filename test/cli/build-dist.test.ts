@@ -1,0 +1,106 @@
+/**
+ * `npm start` builds `dist/` only when its sources changed, and a rebuild never takes a file from under a
+ * server running from it: on a copy of this checkout without `dist/` (a fresh clone), a server started from the
+ * build still answers a face it had not called after another start's rebuild, unchanged or after a change; a
+ * start with unchanged sources touches no file; chunks go only once no build a live process runs needs them.
+ */
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printedKey, ROOT, serve, type ServeProcess } from '../helpers/process.js';
+
+let copy: string;
+let server: ServeProcess | undefined;
+let key: string;
+
+/** The build step of `npm start` in the copy, as a second `npm start` runs it; what it printed. */
+function startsBuild(): string {
+  return execFileSync('npm', ['run', 'prestart', '--silent'], { cwd: copy, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** A change of the sources that a face's validators, which the server loads at the face's first call, are built from. */
+function changeValidators(face: string): void {
+  appendFileSync(join(copy, 'generated', 'server', 'validators', `${face}.js`), `\nexport const changed${Date.now()} = true;\n`);
+}
+
+/** Every file under dist/ but the processes' marks, with what changes when it is written. */
+function distFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const path of readdirSync(join(copy, 'dist'), { recursive: true, encoding: 'utf8' })) {
+    const stat = statSync(join(copy, 'dist', path));
+    if (stat.isFile() && !path.startsWith('.running')) files.set(path, `${stat.ino}:${stat.mtimeMs}`);
+  }
+  return files;
+}
+
+const chunks = () => new Set(readdirSync(join(copy, 'dist', 'chunks')));
+const manifest = () => JSON.parse(readFileSync(join(copy, 'dist', 'build.json'), 'utf8')) as { id: string; builds: Array<{ id: string; chunks: string[] }> };
+
+async function list(face: string): Promise<number> {
+  const response = await fetch(`${server!.url}/do`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'x-entity-id': 'acme', 'content-type': 'application/json' },
+    body: JSON.stringify({ face, action: 'list', payload: {} }),
+  });
+  return response.status;
+}
+
+beforeAll(() => {
+  copy = mkdtempSync(join(tmpdir(), 'dispatch-build-'));
+  for (const dir of ['src', 'generated']) cpSync(join(ROOT, dir), join(copy, dir), { recursive: true });
+  cpSync(join(ROOT, 'bench'), join(copy, 'bench'), { recursive: true, filter: (from) => !from.includes('/bench/results') });
+  for (const file of ['package.json', 'package-lock.json', 'tsconfig.json']) cpSync(join(ROOT, file), join(copy, file));
+  symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(copy, 'node_modules'));
+});
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(copy, { recursive: true, force: true });
+});
+
+describe('building dist/ for npm start', () => {
+  it('builds a fresh checkout, and serves from it', async () => {
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: copy, stdio: 'ignore' });
+    server = await serve({ DATA_DIR: mkdtempSync(join(tmpdir(), 'dispatch-build-data-')) }, join(copy, 'dist', 'src', 'cli', 'main.js'));
+    key = printedKey(server.output());
+    expect(await list('keys')).toBe(200);
+  }, 120_000);
+
+  it('starts with unchanged sources without building: no file under dist/ is written', () => {
+    const before = distFiles();
+    expect(startsBuild()).toBe('');
+    expect(distFiles()).toEqual(before);
+  }, 60_000);
+
+  it('rebuilds after a source change, and the running server still loads a face it had not called', async () => {
+    const before = chunks();
+    changeValidators('events');
+    startsBuild();
+    // The change made a new chunk of the events validators, beside the one the running server would load.
+    expect([...chunks()].filter((name) => !before.has(name) && name.startsWith('events-'))).toHaveLength(1);
+    expect(await list('events')).toBe(200);
+  }, 120_000);
+
+  it('keeps the chunks of a build a live process runs through later rebuilds, and deletes them once it has stopped', async () => {
+    // The build the server runs, as it marked it.
+    const first = readFileSync(join(copy, 'dist', '.running', String(server!.child.pid)), 'utf8');
+    changeValidators('webhooks');
+    startsBuild();
+    // Two builds on, the server's build is kept only because the server runs it.
+    expect(manifest().builds.map((build) => build.id)).toContain(first);
+    expect(await list('webhooks')).toBe(200);
+    const firstChunks = manifest().builds.find((build) => build.id === first)!.chunks;
+    await server!.stop();
+    server = undefined;
+    changeValidators('keys');
+    startsBuild();
+    const kept = manifest().builds;
+    expect(kept).toHaveLength(2);
+    expect(kept.map((build) => build.id)).not.toContain(first);
+    const needed = new Set(kept.flatMap((build) => build.chunks.map((chunk) => chunk.slice('chunks/'.length))));
+    expect(chunks()).toEqual(needed);
+    expect(firstChunks.filter((chunk) => !needed.has(chunk.slice('chunks/'.length))).length).toBeGreaterThan(0);
+  }, 180_000);
+});
