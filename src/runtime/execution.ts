@@ -4,7 +4,7 @@
  * or the key is left to a retry (storeFailure).
  */
 import { writeEvents, type EmittedEvent, type EventOrigin } from '../store/events.js';
-import { releaseIdempotencyKey } from '../store/idempotency.js';
+import { lapseIdempotencyLease, releaseIdempotencyKey } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
 import type { CallTransaction } from '../store/transaction.js';
 import type { IdentifiedCall, Reply } from './call.js';
@@ -39,14 +39,18 @@ export async function commitCall(call: IdentifiedCall, runtime: Runtime, tx: Cal
 
 /**
  * The error reply of a call whose execution failed, stored under its idempotency key, except where a retry
- * under the same key must be able to do better (README § Idempotency): when the answer is retryable (429,
- * 502, 503) and nothing took effect, the key is freed, as for a refusal before execution.
+ * under the same key must be able to do better (README § Idempotency): when an outside effect the call started
+ * may still be in flight (`inFlight`: a charge sent to the processor and not answered), nothing is stored and
+ * the key's lease lapses at once, so the same call under the key runs again and resumes that effect; when the
+ * answer is retryable (429, 502, 503) and nothing took effect, the key is freed, as for a refusal before
+ * execution.
  */
-export async function storeFailure(call: IdentifiedCall, runtime: Runtime, thrown: unknown): Promise<Reply> {
+export async function storeFailure(call: IdentifiedCall, runtime: Runtime, thrown: unknown, inFlight = false): Promise<Reply> {
   const error = toApiError(thrown, call.requestId);
   const reply = errorReply(call, runtime, error);
   if (!call.idempotency) return reply;
-  if (leavesKeyFree(error)) await releaseIdempotencyKey(runtime.db, call.idempotency);
+  if (inFlight) await lapseIdempotencyLease(runtime.db, call.idempotency, new Date().toISOString());
+  else if (leavesKeyFree(error)) await releaseIdempotencyKey(runtime.db, call.idempotency);
   else await completeIdempotency(call, runtime.db, reply);
   return reply;
 }
