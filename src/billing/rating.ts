@@ -3,10 +3,11 @@
  * flat, per unit or graduated (Stripe's tiers). Unit amounts are decimal strings of minor units (sub-cent
  * allowed, at most 12 places), flat amounts integer minor units, quantities may be fractional (metered GB).
  * Everything is summed exactly with decimal.js and rounded once, at the end, half-even, to integer minor
- * units; the unrounded sum is kept as `exact` so an invoice line can show and recompute it. Pure: no I/O.
+ * units; the unrounded sum is kept as `exact` so an invoice line can show and recompute it. Pure: no I/O but
+ * the ISO 4217 list, read once.
  */
-import currencyCodes from 'currency-codes';
 import { Decimal } from 'decimal.js';
+import { moneyDigits } from '../payments/currencies.js';
 
 /** A fee per period, whatever the quantity. */
 export interface FlatPrice {
@@ -150,7 +151,7 @@ function parseQuantity(quantity: string | number): Exact {
 function checkCurrency(currency: unknown, problems: string[]): void {
   if (typeof currency !== 'string') problems.push('/currency: must be an ISO 4217 code');
   else if (currency !== currency.toLowerCase()) problems.push(`/currency: "${currency}" must be lower case`);
-  else if (!currencyCodes.code(currency.toUpperCase())) problems.push(`/currency: "${currency}" is not an ISO 4217 currency code`);
+  else if (moneyDigits(currency) === undefined) problems.push(`/currency: "${currency}" is not the ISO 4217 code of a country's currency`);
 }
 
 function checkMinorUnits(value: unknown, pointer: string, problems: string[], required: boolean): void {

@@ -71,6 +71,7 @@ export function registerServe(program: Command): void {
           billing: config.billing,
           storage: storageSettings,
           email: config.email,
+          payments: config.payments,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
           corsOrigins: config.corsOrigins,
           // Unset, the listening address stands in, unless it is every interface (0.0.0.0, ::): no client

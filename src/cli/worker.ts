@@ -1,9 +1,11 @@
 /**
- * `dispatch worker`: delivers webhooks and e-mail and closes billing periods without serving the API, for
- * deployments that run them in their own processes (set `WEBHOOK_WORKER=off`, `EMAIL_WORKER=off` and
- * `BILLING_CLOSER=off` on the servers then). Several workers may share one PostgreSQL store; each delivery
- * and each message is leased by one of them at a time, and each period is closed by one. Stops on SIGINT or SIGTERM after the deliveries
- * in flight are settled (stop-signals.ts: a second signal is ignored, a third forces the exit).
+ * `dispatch worker`: delivers webhooks and e-mail, closes billing periods and settles payments left in
+ * flight at the processor without serving the API, for deployments that run them in their own processes
+ * (set `WEBHOOK_WORKER=off`, `EMAIL_WORKER=off`, `BILLING_CLOSER=off` and `PAYMENTS_RECONCILER=off` on the
+ * servers then). Several workers may share one PostgreSQL store; each delivery and each message is leased by
+ * one of them at a time, and each period is closed and each payment settled by one. Stops on SIGINT or
+ * SIGTERM after the deliveries in flight are settled (stop-signals.ts: a second signal is ignored, a third
+ * forces the exit).
  */
 import type { Command } from 'commander';
 import type { RuntimeConfig } from '../runtime/config.js';
@@ -13,15 +15,16 @@ import { stopOnSignals } from './stop-signals.js';
 export function registerWorker(program: Command): void {
   program
     .command('worker')
-    .description('Deliver webhooks and e-mail and close billing periods from the store named by DATABASE_URL (or DATA_DIR), without serving the API. Settings: WEBHOOK_*, EMAIL_*, SMTP_URL, BILLING_* (see README).')
+    .description('Deliver webhooks and e-mail, close billing periods and settle payments left in flight from the store named by DATABASE_URL (or DATA_DIR), without serving the API. Settings: WEBHOOK_*, EMAIL_*, SMTP_URL, BILLING_*, STRIPE_* (see README).')
     .option('--data-dir <dir>', 'directory of the embedded store and stored files (DATA_DIR, default .data)')
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;
       await startOrExplain(async () => {
-        const [{ openStore }, { WebhookWorker }, { PeriodCloser }, { mailWorker }, { createProviders }, { platform }, { setUpStorage }, { storageSettingsFromEnv }] = await Promise.all([
+        const [{ openStore }, { WebhookWorker }, { PeriodCloser }, { PaymentReconciler }, { mailWorker }, { createProviders }, { platform }, { setUpStorage }, { storageSettingsFromEnv }] = await Promise.all([
           import('../store/open.js'),
           import('../webhooks/worker.js'),
           import('../billing/period-closer.js'),
+          import('../payments/reconciler.js'),
           import('../email/worker.js'),
           import('../providers/config.js'),
           import('../../generated/server/platform.js'),
@@ -41,19 +44,22 @@ export function registerWorker(program: Command): void {
         // Storage here runs its background work (uploads landed in S3, collecting content no object holds) and
         // gives the mail worker the content of attachments.
         const storage = await setUpStorage(db, storageSettings, platform.tiers);
-        const mail = mailWorker(db, { ...createProviders(), storage: storage.service }, config.email, platform.latest);
+        const providers = createProviders();
+        const mail = mailWorker(db, { ...providers, storage: storage.service }, config.email, platform.latest);
+        const reconciler = new PaymentReconciler(db, providers.payments, { ...config.payments, apiVersion: platform.latest });
         // The worker's timers do not keep the process alive on their own; this does, until a signal.
         const alive = setInterval(() => {}, 1 << 30);
         stopOnSignals(async () => {
           clearInterval(alive);
-          await Promise.all([worker.stop(), closer.stop(), mail.stop(), storage.worker.stop()]);
+          await Promise.all([worker.stop(), closer.stop(), mail.stop(), reconciler.stop(), storage.worker.stop()]);
           await db.destroy();
         });
         worker.start();
         closer.start();
         mail.start();
+        reconciler.start();
         storage.worker.start();
-        console.log(`Dispatch worker ${config.serverVersion} delivering webhooks and e-mail and closing billing periods from ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}`);
+        console.log(`Dispatch worker ${config.serverVersion} delivering webhooks and e-mail, closing billing periods and settling payments from ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}`);
       }, () => config);
     });
 }

@@ -1,33 +1,30 @@
 /**
- * The life of a payment intent (Stripe's PaymentIntent states, API.md §14). Each move claims the intent with
- * a conditional UPDATE from the states it starts from (the row stays locked until the call commits), calls
- * the processor, posts the money to the ledger and records the outcome, all in the call's transaction: an
- * intent is charged once however many calls race for it, and a failed call leaves no posting and no event.
- * A declined confirmation is kept (the intent records its error and goes back to `requires_payment_method`,
- * the failure event is sent) while the call answers 402 with the decline code.
+ * The life of a payment intent (Stripe's PaymentIntent states, README § Payments). A confirmation is
+ * recorded in flight (`processing`) before the processor is asked and settled by its answer
+ * (confirmations.ts), so that no charge the processor may have made is ever forgotten here. A capture or a
+ * cancel claims the intent with a conditional UPDATE from the state it starts from (the row stays locked
+ * until the call commits), calls the processor under a key of the intent (a retry after a roll-back gets
+ * its first answer), and posts the money and the outcome in the call's transaction. A declined
+ * confirmation is kept (the intent records its error and goes back to `requires_payment_method`, the
+ * failure event is sent) while the call answers 402 with the decline code.
  */
 import type { PaymentsCreateIntentPayload, PaymentsIntent, PaymentsPaymentMethod } from '../../generated/server/types.js';
 import type { HandlerContext } from '../runtime/context.js';
 import { ApiError, invalidField } from '../runtime/errors.js';
-import type { Authorization, PaymentMethodInput } from '../providers/payments/processor.js';
-import { openAccounts, postTransfer, type Transfer } from '../store/ledger.js';
-import { getCustomer, getIntent, insertIntent, moveIntent } from '../store/payments.js';
-import type { IntentStatus, PaymentIntentTable } from '../store/schema.js';
+import type { Authorization, PaymentMethodInput, PaymentProcessor } from '../providers/payments/processor.js';
+import { openAccounts } from '../store/ledger.js';
+import { deleteIntent, deleteRecovery, getCustomer, getIntent, getRecovery, insertIntent, insertRecovery, moveIntent } from '../store/payments.js';
+import type { Db, IntentStatus, PaymentIntentTable } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import { authorized, captured, intentAccounts, world } from './accounts.js';
+import { answerOf, askToConfirm, post, settleConfirmation, type ConfirmationEvent } from './confirmations.js';
 import { checkCurrency } from './money.js';
-import { intentKey, processorCall, processorOf } from './processing.js';
+import { inDoubt, intentKey, processorCall, processorOf } from './processing.js';
 import { toIntent } from './wire.js';
 
-type IntentEvents = 'payments.intent.succeeded' | 'payments.intent.failed' | 'payments.intent.capturable' | 'payments.intent.canceled';
-type Ctx<E extends IntentEvents = IntentEvents> = HandlerContext<E>;
+type Ctx<E extends ConfirmationEvent | 'payments.intent.canceled' = ConfirmationEvent> = HandlerContext<E>;
 
 const partition = (ctx: Ctx<never>) => ({ mode: ctx.mode, entityId: ctx.entityId });
-
-/** Posts one of an intent's transfers; each is posted once per intent, so a duplicate is a fault here. */
-async function move(ctx: Ctx<never>, transfer: Transfer): Promise<void> {
-  if ((await postTransfer(ctx.db, partition(ctx), transfer)) !== 'posted') throw new Error(`Transfer ${transfer.id} was posted before.`);
-}
 
 export async function loadIntent(ctx: Ctx<never>, id: string, param = '/payload/id'): Promise<PaymentIntentTable> {
   const row = await getIntent(ctx.db, partition(ctx), id);
@@ -66,15 +63,14 @@ function storable(method: PaymentMethodInput): PaymentMethodInput {
 }
 
 /**
- * Creates an intent, and confirms it when asked. `id` names it instead of a new id: a caller that must ask
- * the processor the same question again after a rolled-back attempt (an invoice's payment) names the intent
- * as it did the first time, so the processor's idempotency key and request are the same.
+ * Creates an intent, and confirms it when asked. A confirmation is recorded (the intent in flight,
+ * `processing`) before the processor is asked, apart from the call's transaction, so that a call cut short
+ * leaves it to a retry under the same idempotency key, which resumes it, or to the reconciler. `named` names
+ * the intent instead of a new id, for a caller whose own transaction holds the intent (an invoice's payment:
+ * tried again after a roll-back, it names the intent as the first time, so the processor's question is the
+ * same).
  */
-export async function createIntent(
-  ctx: Ctx<'payments.intent.succeeded' | 'payments.intent.failed' | 'payments.intent.capturable'>,
-  payload: PaymentsCreateIntentPayload,
-  id = newId('pi'),
-): Promise<PaymentsIntent> {
+export async function createIntent(ctx: Ctx, payload: PaymentsCreateIntentPayload, named?: string): Promise<PaymentsIntent> {
   checkCurrency(payload.currency, '/payload/currency');
   if (payload.customer && !(await getCustomer(ctx.db, partition(ctx), payload.customer))) {
     throw new ApiError('resource_not_found', `No customer ${payload.customer}.`, { param: '/payload/customer' });
@@ -83,14 +79,18 @@ export async function createIntent(
     throw new ApiError('payment_method_invalid', 'confirm: true needs a paymentMethod.', { param: '/payload/paymentMethod' });
   }
   if (payload.paymentMethod) checkMethod(ctx, payload.paymentMethod, '/payload/paymentMethod');
+  const p = partition(ctx);
+  const key = named === undefined && payload.confirm ? ctx.recoveryKey : undefined;
+  const started = key !== undefined ? await getRecovery(ctx.db, p, key) : undefined;
+  if (started !== undefined) return resume(ctx, started);
   const now = new Date().toISOString();
   const row: PaymentIntentTable = {
     mode: ctx.mode,
     entity_id: ctx.entityId,
-    id,
+    id: named ?? newId('pi'),
     amount: payload.amount,
     currency: payload.currency,
-    status: payload.paymentMethod ? 'requires_confirmation' : 'requires_payment_method',
+    status: payload.confirm ? 'processing' : payload.paymentMethod ? 'requires_confirmation' : 'requires_payment_method',
     capture_method: payload.captureMethod ?? 'automatic',
     customer_id: payload.customer ?? null,
     description: payload.description ?? null,
@@ -109,70 +109,85 @@ export async function createIntent(
     created_at: now,
     updated_at: now,
   };
-  await insertIntent(ctx.db, row);
-  await openAccounts(ctx.db, partition(ctx), intentAccounts(row.id, row.currency));
-  return payload.confirm ? confirm(ctx, row, undefined, '/payload/paymentMethod') : toIntent(row);
-}
-
-export async function confirmIntent(
-  ctx: Ctx<'payments.intent.succeeded' | 'payments.intent.failed' | 'payments.intent.capturable'>,
-  id: string,
-  paymentMethod: PaymentsPaymentMethod | undefined,
-): Promise<PaymentsIntent> {
-  return confirm(ctx, await loadIntent(ctx, id), paymentMethod, '/payload/paymentMethod');
-}
-
-async function confirm(
-  ctx: Ctx<'payments.intent.succeeded' | 'payments.intent.failed' | 'payments.intent.capturable'>,
-  row: PaymentIntentTable,
-  given: PaymentsPaymentMethod | undefined,
-  param: string,
-): Promise<PaymentsIntent> {
-  const method = (given ?? (row.payment_method !== null ? JSON.parse(row.payment_method) : undefined)) as PaymentMethodInput | undefined;
-  if (!method) throw new ApiError('payment_method_invalid', `Payment intent ${row.id} has no payment method: give one.`, { param });
-  checkMethod(ctx, method, param);
+  if (!payload.confirm) {
+    await insertIntent(ctx.db, row);
+    await openAccounts(ctx.db, p, intentAccounts(row.id, row.currency));
+    return toIntent(row);
+  }
   const processor = processorOf(ctx);
-  await claim(ctx, row, ['requires_payment_method', 'requires_confirmation'], 'confirmed');
-  const amount = Number(row.amount);
-  const auth: Authorization = await processorCall(() =>
-    processor.confirm({
-      intentId: row.id,
-      amount,
-      currency: row.currency,
-      captureMethod: row.capture_method,
-      paymentMethod: method,
-      ...intentKey(ctx, row.id, Number(row.attempts)),
-      signal: ctx.signal,
-    }),
-  );
-  const card = auth.card ? { card_brand: auth.card.brand, card_last4: auth.card.last4 } : {};
+  if (named !== undefined) {
+    await insertIntent(ctx.db, row);
+    return confirmRecorded(ctx, processor, row);
+  }
+  await ctx.startOutsideEffect(async (db) => {
+    await insertIntent(db, row);
+    if (key !== undefined) await insertRecovery(db, { mode: ctx.mode, entity_id: ctx.entityId, recovery_key: key, object_id: row.id, created_at: now });
+  });
+  return confirmRecorded(ctx, processor, row, async (db) => {
+    await deleteIntent(db, p, row.id);
+    if (key !== undefined) await deleteRecovery(db, p, key);
+  });
+}
+
+/** The states a confirmation starts from. */
+const CONFIRMABLE: readonly IntentStatus[] = ['requires_payment_method', 'requires_confirmation'];
+
+/** Confirms an intent; under the idempotency key of a confirmation in flight, resumes it. */
+export async function confirmIntent(ctx: Ctx, id: string, given: PaymentsPaymentMethod | undefined): Promise<PaymentsIntent> {
   const p = partition(ctx);
-  if (auth.outcome === 'declined') {
-    await moveIntent(ctx.db, p, row.id, ['processing'], {
-      status: 'requires_payment_method',
-      attempts: Number(row.attempts) + 1,
-      payment_method: null,
-      last_error_code: auth.declineCode,
-      last_error_message: auth.message,
-      ...card,
-    });
-    const intent = toIntent((await getIntent(ctx.db, p, row.id))!);
-    ctx.emit('payments.intent.failed', intent);
-    throw new ApiError(auth.declineCode, auth.message, { param, details: { declineCode: auth.declineCode, intent: intent.id }, keepEffects: true });
+  const key = ctx.recoveryKey;
+  if (key !== undefined && (await getRecovery(ctx.db, p, key)) === id) return resume(ctx, id);
+  const row = await loadIntent(ctx, id);
+  const method = (given ?? (row.payment_method !== null ? JSON.parse(row.payment_method) : undefined)) as PaymentMethodInput | undefined;
+  if (!method) throw new ApiError('payment_method_invalid', `Payment intent ${row.id} has no payment method: give one.`, { param: '/payload/paymentMethod' });
+  checkMethod(ctx, method, '/payload/paymentMethod');
+  const processor = processorOf(ctx);
+  if (!CONFIRMABLE.includes(row.status)) throw stateError(row, 'confirmed');
+  const recorded: PaymentIntentTable = { ...row, status: 'processing', payment_method: JSON.stringify(storable(method)) };
+  await ctx.startOutsideEffect(async (db) => {
+    // Claimed from the very state it was read in: had another call moved it meanwhile, this one would act
+    // on what it no longer is.
+    if (!(await moveIntent(db, p, id, [row.status], { status: 'processing', payment_method: recorded.payment_method }))) {
+      throw stateError((await getIntent(db, p, id)) ?? row, 'confirmed');
+    }
+    if (key !== undefined) await insertRecovery(db, { mode: ctx.mode, entity_id: ctx.entityId, recovery_key: key, object_id: id, created_at: new Date().toISOString() });
+  });
+  return confirmRecorded(ctx, processor, recorded, async (db) => {
+    // As it was, but for the attempt: the processor's key of this one is spent.
+    await moveIntent(db, p, id, ['processing'], { status: row.status, payment_method: row.payment_method, attempts: Number(row.attempts) + 1 });
+    if (key !== undefined) await deleteRecovery(db, p, key);
+  });
+}
+
+/**
+ * Asks the processor to confirm an intent recorded in flight and settles it with the answer, in the call's
+ * transaction. When the processor refused before acting, `undo` (the call that recorded it) puts back what
+ * the call recorded, and the call fails as one that changed nothing; any other failure leaves the
+ * confirmation in flight.
+ */
+async function confirmRecorded(ctx: Ctx, processor: PaymentProcessor, row: PaymentIntentTable, undo?: (db: Db) => Promise<void>): Promise<PaymentsIntent> {
+  const p = partition(ctx);
+  let auth: Authorization;
+  try {
+    auth = await askToConfirm(processor, p, row, ctx.signal);
+  } catch (error) {
+    if (undo && !inDoubt(error)) await ctx.dropOutsideEffect(undo);
+    throw error;
   }
-  const cleared = { payment_method: null, last_error_code: null, last_error_message: null, processor_id: auth.processorId, attempts: Number(row.attempts) + 1, ...card };
-  if (auth.outcome === 'requires_capture') {
-    await move(ctx, { id: `authorize:${row.id}`, currency: row.currency, kind: 'authorize', postings: [{ account: world(row.currency), amount: -amount }, { account: authorized(row.id), amount }] });
-    await moveIntent(ctx.db, p, row.id, ['processing'], { status: 'requires_capture', amount_capturable: amount, ...cleared });
-    const intent = toIntent((await getIntent(ctx.db, p, row.id))!);
-    ctx.emit('payments.intent.capturable', intent);
-    return intent;
-  }
-  await move(ctx, { id: `capture:${row.id}`, currency: row.currency, kind: 'capture', postings: [{ account: world(row.currency), amount: -amount }, { account: captured(row.id), amount }] });
-  await moveIntent(ctx.db, p, row.id, ['processing'], { status: 'succeeded', amount_received: amount, ...cleared });
-  const intent = toIntent((await getIntent(ctx.db, p, row.id))!);
-  ctx.emit('payments.intent.succeeded', intent);
-  return intent;
+  const settled = await settleConfirmation(ctx.db, p, row, auth, (type, intent) => ctx.emit(type, intent));
+  return answerOf(settled, '/payload/paymentMethod');
+}
+
+/**
+ * The retry of a call that started a confirmation: asks the processor again while it is in flight (a
+ * refusal now says nothing of the first request, so nothing is undone), or answers how it was settled.
+ */
+async function resume(ctx: Ctx, id: string): Promise<PaymentsIntent> {
+  const row = await loadIntent(ctx, id);
+  if (row.status !== 'processing') return answerOf(row, '/payload/paymentMethod');
+  const processor = processorOf(ctx);
+  await ctx.startOutsideEffect();
+  return confirmRecorded(ctx, processor, row);
 }
 
 export async function captureIntent(ctx: Ctx<'payments.intent.succeeded'>, id: string, amountToCapture: number | undefined): Promise<PaymentsIntent> {
@@ -191,7 +206,7 @@ export async function captureIntent(ctx: Ctx<'payments.intent.succeeded'>, id: s
   // The hold ends: what is captured is charged, the rest goes back.
   const postings = [{ account: authorized(row.id), amount: -held }, { account: captured(row.id), amount }];
   if (held > amount) postings.push({ account: world(row.currency), amount: held - amount });
-  await move(ctx, { id: `capture:${row.id}`, currency: row.currency, kind: 'capture', postings });
+  await post(ctx.db, p, { id: `capture:${row.id}`, currency: row.currency, kind: 'capture', postings });
   await moveIntent(ctx.db, p, row.id, ['processing'], { status: 'succeeded', amount_capturable: 0, amount_received: amount });
   const intent = toIntent((await getIntent(ctx.db, p, row.id))!);
   ctx.emit('payments.intent.succeeded', intent);
@@ -208,7 +223,7 @@ export async function cancelIntent(ctx: Ctx<'payments.intent.canceled'>, id: str
       processor.cancel({ intentId: row.id, processorId: row.processor_id!, ...intentKey(ctx, row.id, 'cancel'), signal: ctx.signal }),
     );
     const held = Number(row.amount_capturable);
-    await move(ctx, { id: `release:${row.id}`, currency: row.currency, kind: 'release', postings: [{ account: authorized(row.id), amount: -held }, { account: world(row.currency), amount: held }] });
+    await post(ctx.db, p, { id: `release:${row.id}`, currency: row.currency, kind: 'release', postings: [{ account: authorized(row.id), amount: -held }, { account: world(row.currency), amount: held }] });
   }
   await moveIntent(ctx.db, p, row.id, ['processing'], { status: 'canceled', amount_capturable: 0, cancellation_reason: reason ?? null });
   const intent = toIntent((await getIntent(ctx.db, p, row.id))!);

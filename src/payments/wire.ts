@@ -22,8 +22,9 @@ export function toIntent(row: PaymentIntentTable): PaymentsIntent {
     id: row.id,
     amount: Number(row.amount),
     currency: row.currency,
-    // `processing` is held only inside the call that confirms: no reader outside it ever sees it.
-    status: row.status as PaymentsIntent['status'],
+    // A confirmation in flight (`processing`, recorded until the processor answers) reads as not confirmed
+    // yet, as it always read to others while a call confirmed it: served versions list no `processing`.
+    status: row.status === 'processing' ? 'requires_confirmation' : row.status,
     captureMethod: row.capture_method,
     ...(row.customer_id !== null ? { customer: row.customer_id } : {}),
     ...(row.description !== null ? { description: row.description } : {}),

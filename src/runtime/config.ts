@@ -48,7 +48,18 @@ export interface RuntimeConfig {
   billing: BillingCloserConfig;
   /** The mail queue: whether its worker runs in this server, and its retry schedule. */
   email: EmailQueueConfig;
+  /** The payments reconciler: whether it runs in this server (src/payments/reconciler.ts). */
+  payments: PaymentsReconcilerConfig;
 }
+
+export interface PaymentsReconcilerConfig {
+  reconciler: boolean;
+  graceMs: number;
+  intervalMs: number;
+}
+
+/** Past the longest time-out a call may have (2 min) before it asks about what a call left in flight; a look every 15 s. */
+export const DEFAULT_PAYMENTS_RECONCILER: Omit<PaymentsReconcilerConfig, 'reconciler'> = { graceMs: 180_000, intervalMs: 15_000 };
 
 export interface EmailQueueConfig {
   worker: boolean;
@@ -138,6 +149,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       graceMs: integer(env, 'BILLING_GRACE_SECONDS', DEFAULT_BILLING_CLOSER.graceMs / 1000) * 1000,
       intervalMs: integer(env, 'BILLING_CLOSE_INTERVAL_MS', DEFAULT_BILLING_CLOSER.intervalMs),
     },
+    payments: { reconciler: choice(env, 'PAYMENTS_RECONCILER', ['on', 'off'] as const, 'on') === 'on', ...DEFAULT_PAYMENTS_RECONCILER },
   };
 }
 

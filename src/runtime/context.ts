@@ -70,6 +70,25 @@ export interface HandlerContext<E extends EventName = never> {
    */
   emit<T extends E>(type: T, data: EventTypes[T], options?: { endpointId?: string }): string;
   /**
+   * Names the call for the outside effects it starts (a charge, a refund), so that a retry under the same
+   * idempotency key finds and resumes them: a digest of the key and its scope. Undefined without a key, and
+   * for the requests of a batch (whose answer is stored whole).
+   */
+  readonly recoveryKey: string | undefined;
+  /**
+   * Commits `record` at once, in a transaction of its own, before an outside effect starts: its recovery
+   * point (README § Idempotency), which the call's failure does not roll back. From then on a failed call
+   * stores no answer under its idempotency key: the same call under the key runs again and resumes the
+   * effect. Without `record`, the call resumes an effect recorded before. Only before the call's first
+   * write (the call's own transaction would hold the store).
+   */
+  startOutsideEffect(record?: (db: Db) => Promise<void>): Promise<void>;
+  /**
+   * Commits `undo` at once, in a transaction of its own: the outside effect certainly did not happen (the
+   * outside refused it before acting), and the call fails as one that started none.
+   */
+  dropOutsideEffect(undo: (db: Db) => Promise<void>): Promise<void>;
+  /**
    * Reports what the call used, in the units its action's `cost.perUnit` prices (e.g. `inputTokens`): the
    * amounts add up over the call, and the usage record prices them.
    */

@@ -52,6 +52,8 @@ export class ApiError extends Error {
   readonly details?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
   readonly keepEffects: boolean;
+  /** Whether the same request may succeed later (the error table's word for the code). */
+  readonly retryable: boolean;
 
   constructor(code: ErrorCode, message?: string, options: ApiErrorOptions = {}) {
     const definition = definitions.get(code);
@@ -69,6 +71,7 @@ export class ApiError extends Error {
     this.details = options.details;
     this.headers = options.headers;
     this.keepEffects = options.keepEffects === true;
+    this.retryable = definition.retryable;
   }
 }
 

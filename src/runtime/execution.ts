@@ -1,13 +1,15 @@
 /**
  * Ending an execution, shared by single calls and batches: what a call wrote, the events it emitted and its
- * stored reply commit together or not at all; a failure's reply is stored under the call's idempotency key.
+ * stored reply commit together or not at all; a failure's reply is stored under the call's idempotency key,
+ * or the key is left to a retry (storeFailure).
  */
 import { writeEvents, type EmittedEvent, type EventOrigin } from '../store/events.js';
+import { lapseIdempotencyLease, releaseIdempotencyKey } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
 import type { CallTransaction } from '../store/transaction.js';
 import type { IdentifiedCall, Reply } from './call.js';
 import { errorReply } from './envelope.js';
-import { toApiError } from './errors.js';
+import { toApiError, type ApiError } from './errors.js';
 import type { Runtime } from './runtime.js';
 import { completeIdempotency } from './stages/idempotency.js';
 
@@ -35,11 +37,27 @@ export async function commitCall(call: IdentifiedCall, runtime: Runtime, tx: Cal
   await tx.commit();
 }
 
-/** The error reply of a call whose execution failed, stored under its idempotency key. */
-export async function storeFailure(call: IdentifiedCall, runtime: Runtime, thrown: unknown): Promise<Reply> {
-  const reply = errorReply(call, runtime, toApiError(thrown, call.requestId));
-  await completeIdempotency(call, runtime.db, reply);
+/**
+ * The error reply of a call whose execution failed, stored under its idempotency key, except where a retry
+ * under the same key must be able to do better (README § Idempotency): when an outside effect the call started
+ * may still be in flight (`inFlight`: a charge sent to the processor and not answered), nothing is stored and
+ * the key's lease lapses at once, so the same call under the key runs again and resumes that effect; when the
+ * answer is retryable (429, 502, 503) and nothing took effect, the key is freed, as for a refusal before
+ * execution.
+ */
+export async function storeFailure(call: IdentifiedCall, runtime: Runtime, thrown: unknown, inFlight = false): Promise<Reply> {
+  const error = toApiError(thrown, call.requestId);
+  const reply = errorReply(call, runtime, error);
+  if (!call.idempotency) return reply;
+  if (inFlight) await lapseIdempotencyLease(runtime.db, call.idempotency, new Date().toISOString());
+  else if (leavesKeyFree(error)) await releaseIdempotencyKey(runtime.db, call.idempotency);
+  else await completeIdempotency(call, runtime.db, reply);
   return reply;
+}
+
+/** A refusal that a later try of the same request can turn into success: a busy or failing backend, a limit. */
+function leavesKeyFree(error: ApiError): boolean {
+  return error.retryable && (error.status === 429 || error.status === 502 || error.status === 503);
 }
 
 function eventOrigin(call: IdentifiedCall): EventOrigin {

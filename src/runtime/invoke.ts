@@ -6,7 +6,7 @@
 import type { EmittedEvent } from '../store/events.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
-import { newId } from '../store/secrets.js';
+import { newId, sha256 } from '../store/secrets.js';
 import type { CallTransaction } from '../store/transaction.js';
 import type { RoutedCall } from './call.js';
 import type { EventName, HandlerContext, HandlerSettings, StreamSink } from './context.js';
@@ -23,6 +23,8 @@ export interface Invocation {
   events: EmittedEvent[];
   deadline: Deadline;
   stream?: StreamSink;
+  /** Set once a handler recorded an outside effect it starts (ctx.startOutsideEffect), until it drops it. */
+  outsideEffect?: boolean;
 }
 
 const NO_STREAM: StreamSink = { active: false, delta() {}, progress() {}, event() {} };
@@ -78,6 +80,38 @@ class CallContext implements HandlerContext<EventName> {
 
   get db(): Db {
     return this.#invocation.tx.db;
+  }
+
+  get recoveryKey(): string | undefined {
+    const claim = this.#call.idempotency;
+    return claim && sha256(`${claim.scope}\u0000${claim.key}`);
+  }
+
+  async startOutsideEffect(record?: (db: Db) => Promise<void>): Promise<void> {
+    const invocation = this.#invocation;
+    const before = invocation.outsideEffect;
+    this.#beforeApart();
+    // Marked before the commit: if the call ends meanwhile, its key is left to a retry, as the effect may be recorded.
+    invocation.outsideEffect = true;
+    try {
+      if (record) await this.#runtime.db.transaction().execute(record);
+    } catch (error) {
+      // Rolled back: nothing of it is recorded.
+      invocation.outsideEffect = before;
+      throw error;
+    }
+  }
+
+  async dropOutsideEffect(undo: (db: Db) => Promise<void>): Promise<void> {
+    this.#beforeApart();
+    await this.#runtime.db.transaction().execute(undo);
+    this.#invocation.outsideEffect = false;
+  }
+
+  #beforeApart(): void {
+    // On SQLite the call's own transaction would hold the one writer that a transaction apart waits for.
+    if (this.#invocation.tx.begun) throw new Error(`${this.#call.action.id} committed apart after its first write.`);
+    this.#invocation.deadline.throwIfStopped();
   }
 
   reportUnits(units: Record<string, number>): void {

@@ -1,9 +1,9 @@
 /**
  * The HTTP server: `POST /do`, `POST /{version}/do` and `POST /do/{face}.{action}` run the call pipeline, answering JSON or, for a
  * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs/*` and `/dashboard` serve
- * the rest. Unless told otherwise it also runs the webhook delivery worker. Every error, the HTTP layer's
- * own included (bad JSON, wrong content type, body too large, unknown path), leaves in the error envelope
- * of API.md §4.
+ * the rest. Unless told otherwise it also runs the background workers (webhook deliveries, mail, billing
+ * periods, the payments reconciler, storage). Every error, the HTTP layer's own included (bad JSON, wrong
+ * content type, body too large, unknown path), leaves in the error envelope of API.md §4.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -18,7 +18,8 @@ import { equalSecrets, newId } from '../store/secrets.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
 import { WebhookWorker } from '../webhooks/worker.js';
 import { PeriodCloser } from '../billing/period-closer.js';
-import { DEFAULT_BILLING_CLOSER, type BillingCloserConfig, type EmailQueueConfig } from './config.js';
+import { DEFAULT_BILLING_CLOSER, DEFAULT_PAYMENTS_RECONCILER, type BillingCloserConfig, type EmailQueueConfig, type PaymentsReconcilerConfig } from './config.js';
+import { PaymentReconciler } from '../payments/reconciler.js';
 import { mailWorker } from '../email/worker.js';
 import type { AfterAnswer, CallState } from './call.js';
 import type { HandlerSettings } from './context.js';
@@ -88,6 +89,8 @@ export interface ServerOptions {
   storage?: StorageSettings;
   /** The mail queue's worker (default: on, the default retry schedule); `worker: false` when workers run it. */
   email?: Partial<EmailQueueConfig>;
+  /** The payments reconciler (default: on, with its defaults); `reconciler: false` when workers run it. */
+  payments?: Partial<PaymentsReconcilerConfig>;
 }
 
 /** How long a client refused while the server stops should wait before trying again (s). */
@@ -138,6 +141,8 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const providers = storage ? { ...options.providers, storage: storage.service } : options.providers;
   // The mail worker reads attachments from the storage face's content.
   const mail = options.email?.worker === false ? undefined : mailWorker(options.db, providers, options.email, catalogue.platform.latest);
+  const reconciler =
+    options.payments?.reconciler === false ? undefined : new PaymentReconciler(options.db, providers.payments, { ...DEFAULT_PAYMENTS_RECONCILER, ...options.payments, apiVersion: catalogue.platform.latest });
   const usage = new UsageRecorder(options.db, { flushMs: options.usage?.flushMs ?? 1000, feed: usageFeed, ...(relay ? { relay } : {}) });
   // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
   const observe: AfterAnswer = (call, reply) => {
@@ -315,10 +320,11 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   closer?.start();
   storage?.worker.start();
   mail?.start();
+  reconciler?.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     runtime.keys.close();
-    await Promise.all([worker?.stop(), closer?.stop(), mail?.stop(), storage?.worker.stop()]);
+    await Promise.all([worker?.stop(), closer?.stop(), mail?.stop(), reconciler?.stop(), storage?.worker.stop()]);
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
     relay?.close();

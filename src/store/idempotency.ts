@@ -67,7 +67,8 @@ export async function claimIdempotencyKey(db: Db, claim: IdempotencyClaim): Prom
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true };
 
     // Taken over: an expired record, or a running one of the same request whose lease lapsed (the process
-    // running it died; its effects, committed only with its reply, never happened). The condition is
+    // running it died, and its effects, committed only with its reply, never happened; or the call ended with
+    // an outside effect in flight, which this request resumes). The condition is
     // re-checked on the row itself, so of two requests taking over the same record only the first changes it
     // (PostgreSQL re-evaluates it after waiting for the row lock).
     const replaced = await db
@@ -123,6 +124,23 @@ export async function releaseIdempotencyKey(db: Db, ref: IdempotencyKeyRef): Pro
     .where('leased_until', '=', ref.leaseUntil)
     .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
+}
+
+/**
+ * Ends a claim's lease at `now` (ISO time) without storing a reply: the record stays running, and the next
+ * request with the same key and fingerprint takes it over at once and runs (a call cut short while an outside
+ * effect it started was in flight: the retry resumes that effect). Another fingerprint is still refused.
+ */
+export async function lapseIdempotencyLease(db: Db, ref: IdempotencyKeyRef, now: string): Promise<boolean> {
+  const result = await db
+    .updateTable('idempotency_records')
+    .set({ leased_until: now })
+    .where('scope', '=', ref.scope)
+    .where('key', '=', ref.key)
+    .where('state', '=', 'running')
+    .where('leased_until', '=', ref.leaseUntil)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Deletes every record that expired at or before `now` (ISO time); returns how many. */

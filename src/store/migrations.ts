@@ -592,6 +592,25 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('storage_usage').addColumn('accrued_at', 'text').execute();
     },
   },
+  '0017_processor_recovery': {
+    // Charges and refunds are recorded (`processing`) before the processor is asked, and settled after
+    // (src/payments/): refunds get a state, the calls that started them are found by their recovery key, and
+    // the reconciler finds what is still in flight by state.
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('payment_refunds').addColumn('status', 'text', (c) => c.notNull().defaultTo('succeeded')).execute();
+      await db.schema
+        .createTable('payment_recoveries')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('recovery_key', 'text', (c) => c.notNull())
+        .addColumn('object_id', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('payment_recoveries_pkey', ['mode', 'entity_id', 'recovery_key'])
+        .execute();
+      await db.schema.createIndex('payment_intents_status').on('payment_intents').columns(['status', 'updated_at']).execute();
+      await db.schema.createIndex('payment_refunds_status').on('payment_refunds').columns(['status', 'created_at']).execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -281,6 +281,7 @@ export interface PaymentCustomerTable {
   created_at: string;
 }
 
+/** `processing`: a confirmation recorded in flight until the processor answers (or a capture or cancel inside its call). */
 export type IntentStatus = 'requires_payment_method' | 'requires_confirmation' | 'processing' | 'requires_capture' | 'succeeded' | 'canceled';
 
 export interface PaymentIntentTable {
@@ -308,11 +309,14 @@ export interface PaymentIntentTable {
   last_error_code: string | null;
   last_error_message: string | null;
   cancellation_reason: string | null;
-  /** Confirmations the intent answered: the processor's idempotency key of the next one names it. */
+  /** Confirmations the intent settled or gave up: the processor's idempotency key of the next one names it. */
   attempts: number;
   created_at: string;
   updated_at: string;
 }
+
+/** `processing` from its recording until the processor answers; `failed` when it refused (never listed). */
+export type RefundStatus = 'processing' | 'succeeded' | 'failed';
 
 export interface PaymentRefundTable {
   mode: Mode;
@@ -323,7 +327,20 @@ export interface PaymentRefundTable {
   amount: number | string;
   currency: string;
   reason: string | null;
+  status: RefundStatus;
+  /** The processor's id of the refund, once it made it. */
   processor_id: string | null;
+  created_at: string;
+}
+
+/** Which intent or refund a call started, by the call's recovery key (src/payments/recovery.ts). */
+export interface PaymentRecoveryTable {
+  mode: Mode;
+  entity_id: string;
+  /** A digest of the call's idempotency key and its scope. */
+  recovery_key: string;
+  /** `pi_…` or `re_…` */
+  object_id: string;
   created_at: string;
 }
 
@@ -537,6 +554,7 @@ export interface Database {
   payment_customers: PaymentCustomerTable;
   payment_intents: PaymentIntentTable;
   payment_refunds: PaymentRefundTable;
+  payment_recoveries: PaymentRecoveryTable;
   billing_prices: BillingPriceTable;
   billing_subscriptions: BillingSubscriptionTable;
   billing_invoices: BillingInvoiceTable;

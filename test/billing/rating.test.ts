@@ -141,7 +141,11 @@ describe('price validation', () => {
     [null, ['/: a price must be an object']],
     [{ type: 'volume', currency: 'usd' }, ['/type: must be "flat", "perUnit" or "graduated"']],
     [{ type: 'flat', amount: 100, currency: 'USD' }, ['/currency: "USD" must be lower case']],
-    [{ type: 'flat', amount: 100, currency: 'xyz' }, ['/currency: "xyz" is not an ISO 4217 currency code']],
+    [{ type: 'flat', amount: 100, currency: 'xyz' }, ['/currency: "xyz" is not the ISO 4217 code of a country\'s currency']],
+    // ISO 4217 codes that are not money: gold, a fund, a unit of account.
+    [{ type: 'flat', amount: 100, currency: 'xau' }, ['/currency: "xau" is not the ISO 4217 code of a country\'s currency']],
+    [{ type: 'flat', amount: 100, currency: 'bov' }, ['/currency: "bov" is not the ISO 4217 code of a country\'s currency']],
+    [{ type: 'flat', amount: 100, currency: 'xdr' }, ['/currency: "xdr" is not the ISO 4217 code of a country\'s currency']],
     [{ type: 'flat', amount: 100 }, ['/currency: must be an ISO 4217 code']],
     [{ type: 'flat', amount: 19.99, currency: 'usd' }, ['/amount: must be an integer number of minor units within ±9007199254740991']],
     [{ type: 'flat', amount: 2 ** 53, currency: 'usd' }, ['/amount: must be an integer number of minor units within ±9007199254740991']],

@@ -24,8 +24,12 @@ export interface StripeRequest {
   replayed: boolean;
 }
 
-/** What the fake answers instead of the API: a status and body, or `hang` to never answer. */
-export type Override = { status: number; body: unknown; headers?: Record<string, string> } | 'hang';
+/**
+ * What the fake answers instead of the API: a status and body, `hang` to never answer, or `delayMs` to answer
+ * as the API does but late. A late answer's work is done, and its idempotent result saved, when the request
+ * arrives; until it is sent, another request with the same key gets Stripe's 409 (still in progress).
+ */
+export type Override = { status: number; body: unknown; headers?: Record<string, string> } | 'hang' | { delayMs: number };
 
 export interface FakeStripe {
   /** `http://127.0.0.1:<port>`, the form `STRIPE_API_BASE` takes. */
@@ -38,6 +42,8 @@ export interface FakeStripe {
   refunds: Map<string, Record<string, any>>;
   /** Consulted before the API answers; return undefined to let it answer. */
   override: (request: StripeRequest) => Override | undefined;
+  /** Resolves once every late answer (`delayMs`) has been sent. */
+  settled(): Promise<void>;
   /** Forgets requests, objects and idempotency keys, and the override. */
   reset(): void;
   close(): Promise<void>;
@@ -96,6 +102,9 @@ export async function startFakeStripe(apiKey: string): Promise<FakeStripe> {
   let idempotent = new Map<string, { fingerprint: string; answer: Answer }>();
   let counter = 0;
   const held: ServerResponse[] = [];
+  /** The keys whose requests are answered late and not yet, with when each will have been. */
+  const inProgress = new Set<string>();
+  const late = new Set<Promise<void>>();
   const nextId = (prefix: string) => `${prefix}_${(++counter).toString(36).padStart(8, '0')}${randomBytes(8).toString('hex')}`;
   const now = () => Math.floor(Date.now() / 1000);
 
@@ -131,11 +140,15 @@ export async function startFakeStripe(apiKey: string): Promise<FakeStripe> {
       held.push(res);
       return;
     }
-    if (overridden) return send(overridden.status, overridden.body, overridden.headers);
+    if (overridden && 'status' in overridden) return send(overridden.status, overridden.body, overridden.headers);
 
     const refused = checkRequest(req.headers, raw, apiKey);
     if (refused) return send(refused.status, refused.body);
 
+    if (key !== undefined && inProgress.has(key)) {
+      const message = `There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): ${key}. Please try again later.`;
+      return send(409, errorBody('invalid_request_error', message, { code: 'idempotency_key_in_use', doc_url: 'https://stripe.com/docs/error-codes/idempotency-key-in-use' }));
+    }
     // Stripe scopes a key to the account and compares the request it first came with.
     const fingerprint = `${request.method} ${request.path} ${raw}`;
     const saved = key === undefined ? undefined : idempotent.get(key);
@@ -154,7 +167,15 @@ export async function startFakeStripe(apiKey: string): Promise<FakeStripe> {
     }
     const answer = route(request);
     if (key !== undefined && answer.keep) idempotent.set(key, { fingerprint, answer });
-    send(answer.status, answer.body, key === undefined ? {} : { 'Idempotency-Key': key });
+    const answered = () => send(answer.status, answer.body, key === undefined ? {} : { 'Idempotency-Key': key });
+    if (!overridden) return answered();
+    if (key !== undefined) inProgress.add(key);
+    const sent: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, overridden.delayMs)).then(() => {
+      if (key !== undefined) inProgress.delete(key);
+      late.delete(sent);
+      answered();
+    });
+    late.add(sent);
   });
 
   function route(request: StripeRequest): Answer {
@@ -357,6 +378,9 @@ export async function startFakeStripe(apiKey: string): Promise<FakeStripe> {
     intents: new Map(),
     refunds: new Map(),
     override: () => undefined,
+    async settled() {
+      while (late.size > 0) await Promise.all(late);
+    },
     reset() {
       fake.requests = [];
       fake.intents = new Map();

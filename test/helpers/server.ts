@@ -22,7 +22,7 @@ import { buildServer } from '../../src/runtime/server.js';
 import { shippedCatalogue } from '../../src/runtime/shipped.js';
 import { createKey, type NewKey } from '../../src/store/keys.js';
 import { openStore } from '../../src/store/open.js';
-import type { BillingCloserConfig, EmailQueueConfig } from '../../src/runtime/config.js';
+import type { BillingCloserConfig, EmailQueueConfig, PaymentsReconcilerConfig } from '../../src/runtime/config.js';
 import type { MailTransport } from '../../src/email/smtp.js';
 import type { Db } from '../../src/store/schema.js';
 import type { StorageSettings } from '../../src/storage/config.js';
@@ -73,6 +73,8 @@ export interface TestServerOptions {
   storage?: Partial<StorageSettings>;
   /** The billing period closer; on with its defaults unless given. */
   billing?: Partial<BillingCloserConfig>;
+  /** The payments reconciler; on with its defaults (which leave anything in flight alone for minutes) unless given. */
+  reconciler?: Partial<PaymentsReconcilerConfig>;
   /** Live e-mail (an SMTP transport to a local server), and the mail queue's settings. */
   mail?: MailTransport;
   email?: Partial<EmailQueueConfig>;
@@ -114,6 +116,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
     ...(options.billing ? { billing: options.billing } : {}),
+    ...(options.reconciler ? { payments: options.reconciler } : {}),
     storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
     ...(options.email ? { email: options.email } : {}),
   });

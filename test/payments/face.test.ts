@@ -133,6 +133,23 @@ describe.each([
     }
   });
 
+  it('takes only the currencies of countries, in payments and in billing prices', async () => {
+    // ISO 4217 lists these too, but none is money: no currency, testing, gold, a unit of account, a fund.
+    for (const currency of ['xxx', 'xts', 'xau', 'xdr', 'bov', 'clf', 'usn']) {
+      for (const [face, action, payload] of [
+        ['payments', 'createIntent', { amount: 100, currency }],
+        ['billing', 'createPrice', { currency, type: 'flat', amount: 100 }],
+      ] as const) {
+        const refused = await server.post({ face, action, payload });
+        expect([refused.status, refused.body.error.type, refused.body.error.code, refused.body.error.param]).toEqual([400, 'invalid_request_error', 'payload_invalid', '/payload/currency']);
+      }
+    }
+    for (const currency of ['usd', 'eur', 'jpy', 'xof']) {
+      expect((await pay('createIntent', { amount: 100, currency })).status).toBe(200);
+      expect((await server.post({ face: 'billing', action: 'createPrice', payload: { currency, type: 'flat', amount: 100 } })).status).toBe(200);
+    }
+  });
+
   it('charges once for a retried call under one idempotency key, and replays its answer', async () => {
     const sums = await postingSums(server.db, { mode: 'test', entityId: 'acme' });
     const transfers = async () => Number((await server.db.selectFrom('ledger_transfers').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);

@@ -1,8 +1,8 @@
 /**
  * Live-mode payments end to end: a live key's calls go through the Stripe processor to a local server
  * speaking Stripe's wire format. A charge, a decline (402 with its decline code), a manual capture and a
- * refund each reach Stripe once, with the platform call's idempotency key forwarded (scoped to the
- * caller's key and entity, per operation); a replayed call reaches Stripe no more.
+ * refund each reach Stripe once, under keys of their own (the intent and its attempt, the refund), scoped to
+ * the entity, per operation; a replayed call reaches Stripe no more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stripeProcessor } from '../../src/providers/payments/stripe.js';
@@ -66,23 +66,27 @@ describe('live payments through Stripe', () => {
     const refunds = stripe.requests.filter((r) => r.path === '/v1/refunds');
     expect(refunds).toHaveLength(1);
     expect(refunds[0]!.form).toMatchObject({ amount: '1000' });
-    expect(refunds[0]!.idempotencyKey).toMatch(/:refund-1:refund$/);
+    // The refund's own key, recorded with it before Stripe is asked: a retry under the call's key asks the same.
+    expect(refunds[0]!.idempotencyKey).toMatch(new RegExp(`^[\\w-]{16}:${refund.body.data.id}:refund$`));
     expect([...stripe.refunds.values()].map((r) => r.amount)).toEqual([1000]);
   });
 
-  it('asks Stripe the same question again when a confirmation timed out here, under any key', async () => {
+  it('keeps a confirmation cut short in flight: no other key confirms it, the same key asks Stripe the same question', async () => {
     const created = await pay('createIntent', { amount: 1100, currency: 'usd', paymentMethod: { id: 'pm_card_visa' } });
     const id = created.body.data.id;
     stripe.override = (request) => (request.path === '/v1/payment_intents' ? 'hang' : undefined);
     const before = stripe.requests.length;
+    const first = { face: 'payments', action: 'confirmIntent', payload: { id }, options: { timeout: 300 } };
     try {
-      const cut = await server.post({ face: 'payments', action: 'confirmIntent', payload: { id }, options: { timeout: 300 } }, { headers: { authorization: `Bearer ${live}`, 'x-idempotency-key': 'first-try' } });
+      const cut = await server.post(first, { headers: { authorization: `Bearer ${live}`, 'x-idempotency-key': 'first-try' } });
       expect([cut.status, cut.body.error.code]).toEqual([504, 'timeout']);
     } finally {
       stripe.override = () => undefined;
     }
     expect((await pay('getIntent', { id })).body.data.status).toBe('requires_confirmation');
-    const again = await pay('confirmIntent', { id }, { 'x-idempotency-key': 'second-try' });
+    const other = await pay('confirmIntent', { id }, { 'x-idempotency-key': 'second-try' });
+    expect([other.status, other.body.error.code, other.body.error.details.status]).toEqual([400, 'intent_state_invalid', 'processing']);
+    const again = await server.post(first, { headers: { authorization: `Bearer ${live}`, 'x-idempotency-key': 'first-try' } });
     expect(again.body.data.status).toBe('succeeded');
     const keys = stripe.requests.slice(before).filter((r) => r.path === '/v1/payment_intents').map((r) => r.idempotencyKey);
     // Had the first been charged at Stripe, the second would have been answered with that charge.
@@ -123,16 +127,22 @@ describe('live payments through Stripe', () => {
     }
   });
 
-  it('answers a failing processor 502 or 503 and keeps nothing of the call', async () => {
-    stripe.override = (request) => (request.path === '/v1/payment_intents' ? { status: 500, body: { error: { type: 'api_error', message: 'Something went wrong' } } } : undefined);
-    try {
-      const failed = await pay('createIntent', { amount: 100, currency: 'usd', paymentMethod: { id: 'pm_card_visa' }, confirm: true });
-      expect(failed.body.error.type).toBe('provider_error');
-      expect(JSON.stringify(failed.body)).not.toContain(STRIPE_KEY);
-      const listed = await pay('listIntents', { limit: 100 });
-      expect(listed.body.data.items.some((i: any) => i.amount === 100)).toBe(false);
-    } finally {
-      stripe.override = () => undefined;
+  it('answers a processor that refused before acting 502 or 503, and keeps nothing of the call', async () => {
+    const refusals: [number, string, string][] = [
+      [401, 'invalid_request_error', 'provider_failed'],
+      [429, 'invalid_request_error', 'provider_unavailable'],
+    ];
+    for (const [status, type, code] of refusals) {
+      stripe.override = (request) => (request.path === '/v1/payment_intents' ? { status, body: { error: { type, message: `Refused (${STRIPE_KEY.slice(0, 8)}…)` } } } : undefined);
+      try {
+        const failed = await pay('createIntent', { amount: 100 + status, currency: 'usd', paymentMethod: { id: 'pm_card_visa' }, confirm: true });
+        expect([failed.body.error.type, failed.body.error.code]).toEqual(['provider_error', code]);
+        expect(JSON.stringify(failed.body)).not.toContain(STRIPE_KEY);
+        const listed = await pay('listIntents', { limit: 100 });
+        expect(listed.body.data.items.some((i: any) => i.amount === 100 + status)).toBe(false);
+      } finally {
+        stripe.override = () => undefined;
+      }
     }
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Idempotency (API.md §9). A key (header or option) is scoped to (API key, mode, entity) and bound to a
  * fingerprint of the call: face, action, resolved version and canonical payload. The first call claims it
- * and its reply is stored once execution has started, errors included; a later call with the same key
+ * and its reply is stored once execution has started, errors included (but for the two that leave the key to
+ * a retry: see storeFailure in execution.ts); a later call with the same key
  * and fingerprint gets that reply again with `Idempotent-Replayed: true` and causes nothing; the same key
  * while the first is still running is 409, and with another fingerprint 422.
  */
