@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- http|outbox|usage|payments|email|storage|generator|scale ...]`: the named sections, or all of them in that order.
+ * `npm run bench [-- http|outbox|usage|payments|email|templates|storage|generator|scale ...]`: the named sections, or all of them in that order.
  * - http: the real server against the bare node:http floor and bare Fastify in the same run (req/s, p99,
  *   server CPU per request and their ratio to the floor), writing bench/results/http.json;
  * - outbox: what writing an event adds to a call, and webhook deliveries per second against raw POSTs;
@@ -9,6 +9,8 @@
  *   test-mode sandbox) beside the pipeline row on the same servers, on SQLite and PostgreSQL + Redis (intents/s,
  *   p99, intents/s ÷ pipeline req/s), writing bench/results/payments.json;
  * - email: `email.send` in test mode the same way, writing bench/results/email.json;
+ * - templates: `/healthz` on fresh connections, idle and while clients send a hostile e-mail template (which
+ *   must be refused by its render budget), writing bench/results/templates.json;
  * - storage: `storage.put` of 64 KiB inline the same way (files under the data directory), writing
  *   bench/results/storage.json;
  * - generator: `dispatch generate` (memo cold and warm), `check`, `check --full` and a watch run after one
@@ -27,6 +29,7 @@ const sections: Record<string, () => Promise<void>> = {
   usage: async () => (await import('./usage.js')).usage(),
   payments: async () => (await import('./payments.js')).payments(),
   email: async () => (await import('./email.js')).email(),
+  templates: async () => (await import('./templates.js')).templates(),
   storage: async () => (await import('./storage.js')).storage(),
   generator: async () => (await import('./generator.js')).generator(),
   scale: async () => (await import('./scale.js')).scale(),

@@ -2177,6 +2177,7 @@ export type ErrorCode =
   | 'stream_not_supported'
   | 'stream_required'
   | 'subscription_state_invalid'
+  | 'template_budget_exceeded'
   | 'template_invalid'
   | 'template_name_taken'
   | 'timeout'

@@ -101,6 +101,7 @@ export type ErrorCode =
   | 'invoice_state_invalid'
   | 'subscription_state_invalid'
   | 'attachments_too_large'
+  | 'template_budget_exceeded'
   | 'template_invalid'
   | 'template_name_taken'
   | 'event_range_invalid'
@@ -657,6 +658,16 @@ export const errors: ReadonlyMap<ErrorCode, ErrorDefinition> = new Map<ErrorCode
       status: 400,
       type: 'invalid_request_error',
       message: 'The attachments of one message are larger than allowed together.',
+      retryable: false,
+    },
+  ],
+  [
+    'template_budget_exceeded',
+    {
+      code: 'template_budget_exceeded',
+      status: 400,
+      type: 'invalid_request_error',
+      message: "Compiling or rendering the template would cost more than a call's template budget allows.",
       retryable: false,
     },
   ],

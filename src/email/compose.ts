@@ -12,11 +12,9 @@ import type { Db, EmailMessageTable } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import { addressOf } from './addresses.js';
 import { withEntry } from './status.js';
+import type { TemplateBudget } from './template-budget.js';
 import { renderTemplate } from './templates.js';
 
-/** The payload schema's limits, which a rendered template must keep too. */
-const MAX_SUBJECT = 998;
-const MAX_BODY = 1_000_000;
 /** Headers the message's own fields make: set through them, never as extra headers. */
 const RESERVED_HEADERS = new Set(['from', 'to', 'cc', 'bcc', 'reply-to', 'subject', 'date', 'message-id', 'mime-version', 'content-type', 'content-transfer-encoding', 'sender', 'return-path']);
 
@@ -54,8 +52,11 @@ export interface Composed {
 
 const invalid = (param: string, message: string) => invalidField(param, message, 'email');
 
-/** `base` is where the payload is (`/payload`, or `/payload/messages/3` in a batch). */
-export async function compose(db: Db, p: Partition, payload: EmailSendPayload, base: string, now = Date.now()): Promise<Composed> {
+/**
+ * `base` is where the payload is (`/payload`, or `/payload/messages/3` in a batch); a template is rendered
+ * within `budget`, the call's.
+ */
+export async function compose(db: Db, p: Partition, payload: EmailSendPayload, base: string, budget: TemplateBudget, now = Date.now()): Promise<Composed> {
   addressOf(payload.from, `${base}/from`);
   if (payload.replyTo !== undefined) addressOf(payload.replyTo, `${base}/replyTo`);
   const recipients = (['to', 'cc', 'bcc'] as const).flatMap((field) => (payload[field] ?? []).map((mailbox, i) => addressOf(mailbox, `${base}/${field}/${i}`)));
@@ -67,11 +68,7 @@ export async function compose(db: Db, p: Partition, payload: EmailSendPayload, b
     }
     const template = await getTemplate(db, p, payload.template);
     if (!template) throw new ApiError('resource_not_found', `No template named "${payload.template}".`, { param: `${base}/template` });
-    content = renderTemplate({ subject: template.subject, text: template.text_body, html: template.html_body }, payload.data ?? {}, `${base}/data`);
-    // Rendered, a template must fit what a message given as it is may hold.
-    if (content.subject.length > MAX_SUBJECT || (content.text?.length ?? 0) > MAX_BODY || (content.html?.length ?? 0) > MAX_BODY) {
-      throw invalid(`${base}/data`, `the rendered message is too long (a subject holds ${MAX_SUBJECT} characters, a body ${MAX_BODY})`);
-    }
+    content = renderTemplate({ name: template.name, subject: template.subject, text: template.text_body, html: template.html_body }, payload.data ?? {}, base, budget);
   } else {
     if (payload.data !== undefined) throw invalid(`${base}/data`, 'data goes with a template');
     if (payload.subject === undefined) throw invalid(`${base}/subject`, 'a message without a template needs a subject');

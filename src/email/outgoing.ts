@@ -5,7 +5,7 @@
 import type { StorageService } from '../storage/service.js';
 import type { EmailMessageTable } from '../store/schema.js';
 import { attachmentContents } from './attachments.js';
-import { addressOf } from './addresses.js';
+import { storedAddresses } from './addresses.js';
 import type { OutgoingMessage } from './smtp.js';
 import { messageIdHeader } from './wire.js';
 
@@ -13,7 +13,7 @@ const list = (json: string | null) => (json !== null ? (JSON.parse(json) as stri
 
 /** Every recipient of a message, lower case: to, cc and bcc. */
 export function recipientsOf(row: EmailMessageTable): string[] {
-  return [...list(row.to_addresses), ...list(row.cc_addresses), ...list(row.bcc_addresses)].map((mailbox) => addressOf(mailbox, '/'));
+  return [...list(row.to_addresses), ...list(row.cc_addresses), ...list(row.bcc_addresses)].flatMap(storedAddresses);
 }
 
 export async function outgoing(row: EmailMessageTable, storage: StorageService | undefined): Promise<OutgoingMessage> {

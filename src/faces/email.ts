@@ -10,6 +10,7 @@ import { capturedMoves } from '../email/outcomes.js';
 import { announceMail } from '../email/signal.js';
 import { movedInMemory, suppressFor, type EmailEvent } from '../email/status.js';
 import { checkTemplate } from '../email/templates.js';
+import { TemplateBudget } from '../email/template-budget.js';
 import { toMessage, toSuppression, toTemplate } from '../email/wire.js';
 import type { HandlerContext } from '../runtime/context.js';
 import { ApiError } from '../runtime/errors.js';
@@ -23,13 +24,16 @@ type Ctx = HandlerContext<EmailEvent>;
 
 const partition = (ctx: { mode: Mode; entityId: string }) => ({ mode: ctx.mode, entityId: ctx.entityId });
 
-/** Composes, stores and (test mode, unscheduled) captures one message; `base` is where its payload is. */
-async function sendOne(ctx: Ctx, payload: EmailSendPayload, base: string): Promise<EmailMessage> {
+/**
+ * Composes, stores and (test mode, unscheduled) captures one message; `base` is where its payload is, and
+ * `budget` what its template may cost (a batch's messages share one).
+ */
+async function sendOne(ctx: Ctx, payload: EmailSendPayload, base: string, budget = new TemplateBudget()): Promise<EmailMessage> {
   if (ctx.mode === 'live' && !ctx.providers.email?.live) {
     throw new ApiError('provider_unavailable', 'No mail transport is configured for live sending: set SMTP_URL.');
   }
   const p = partition(ctx);
-  const { row, recipients, suppressed } = await compose(ctx.db, p, payload, base);
+  const { row, recipients, suppressed } = await compose(ctx.db, p, payload, base, budget);
   ctx.reportUnits({ messages: 1, recipients: recipients.length });
   if (suppressed.length > 0) {
     // Sent to no one: one suppressed recipient would otherwise learn nothing, and the others would get a
@@ -61,9 +65,11 @@ export const email: EmailHandlers = {
 
   async sendBatch(payload, ctx) {
     const results: Awaited<ReturnType<EmailHandlers['sendBatch']>>['results'] = [];
+    // One call, one template budget: a batch may not render more than a single send could.
+    const budget = new TemplateBudget();
     for (const [i, message] of payload.messages.entries()) {
       try {
-        results.push({ message: await sendOne(ctx, message, `/payload/messages/${i}`) });
+        results.push({ message: await sendOne(ctx, message, `/payload/messages/${i}`, budget) });
       } catch (error) {
         if (!(error instanceof ApiError) || error.status >= 500) throw error;
         results.push({ error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } });
@@ -117,7 +123,12 @@ export const email: EmailHandlers = {
   },
 
   async updateTemplate(payload, ctx) {
-    checkTemplate({ subject: payload.subject, text: payload.text, html: payload.html });
+    const stored = await store.getTemplate(ctx.db, partition(ctx), payload.name);
+    if (!stored) throw notFound(`template named "${payload.name}"`, '/payload/name');
+    // Checked whole, as a send will compile it, the parts it keeps first: a refusal names a part that changed.
+    const kept = { subject: stored.subject, text: stored.text_body, html: stored.html_body };
+    const parts = (['subject', 'text', 'html'] as const).map((field) => [field, payload[field] ?? kept[field]] as const);
+    checkTemplate(Object.fromEntries([...parts.filter(([f]) => payload[f] === undefined), ...parts.filter(([f]) => payload[f] !== undefined)]));
     const changes = {
       ...(payload.subject !== undefined ? { subject: payload.subject } : {}),
       ...(payload.text !== undefined ? { text_body: payload.text } : {}),

@@ -54,6 +54,12 @@ describe.each([
     const cases: [unknown, string][] = [
       [{ from: 'not an address', to: ['a@example.com'], subject: 's', text: 't' }, '/payload/from'],
       [{ from: 'a@example.com', to: ['b@example.com', 'two@a.com, three@b.com'], subject: 's', text: 't' }, '/payload/to/1'],
+      // A group is one entry of several addresses: a header line smuggled into a mailbox makes one.
+      [{ from: 'a@example.com', to: ['b@example.com'], replyTo: 'x@example.com\r\nBcc: y@evil.test', subject: 's', text: 't' }, '/payload/replyTo'],
+      [{ from: 'a@example.com', to: ['b@example.com'], replyTo: 'Friends: y@evil.test;', subject: 's', text: 't' }, '/payload/replyTo'],
+      [{ from: 'a@example.com', to: ['b@example.com'], replyTo: 'Ada <ada@example.com>\nBcc: y@evil.test', subject: 's', text: 't' }, '/payload/replyTo'],
+      [{ from: 'x@example.com\r\nBcc: y@evil.test', to: ['b@example.com'], subject: 's', text: 't' }, '/payload/from'],
+      [{ from: 'a@example.com', to: ['Friends: y@evil.test;'], subject: 's', text: 't' }, '/payload/to/0'],
       [{ from: 'a@example.com', to: ['b@example.com'], text: 't' }, '/payload/subject'],
       [{ from: 'a@example.com', to: ['b@example.com'], subject: 's' }, '/payload/text'],
       [{ from: 'a@example.com', to: ['b@example.com'], subject: 's', text: 't', scheduledAt: new Date(Date.now() + 40 * 86_400_000).toISOString() }, '/payload/scheduledAt'],
@@ -65,6 +71,8 @@ describe.each([
       const reply = await mail('send', payload);
       expect([reply.status, reply.body.error.code, reply.body.error.param], JSON.stringify(payload)).toEqual([400, 'payload_invalid', param]);
     }
+    const replying = await ok('send', { from: 'a@example.com', to: ['b@example.com'], replyTo: 'Ada <ada@example.com>', subject: 's', text: 't' });
+    expect(replying.replyTo).toBe('Ada <ada@example.com>');
   });
 
   it('renders templates strictly and refuses ones that do not compile', async () => {

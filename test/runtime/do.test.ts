@@ -3,6 +3,7 @@
  * and the `auth` and `keys` faces end to end, partitioned by mode and entity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scopes } from '../../generated/server/scopes.js';
 import { generateCall, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -91,6 +92,23 @@ describe('an action that answers only as a stream', () => {
     expect([plain.status, plain.body.error.code, plain.body.error.type]).toEqual([400, 'stream_required', 'invalid_request_error']);
     const batch = await server.post({ face: 'batch', action: 'run', payload: { mode: 'bestEffort', requests: [call] } });
     expect(batch.body.data.results[0]).toMatchObject({ status: 400, error: { code: 'stream_required' } });
+  });
+
+  it('checks the scope first: a key without it is refused 403 whether or not it asks for a stream', async () => {
+    const call = { face: 'usage', action: 'live', payload: { maxSeconds: 1 } };
+    const others = [...scopes.keys()].filter((scope) => scope !== 'usage:live');
+    expect(others).toHaveLength(27);
+    for (const scope of others) {
+      const { secret } = await server.key({ scopes: [scope] });
+      const reply = await server.post(call, { headers: bearer(secret) });
+      expect([reply.status, reply.body.error.code], scope).toEqual([403, 'insufficient_scope']);
+    }
+    const { secret } = await server.key({ scopes: ['usage:live'] });
+    const unstreamed = await server.post(call, { headers: bearer(secret) });
+    expect([unstreamed.status, unstreamed.body.error.code]).toEqual([400, 'stream_required']);
+    // A stream asked of an action that does not stream, by a key without its scope.
+    const asked = await server.post({ face: 'keys', action: 'list', payload: {}, options: { stream: true } }, { headers: bearer(secret) });
+    expect([asked.status, asked.body.error.code]).toEqual([403, 'insufficient_scope']);
   });
 });
 

@@ -1,7 +1,7 @@
 /**
  * Routing: the face and action named in the body (or the path), as served in the resolved version, with its payload
  * validator (its module imported on the face's first call). Also settles whether the caller asked for a
- * stream, and refuses one asked of an action that does not stream.
+ * stream; a stream the action cannot answer with (or its lack) is refused by stream.ts, after the scope check.
  */
 import { assertIdentified, header, type Stage } from '../call.js';
 import type { FaceEntry } from '../dispatch-types.js';
@@ -28,15 +28,8 @@ export const route: Stage = (call, runtime) => {
       details: { available },
     });
   }
-  const wantsStream = call.envelope.options.stream === true || (header(call, 'accept')?.includes('text/event-stream') ?? false);
-  if (wantsStream && !action.stream) {
-    throw new ApiError('stream_not_supported', `${action.id} does not stream; ask without options.stream or Accept: text/event-stream.`);
-  }
-  if (!wantsStream && action.streamOnly) {
-    throw new ApiError('stream_required', `${action.id} answers only as a stream: send options.stream: true or Accept: text/event-stream.`);
-  }
   call.action = action;
-  call.stream = wantsStream;
+  call.stream = call.envelope.options.stream === true || (header(call, 'accept')?.includes('text/event-stream') ?? false);
   // The first call of a face (or of one whose events it emits) waits for their validators; later ones do not.
   const loading = loadAll(action.validatorModules);
   if (!loading) call.validate = validatorOf(validator);
