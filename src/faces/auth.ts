@@ -4,7 +4,8 @@
  * same error, so neither the answer nor its timing reveals who has an account. A bulk import hashes first
  * (reporting progress) and only then writes, so the store is held only for the writes. Admins list, disable,
  * enable and delete users: disabling ends the user's sessions in the same transaction, and a disabled user's
- * right password answers `user_disabled` rather than opening a session.
+ * right password answers `user_disabled` rather than opening a session, also when the disable ran while the
+ * password was being checked (the session opens only if the user is still enabled, see `openSession`).
  */
 import type { AuthHandlers, AuthUser } from '../../generated/server/types.js';
 import {
@@ -15,10 +16,10 @@ import {
   findOpenSession,
   findUser,
   findUserByEmail,
-  insertSession,
   insertUser,
   insertUsers,
   listUsers,
+  openSession,
   setUserDisabled,
   takenEmails,
   type Partition,
@@ -120,7 +121,10 @@ export const auth: AuthHandlers = {
       expires_at: expiresAt,
       ended_at: null,
     };
-    await insertSession(ctx.db, session);
+    // The user may have been disabled (or deleted) while its password was checked: then no session opens.
+    if (!(await openSession(ctx.db, session))) {
+      throw new ApiError((await findUser(ctx.db, partition(ctx), user.id)) ? 'user_disabled' : 'invalid_credentials');
+    }
     ctx.emit('auth.login.succeeded', { user: toUser(user), expiresAt });
     return { token, expiresAt, user: toUser(user) };
   },
@@ -149,7 +153,7 @@ export const auth: AuthHandlers = {
     const now = new Date().toISOString();
     const changed = await setUserDisabled(ctx.db, partition(ctx), payload.id, now);
     const user = toUser(await existingUser(ctx.db, partition(ctx), payload.id));
-    // Also when it was disabled already: a session a login opened while that disable committed ends too.
+    // Also when it was disabled already: a repeated disable leaves no session open, whatever came before.
     await endUserSessions(ctx.db, partition(ctx), payload.id, now);
     if (changed) ctx.emit('auth.user.disabled', { user });
     return { user };
