@@ -283,6 +283,11 @@ function authMethods(client: BaseClient) {
      * Check a password and open a session.
      *
      * Requires the `auth:session` scope.
+     *
+     * After 10 failed logins of one e-mail address within 15 minutes (whether or not a user has it), every login
+     * of that address is refused with 429 `rate_limit_exceeded`, the right password too, until the oldest of
+     * those failures is 15 minutes old; `Retry-After` says when. A refused login checks no password and counts
+     * as no failure. A failure counts although the call fails, in an atomic batch too.
      */
     login: (payload: AuthLoginPayload, options?: CallOptions): ApiPromise<AuthLoginResult> =>
       client.call<AuthLoginResult>('auth', 'login', payload, options),

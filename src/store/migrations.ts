@@ -592,6 +592,22 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('storage_usage').addColumn('accrued_at', 'text').execute();
     },
   },
+  '0020_login_throttle': {
+    // The recent failed logins per e-mail address of a partition (auth.login refuses an address with too many),
+    // in the store so that every process counts the same failures; swept by the time of their newest failure.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('auth_login_throttle')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('failures', 'text', (c) => c.notNull())
+        .addColumn('last_failed_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('auth_login_throttle_pkey', ['mode', 'entity_id', 'email'])
+        .execute();
+      await db.schema.createIndex('auth_login_throttle_stale').on('auth_login_throttle').column('last_failed_at').execute();
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {
