@@ -783,8 +783,9 @@ function storageMethods(client: BaseClient) {
      * Requires the `storage:share` scope.
      *
      * The URL answers the content with its content type, `ETag` and length; with `filename` browsers save it
-     * under that name (`Content-Disposition: attachment`). It serves the object under the key as it is when
-     * the URL is used (on S3: the content it had when the URL was made).
+     * under that name (`Content-Disposition: attachment`). It serves the content the key held when the URL was
+     * made, or nothing: once the key is deleted or holds other content, this server's URL answers 404
+     * `resource_not_found` (an S3 URL serves the old content until it is collected, then S3's own 404).
      */
     createDownloadUrl: (
       payload: StorageCreateDownloadUrlPayload,
