@@ -98,7 +98,8 @@ async function signedRoutes(app: FastifyInstance, db: Db, service: StorageServic
     if ((mode !== 'test' && mode !== 'live') || params.entity === undefined || params.key === undefined || params.sha256 === undefined) {
       throw new ApiError('signed_url_invalid', 'This is not a download URL.');
     }
-    const row = await getObject(db, { mode, entityId: params.entity }, params.key);
+    // Keys are kept in NFC; a URL signed before they were names the key as it was stored then.
+    const row = await getObject(db, { mode, entityId: params.entity }, params.key.normalize('NFC'));
     // The URL serves the content it was made for: not what was put under its key since.
     if (!row || row.sha256 !== params.sha256) throw new ApiError('resource_not_found', 'The object of this URL was deleted, or holds other content now.');
     const etag = `"${row.md5}"`;
