@@ -6,6 +6,7 @@
  * enable and delete users: disabling ends the user's sessions in the same transaction, and a disabled user's
  * right password answers `user_disabled` rather than opening a session, also when the disable ran while the
  * password was being checked (the session opens only if the user is still enabled, see `openSession`).
+ * Logins of an address with too many recent failures are refused (src/auth/login-throttle.ts).
  */
 import type { AuthHandlers, AuthUser } from '../../generated/server/types.js';
 import {
@@ -118,6 +119,7 @@ export function authHandlers(options: AuthOptions = {}): AuthHandlers {
       const user = await findUserByEmail(ctx.db, partition(ctx), email);
       const valid = await verifyPassword(payload.password, user?.password_hash ?? (await DECOY_PASSWORD_HASH));
       if (!user || !valid) throw await failedLogin(ctx.db, partition(ctx), email, clock());
+      // Failures of other logins may have filled the window while this password was checked.
       await refuseThrottledLogin(ctx.db, partition(ctx), email, clock());
       // Only the right password learns that the user is disabled, so this reveals nothing to anyone else.
       if (user.disabled_at) throw new ApiError('user_disabled');

@@ -3,8 +3,9 @@
  * bucket), the background worker, and, for the files store, the routes its signed URLs point at:
  * `PUT /storage/signed?upload=…` streams one upload to disk (the JSON body limit does not apply; the size
  * signed for does, while the bytes arrive) and `GET /storage/signed?mode=…&entity=…&key=…&sha256=…` streams
- * one object back, as long as it still holds the content the URL was made for. Both check the URL's signature and expiry first (403 signed_url_invalid); every refusal
- * leaves in the error envelope. With S3, signed URLs are S3's own and these routes are not served.
+ * one object back, as long as it still holds the content the URL was made for. Both check the URL's
+ * signature and expiry first (403 signed_url_invalid); every refusal leaves in the error envelope. With S3,
+ * signed URLs are S3's own and these routes are not served.
  */
 import { createReadStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';

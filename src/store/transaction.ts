@@ -133,7 +133,7 @@ export class CallTransaction {
   /** Undoes what the call wrote, then runs its `afterRollback` effects; safe after a failed commit, and twice. */
   async rollback(): Promise<void> {
     this.#finished = true;
-    const effects = (this.#db && afterRollbacks.get(this.#db)) || [];
+    const effects = this.#db ? (afterRollbacks.get(this.#db) ?? []) : [];
     if (this.#db) {
       afterCommits.delete(this.#db);
       afterRollbacks.delete(this.#db);
