@@ -283,6 +283,11 @@ function authMethods(client: BaseClient) {
      * Check a password and open a session.
      *
      * Requires the `auth:session` scope.
+     *
+     * After 10 failed logins of one e-mail address within 15 minutes (whether or not a user has it), every login
+     * of that address is refused with 429 `rate_limit_exceeded`, the right password too, until the oldest of
+     * those failures is 15 minutes old; `Retry-After` says when. A refused login checks no password and counts
+     * as no failure. A failure counts although the call fails, in an atomic batch too.
      */
     login: (payload: AuthLoginPayload, options?: CallOptions): ApiPromise<AuthLoginResult> =>
       client.call<AuthLoginResult>('auth', 'login', payload, options),
@@ -778,8 +783,9 @@ function storageMethods(client: BaseClient) {
      * Requires the `storage:share` scope.
      *
      * The URL answers the content with its content type, `ETag` and length; with `filename` browsers save it
-     * under that name (`Content-Disposition: attachment`). It serves the object under the key as it is when
-     * the URL is used (on S3: the content it had when the URL was made).
+     * under that name (`Content-Disposition: attachment`). It serves the content the key held when the URL was
+     * made, or nothing: once the key is deleted or holds other content, this server's URL answers 404
+     * `resource_not_found` (an S3 URL serves the old content until it is collected, then S3's own 404).
      */
     createDownloadUrl: (
       payload: StorageCreateDownloadUrlPayload,

@@ -1431,7 +1431,7 @@ export type StorageContentType = string;
  * @default 3600
  */
 export type StorageExpiresIn = number;
-/** The object's name, 1 to 1024 characters without control characters or U+10FFFF; `/` groups keys for `list` by prefix. */
+/** The object's name, 1 to 1024 characters (in Unicode NFC, to which it is normalised) without control characters or U+10FFFF; `/` groups keys for `list` by prefix. */
 export type StorageKey = string;
 /** Your own key-value pairs, kept with the object (names lower case, as S3 keeps them). */
 export type StorageMetadata = { [key: string]: string };
@@ -1519,7 +1519,7 @@ export interface StorageGetResult {
 
 /** Payload of `storage.list` in API version 2026-09-01. */
 export interface StorageListPayload {
-  /** Only keys that start with it. */
+  /** Only keys that start with it (normalised to Unicode NFC, as keys are). */
   prefix?: string;
   cursor?: StorageKey;
   /**

@@ -8,6 +8,7 @@ import { ApiError, invalidField } from '../runtime/errors.js';
 import type { Partition } from '../store/auth.js';
 import { getTemplate, suppressedAmong } from '../store/email.js';
 import { getObject } from '../store/storage.js';
+import { objectKey } from '../storage/keys.js';
 import type { Db, EmailMessageTable } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import { addressOf } from './addresses.js';
@@ -123,9 +124,9 @@ export async function compose(db: Db, p: Partition, payload: EmailSendPayload, b
 async function attachmentsOf(db: Db, p: Partition, given: readonly { key: string; filename?: string }[], param: string): Promise<KeptAttachment[]> {
   const kept: KeptAttachment[] = [];
   for (const [i, attachment] of given.entries()) {
-    const object = await getObject(db, p, attachment.key);
+    const object = await getObject(db, p, objectKey(attachment.key, `${param}/${i}/key`));
     if (!object) throw new ApiError('resource_not_found', `No storage object under the key "${attachment.key}".`, { param: `${param}/${i}/key` });
-    const filename = attachment.filename ?? attachment.key.split('/').at(-1)!;
+    const filename = attachment.filename ?? object.key.split('/').at(-1)!;
     kept.push({ key: object.key, filename, contentType: object.content_type, size: Number(object.size), sha256: object.sha256, md5: object.md5 });
   }
   const total = kept.reduce((sum, a) => sum + a.size, 0);

@@ -2,12 +2,14 @@
  * The `storage` face (API.md §15): objects under keys in the call's (mode, entity), content inline or
  * through signed URLs, per-tier limits. Storing and deleting live in src/storage/objects.ts, the content in
  * the configured blob store (files or S3), the signed URLs' receiving end in src/runtime/storage-routes.ts.
+ * Keys and prefixes are taken in Unicode NFC (src/storage/keys.ts).
  */
 import type { StorageHandlers } from '../../generated/server/types.js';
 import type { HandlerContext } from '../runtime/context.js';
 import { ApiError } from '../runtime/errors.js';
 import { getObject, insertUpload, listObjects, storedBytes } from '../store/storage.js';
 import { newId } from '../store/secrets.js';
+import { keyPrefix, objectKey } from '../storage/keys.js';
 import { INLINE_MAX_BYTES } from '../storage/limits.js';
 import { checkObjectSize, quotaExceeded, removeObject, storeObject } from '../storage/objects.js';
 import type { StorageService } from '../storage/service.js';
@@ -52,7 +54,7 @@ export const storage: StorageHandlers = {
       if (payload.sha256 !== undefined && payload.sha256.toLowerCase() !== staged.sha256) {
         throw new ApiError('checksum_mismatch', `The content's SHA-256 is ${staged.sha256}.`, { param: '/payload/sha256', details: { sha256: staged.sha256 } });
       }
-      const object = { key: payload.key, contentType: payload.contentType ?? DEFAULT_TYPE, metadata: payload.metadata ?? {}, staged };
+      const object = { key: objectKey(payload.key, '/payload/key'), contentType: payload.contentType ?? DEFAULT_TYPE, metadata: payload.metadata ?? {}, staged };
       const { row, replaced } = await storeObject(ctx.db, service.blobs, partition(ctx), object, limits);
       ctx.reportUnits({ bytes: staged.size });
       const stored = toObject(row);
@@ -66,9 +68,10 @@ export const storage: StorageHandlers = {
   async createUploadUrl(payload, ctx) {
     const service = storageOf(ctx);
     const limits = service.limits(ctx.key.tier);
+    const key = objectKey(payload.key, '/payload/key');
     checkObjectSize(payload.size, limits, '/payload/size');
     // Checked again when the bytes arrive; refusing now spares sending them for nothing.
-    const existing = await getObject(ctx.db, partition(ctx), payload.key);
+    const existing = await getObject(ctx.db, partition(ctx), key);
     const stored = await storedBytes(ctx.db, partition(ctx));
     if (stored - Number(existing?.size ?? 0) + payload.size > limits.storedBytes) throw quotaExceeded(limits, stored);
     const expiresAt = expiryAfter(payload.expiresIn ?? DEFAULT_EXPIRY_SECONDS);
@@ -78,7 +81,7 @@ export const storage: StorageHandlers = {
       id,
       mode: ctx.mode,
       entity_id: ctx.entityId,
-      key: payload.key,
+      key,
       size: payload.size,
       content_type: contentType,
       metadata: JSON.stringify(payload.metadata ?? {}),
@@ -89,12 +92,12 @@ export const storage: StorageHandlers = {
     });
     const target = await service.blobs.uploadTarget({ id, size: payload.size, contentType, expiresAt });
     ctx.reportUnits({ bytes: payload.size });
-    return { key: payload.key, ...target, expiresAt: expiresAt.toISOString() };
+    return { key, ...target, expiresAt: expiresAt.toISOString() };
   },
 
   async get(payload, ctx) {
     const service = storageOf(ctx);
-    const row = await getObject(ctx.db, partition(ctx), payload.key);
+    const row = await getObject(ctx.db, partition(ctx), objectKey(payload.key, '/payload/key'));
     if (!row) throw notFound(payload.key);
     const object = toObject(row);
     if (payload.includeContent === false || object.size > INLINE_MAX_BYTES) return { object };
@@ -103,7 +106,7 @@ export const storage: StorageHandlers = {
 
   async createDownloadUrl(payload, ctx) {
     const service = storageOf(ctx);
-    const row = await getObject(ctx.db, partition(ctx), payload.key);
+    const row = await getObject(ctx.db, partition(ctx), objectKey(payload.key, '/payload/key'));
     if (!row) throw notFound(payload.key);
     const expiresAt = expiryAfter(payload.expiresIn ?? DEFAULT_EXPIRY_SECONDS);
     const target = await service.blobs.downloadTarget({
@@ -121,7 +124,11 @@ export const storage: StorageHandlers = {
   async list(payload, ctx) {
     storageOf(ctx);
     const limit = payload.limit ?? 100;
-    const rows = await listObjects(ctx.db, partition(ctx), { limit, ...(payload.prefix ? { prefix: payload.prefix } : {}), ...(payload.cursor !== undefined ? { cursor: payload.cursor } : {}) });
+    const rows = await listObjects(ctx.db, partition(ctx), {
+      limit,
+      ...(payload.prefix ? { prefix: keyPrefix(payload.prefix) } : {}),
+      ...(payload.cursor !== undefined ? { cursor: objectKey(payload.cursor, '/payload/cursor') } : {}),
+    });
     const items = rows.slice(0, limit).map(toObject);
     const hasMore = rows.length > limit;
     return { items, hasMore, ...(hasMore ? { nextCursor: items.at(-1)!.key } : {}) };
@@ -129,9 +136,9 @@ export const storage: StorageHandlers = {
 
   async delete(payload, ctx) {
     storageOf(ctx);
-    const removed = await removeObject(ctx.db, partition(ctx), payload.key);
+    const removed = await removeObject(ctx.db, partition(ctx), objectKey(payload.key, '/payload/key'));
     if (!removed) throw notFound(payload.key);
     ctx.emit('storage.object.deleted', toObject(removed));
-    return { key: payload.key, deleted: true };
+    return { key: removed.key, deleted: true };
   },
 };

@@ -2,9 +2,10 @@
  * The storage face's parts of the server: the blob store its settings name (files, or an S3-compatible
  * bucket), the background worker, and, for the files store, the routes its signed URLs point at:
  * `PUT /storage/signed?upload=…` streams one upload to disk (the JSON body limit does not apply; the size
- * signed for does, while the bytes arrive) and `GET /storage/signed?mode=…&entity=…&key=…` streams one
- * object back. Both check the URL's signature and expiry first (403 signed_url_invalid); every refusal
- * leaves in the error envelope. With S3, signed URLs are S3's own and these routes are not served.
+ * signed for does, while the bytes arrive) and `GET /storage/signed?mode=…&entity=…&key=…&sha256=…` streams
+ * one object back, as long as it still holds the content the URL was made for. Both check the URL's
+ * signature and expiry first (403 signed_url_invalid); every refusal leaves in the error envelope. With S3,
+ * signed URLs are S3's own and these routes are not served.
  */
 import { createReadStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -95,9 +96,13 @@ async function signedRoutes(app: FastifyInstance, db: Db, service: StorageServic
   app.get(SIGNED_PATH, async (request: FastifyRequest, reply: FastifyReply) => {
     const params = verifyUrl(request.method, request.query as Record<string, string>);
     const mode = params.mode as Mode | undefined;
-    if ((mode !== 'test' && mode !== 'live') || params.entity === undefined || params.key === undefined) throw new ApiError('signed_url_invalid', 'This is not a download URL.');
-    const row = await getObject(db, { mode, entityId: params.entity }, params.key);
-    if (!row) throw new ApiError('resource_not_found', 'The object of this URL was deleted.');
+    if ((mode !== 'test' && mode !== 'live') || params.entity === undefined || params.key === undefined || params.sha256 === undefined) {
+      throw new ApiError('signed_url_invalid', 'This is not a download URL.');
+    }
+    // Keys are kept in NFC; a URL signed before they were names the key as it was stored then.
+    const row = await getObject(db, { mode, entityId: params.entity }, params.key.normalize('NFC'));
+    // The URL serves the content it was made for: not what was put under its key since.
+    if (!row || row.sha256 !== params.sha256) throw new ApiError('resource_not_found', 'The object of this URL was deleted, or holds other content now.');
     const etag = `"${row.md5}"`;
     const filename = params.filename ?? (ACTIVE_CONTENT.test(row.content_type) ? (row.key.split('/').at(-1) ?? 'download') : undefined);
     reply.headers({

@@ -89,7 +89,8 @@ export class FileBlobStore implements BlobStore {
   }
 
   async downloadTarget(download: DownloadToSign): Promise<SignedTarget> {
-    const params = { mode: download.mode, entity: download.entityId, key: download.key, ...(download.filename ? { filename: download.filename } : {}) };
+    // Bound to the content as well as the key: the link serves these bytes, or nothing.
+    const params = { mode: download.mode, entity: download.entityId, key: download.key, sha256: download.sha256, ...(download.filename ? { filename: download.filename } : {}) };
     return { url: signUrl(this.#baseUrl(), 'GET', params, download.expiresAt), method: 'GET', headers: {} };
   }
 

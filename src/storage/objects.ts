@@ -6,13 +6,15 @@
  * object holds are collected by `collectReleasedBlobs` after a grace period, in a transaction of their own
  * that holds their rows, so a call keeping the same content again either waits for the collection and writes
  * the content anew, or takes the blob back first and the collector leaves it alone: deleting one key never
- * loses bytes another holds.
+ * loses bytes another holds. Content placed by a transaction that rolls back is released after the rollback,
+ * so it is collected too; the caller's transaction must be a `CallTransaction` for that (afterRollback).
  */
 import { ApiError } from '../runtime/errors.js';
 import type { Partition } from '../store/auth.js';
 import { storeKind } from '../store/open.js';
 import type { Db, StorageObjectTable } from '../store/schema.js';
-import { accrueStoredBytes, addUsage, deleteBlobRow, deleteObject, holdBlob, insertObject, releaseBlob, releasedBlobs } from '../store/storage.js';
+import { accrueStoredBytes, addUsage, deleteBlobRow, deleteObject, holdBlob, insertObject, releaseBlob, releasedBlobs, releasePlacedBlob } from '../store/storage.js';
+import { afterRollback } from '../store/transaction.js';
 import type { BlobStore, StagedBlob } from './blob-store.js';
 import type { StorageLimits } from './limits.js';
 
@@ -43,6 +45,8 @@ export async function storeObject(db: Db, blobs: BlobStore, p: Partition, object
   const stored = await addUsage(db, p, staged.size - Number(replaced?.size ?? 0), replaced ? 0 : 1);
   if (stored > limits.storedBytes && staged.size > Number(replaced?.size ?? 0)) throw quotaExceeded(limits, stored - staged.size + Number(replaced?.size ?? 0));
   await holdBlob(db, staged);
+  // The content is placed now, outside the transaction: should it roll back, the content is released instead.
+  afterRollback(db, (store) => releasePlacedBlob(store, staged));
   await blobs.keep(staged);
   if (replaced) await releaseBlob(db, replaced.sha256);
   const row: StorageObjectTable = {

@@ -1,6 +1,6 @@
 /**
  * Signed URLs served by this server (the files backend): `PUT /storage/signed?upload=…` receives one
- * upload, `GET /storage/signed?mode=…&entity=…&key=…` serves one object. The signature is an HMAC-SHA256,
+ * upload, `GET /storage/signed?mode=…&entity=…&key=…&sha256=…` serves one object's content. The signature is an HMAC-SHA256,
  * under a key derived from the server's secret key (src/store/sealed.ts), of the method, the path and
  * every query parameter, so a URL works for one method and one object, and changing any part of it (its
  * expiry included) makes it invalid. Expiry is a Unix time in seconds, as S3's presigned URLs count.

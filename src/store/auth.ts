@@ -2,6 +2,8 @@
  * End users and sessions of the `auth` face, always within one (mode, entity) partition. A session is open
  * only while it is neither ended nor expired and its user is enabled.
  */
+import { sql } from 'kysely';
+import { storeKind } from './open.js';
 import type { AuthSessionTable, AuthUserTable, Db, Mode } from './schema.js';
 
 export interface Partition {
@@ -89,8 +91,38 @@ export async function takenEmails(db: Db, p: Partition, emails: string[]): Promi
   return rows.map((r) => r.email);
 }
 
-export async function insertSession(db: Db, session: AuthSessionTable): Promise<void> {
-  await db.insertInto('auth_sessions').values(session).execute();
+/**
+ * Opens a session if its user is still enabled, in one statement: false when the user was disabled (or
+ * deleted) since the caller read it. On PostgreSQL the user's row is held (FOR SHARE) until the caller's
+ * transaction ends, so a disable running meanwhile waits for it and then ends this session too; on SQLite
+ * the two transactions run one after the other anyway. A session never outlives a disable that ran while it
+ * was opened.
+ */
+export async function openSession(db: Db, session: AuthSessionTable): Promise<boolean> {
+  const result = await db
+    .insertInto('auth_sessions')
+    .columns(['id', 'mode', 'entity_id', 'user_id', 'token_hash', 'created_at', 'expires_at', 'ended_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('auth_users')
+        .select([
+          eb.val(session.id).as('id'),
+          eb.val(session.mode).as('mode'),
+          eb.val(session.entity_id).as('entity_id'),
+          'auth_users.id as user_id',
+          eb.val(session.token_hash).as('token_hash'),
+          eb.val(session.created_at).as('created_at'),
+          eb.val(session.expires_at).as('expires_at'),
+          sql<null>`null`.as('ended_at'),
+        ])
+        .where('auth_users.mode', '=', session.mode)
+        .where('auth_users.entity_id', '=', session.entity_id)
+        .where('auth_users.id', '=', session.user_id)
+        .where('auth_users.disabled_at', 'is', null)
+        .$if(storeKind(db) === 'postgres', (q) => q.forShare()),
+    )
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 
 /** The open session with this token hash, and its user. */
@@ -104,7 +136,7 @@ export async function findOpenSession(db: Db, p: Partition, tokenHash: string, n
     .where('s.token_hash', '=', tokenHash)
     .where('s.ended_at', 'is', null)
     .where('s.expires_at', '>', now)
-    // Disabling ends the user's sessions; this also refuses one a login opened while the disable committed.
+    // Disabling ends the user's sessions and no login opens one for a disabled user; this refuses any other.
     .where('u.disabled_at', 'is', null)
     .executeTakeFirst();
 }

@@ -611,6 +611,61 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('payment_refunds_status').on('payment_refunds').columns(['status', 'created_at']).execute();
     },
   },
+  '0019_login_throttle': {
+    // The recent failed logins per e-mail address of a partition (auth.login refuses an address with too many),
+    // in the store so that every process counts the same failures; swept by the time of their newest failure.
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('auth_login_throttle')
+        .addColumn('mode', 'text', (c) => c.notNull())
+        .addColumn('entity_id', 'text', (c) => c.notNull())
+        .addColumn('email', 'text', (c) => c.notNull())
+        .addColumn('failures', 'text', (c) => c.notNull())
+        .addColumn('last_failed_at', 'text', (c) => c.notNull())
+        .addPrimaryKeyConstraint('auth_login_throttle_pkey', ['mode', 'entity_id', 'email'])
+        .execute();
+      await db.schema.createIndex('auth_login_throttle_stale').on('auth_login_throttle').column('last_failed_at').execute();
+    },
+  },
+  '0020_storage_nfc_keys': {
+    // Object keys are kept in Unicode NFC from now on (src/storage/keys.ts), so that one name is one object.
+    // Keys stored in another form are renamed to their NFC form; where an object has that name already, the
+    // later write wins, as if the two names had been one: the earlier object is deleted, its bytes released.
+    async up(db: Kysely<unknown>) {
+      const store = db as Kysely<any>;
+      const now = new Date().toISOString();
+      // Only a key with a character past ASCII can change.
+      const beyondAscii = sql<boolean>`length(key) <> octet_length(key)`;
+      const objects = await store.selectFrom('storage_objects').select(['mode', 'entity_id', 'key', 'sha256', 'size', 'created_at']).where(beyondAscii).execute();
+      for (const object of objects) {
+        const target = (object.key as string).normalize('NFC');
+        if (target === object.key) continue;
+        const named = (key: string) => ({ mode: object.mode, entity_id: object.entity_id, key });
+        const holder = await store.selectFrom('storage_objects').select(['key', 'sha256', 'size', 'created_at']).where((eb) => eb.and(named(target))).executeTakeFirst();
+        if (holder) {
+          const loser = holder.created_at > object.created_at ? object : holder;
+          await store.deleteFrom('storage_objects').where((eb) => eb.and(named(loser.key))).execute();
+          await store
+            .updateTable('storage_usage')
+            .set({ bytes: sql`bytes - ${Number(loser.size)}`, objects: sql`objects - 1` })
+            .where((eb) => eb.and({ mode: object.mode, entity_id: object.entity_id }))
+            .execute();
+          await store
+            .updateTable('storage_blobs')
+            .set({ refs: sql`refs - 1`, released_at: sql`case when refs = 1 then ${now} else released_at end` })
+            .where('sha256', '=', loser.sha256)
+            .execute();
+          if (loser === object) continue;
+        }
+        await store.updateTable('storage_objects').set({ key: target }).where((eb) => eb.and(named(object.key))).execute();
+      }
+      const uploads = await store.selectFrom('storage_uploads').select(['id', 'key']).where(beyondAscii).execute();
+      for (const upload of uploads) {
+        const target = (upload.key as string).normalize('NFC');
+        if (target !== upload.key) await store.updateTable('storage_uploads').set({ key: target }).where('id', '=', upload.id).execute();
+      }
+    },
+  },
 };
 
 export const migrationProvider: MigrationProvider = {

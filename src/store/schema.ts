@@ -50,6 +50,21 @@ export interface AuthSessionTable {
   ended_at: string | null;
 }
 
+/**
+ * The recent failed logins of one e-mail address in a partition, whether or not a user has it (so a refusal
+ * reveals no account): the latest failures only, as many as the login throttle counts.
+ */
+export interface AuthLoginThrottleTable {
+  mode: Mode;
+  entity_id: string;
+  /** Lower-cased, as logins compare it. */
+  email: string;
+  /** JSON array of ISO times, oldest first. */
+  failures: string;
+  /** The newest of them: rows whose newest failure is past the window are deleted. */
+  last_failed_at: string;
+}
+
 /** One idempotency key as used within one scope, and the reply it produced once that is known. */
 export interface IdempotencyRecordTable {
   /** API key id, mode and entity, joined with `:`. */
@@ -536,6 +551,7 @@ export interface Database {
   api_keys: ApiKeyTable;
   auth_users: AuthUserTable;
   auth_sessions: AuthSessionTable;
+  auth_login_throttle: AuthLoginThrottleTable;
   idempotency_records: IdempotencyRecordTable;
   events: EventTable;
   webhook_endpoints: WebhookEndpointTable;

@@ -59,6 +59,20 @@ export async function releaseBlob(db: Db, sha256: string): Promise<void> {
 }
 
 /**
+ * Content placed by a transaction that then rolled back (its row went with it): released now, so that the
+ * collector deletes it after the grace period, unless a row already has it (an object holds it, or it is
+ * released already). Called on the store itself, after the rollback.
+ */
+export async function releasePlacedBlob(db: Db, blob: { sha256: string; md5: string; size: number }): Promise<void> {
+  const now = new Date().toISOString();
+  await db
+    .insertInto('storage_blobs')
+    .values({ sha256: blob.sha256, md5: blob.md5, size: blob.size, refs: 0, released_at: now, created_at: now })
+    .onConflict((c) => c.column('sha256').doNothing())
+    .execute();
+}
+
+/**
  * Blobs no object has held since before `releasedBefore`, locked until the caller's transaction ends
  * (PostgreSQL skips those a call is taking back meanwhile; SQLite runs one writer at a time).
  */

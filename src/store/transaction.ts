@@ -8,10 +8,12 @@
  *
  * `db` is a Kysely instance like any other. Once the transaction is committed or rolled back, any further
  * query through it fails instead of quietly running outside it (a handler that ignored its time-out must
- * not write after the rollback).
+ * not write after the rollback). What must follow a commit (`afterCommit`) or a rollback (`afterRollback`)
+ * is registered on `db`.
  */
 import { Kysely, SelectQueryNode, type CompiledQuery, type ConnectionProvider, type ControlledTransaction, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
 import type { Database, Db } from './schema.js';
+import { log } from '../runtime/log.js';
 
 /** What must wait for a call's transaction to commit, by the `db` of that transaction. */
 const afterCommits = new WeakMap<Db, (() => void)[]>();
@@ -25,6 +27,19 @@ export function afterCommit(db: Db, effect: () => void): void {
   const pending = afterCommits.get(db);
   if (pending) pending.push(effect);
   else effect();
+}
+
+/** What must happen on the store itself if a call's transaction rolls back, by the `db` of that transaction. */
+const afterRollbacks = new WeakMap<Db, ((store: Db) => Promise<unknown>)[]>();
+
+/**
+ * Runs `effect` on the store itself once the transaction of `db` has rolled back, and never if it commits:
+ * for what must outlast the call's failure, such as content already placed outside the store, or a failed
+ * login that must count although an atomic batch undoes it. `db` is a call's (`CallTransaction.db`); on the
+ * store itself nothing is ever rolled back, so nothing runs. A failing effect is logged.
+ */
+export function afterRollback(db: Db, effect: (store: Db) => Promise<unknown>): void {
+  afterRollbacks.get(db)?.push(effect);
 }
 
 // The driver and dialect of a call's Kysely only serve transactions, migrations and introspection, none of
@@ -77,6 +92,7 @@ export class CallTransaction {
     };
     this.#db = new Kysely<Database>({ config: { dialect }, dialect, driver, executor: this.#root.getExecutor().withConnectionProvider(provider) });
     afterCommits.set(this.#db, []);
+    afterRollbacks.set(this.#db, []);
     return this.#db;
   }
 
@@ -102,6 +118,7 @@ export class CallTransaction {
     if (!this.#db) return;
     const effects = afterCommits.get(this.#db) ?? [];
     afterCommits.delete(this.#db);
+    afterRollbacks.delete(this.#db);
     for (const effect of effects) effect();
   }
 
@@ -113,12 +130,19 @@ export class CallTransaction {
     void this.rollback();
   }
 
-  /** Undoes what the call wrote; safe after a failed commit, and twice. */
+  /** Undoes what the call wrote, then runs its `afterRollback` effects; safe after a failed commit, and twice. */
   async rollback(): Promise<void> {
     this.#finished = true;
-    if (this.#db) afterCommits.delete(this.#db);
+    const effects = this.#db ? (afterRollbacks.get(this.#db) ?? []) : [];
+    if (this.#db) {
+      afterCommits.delete(this.#db);
+      afterRollbacks.delete(this.#db);
+    }
     const trx = await this.#begun?.catch(() => undefined);
     // A rollback that fails (a dead connection) still releases the connection, and leaves nothing behind.
     if (trx && !trx.isCommitted && !trx.isRolledBack) await trx.rollback().execute().catch(() => {});
+    for (const effect of effects) {
+      await effect(this.#root).catch((error: unknown) => log.error({ err: error }, 'an effect after a rollback failed'));
+    }
   }
 }

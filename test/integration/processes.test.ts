@@ -1,7 +1,7 @@
 /**
  * Two real server processes sharing PostgreSQL and Redis behave as one server: a token's rate limit holds
- * across both, one idempotency key sent to both at once executes once, and a key revoked through one is
- * refused by the other within KEY_CACHE_TTL_MS.
+ * across both, one idempotency key sent to both at once executes once, a key revoked through one is
+ * refused by the other within KEY_CACHE_TTL_MS, and an address's failed logins through both count together.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,18 @@ describe('two processes, one server', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     const direct = await post(a, admin, { ...signup });
     expect(direct.body.error.code).toBe('email_taken');
+  }, 30_000);
+
+  it("refuses an address's logins through either process once 10 failed through both", async () => {
+    const email = `throttled-${randomBytes(4).toString('hex')}@example.com`;
+    const login = (server: ServeProcess, password: string) => post(server, admin, { face: 'auth', action: 'login', payload: { email, password } });
+    expect((await post(a, admin, { face: 'auth', action: 'signup', payload: { email, password: 'the right password' } })).status).toBe(200);
+    for (let i = 0; i < 10; i++) expect((await login(i % 2 ? a : b, `wrong password ${i}`)).body.error?.code).toBe('invalid_credentials');
+    for (const server of [a, b]) {
+      const refused = await login(server, 'the right password');
+      expect([refused.status, refused.body.error?.code]).toEqual([429, 'rate_limit_exceeded']);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
   }, 30_000);
 
   it('refuses a key revoked through the other process within KEY_CACHE_TTL_MS', async () => {

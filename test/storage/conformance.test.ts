@@ -6,19 +6,13 @@
  * events and usage units.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalogue } from '../../src/runtime/dispatch-types.js';
 import { shippedCatalogue } from '../../src/runtime/shipped.js';
 import type { BlobStore } from '../../src/storage/blob-store.js';
-import type { StorageSettings } from '../../src/storage/config.js';
-import { FileBlobStore } from '../../src/storage/file-blobs.js';
 import { collectReleasedBlobs } from '../../src/storage/objects.js';
-import { S3BlobStore } from '../../src/storage/s3-blobs.js';
 import { accrueStoredBytes, STORED_BYTES_METER } from '../../src/store/storage.js';
-import { startLocalS3, type LocalS3 } from '../helpers/s3.js';
+import { STORAGE_BACKENDS } from '../helpers/storage-backends.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 /** The free tier, made small enough to fill in a test: 4 KiB objects, 6000 bytes per entity. */
@@ -30,39 +24,11 @@ function smallFreeTier(): Catalogue {
   return { ...catalogue, platform: { ...catalogue.platform, tiers } };
 }
 
-interface Backend {
-  name: string;
-  postgres: boolean;
-  /** Whether the service behind signed URLs checks their signatures (s3rver checks only their expiry). */
-  checksSignatures: boolean;
-  start(): Promise<{ settings: Partial<StorageSettings>; blobs: BlobStore; close(): Promise<void> }>;
-}
-
-const files = (postgres: boolean): Backend => ({
-  name: `files on ${postgres ? 'PostgreSQL' : 'SQLite'}`,
-  postgres,
-  checksSignatures: true,
-  async start() {
-    const dir = mkdtempSync(join(tmpdir(), 'dispatch-storage-'));
-    return { settings: { dir }, blobs: new FileBlobStore(dir, () => 'http://unused'), close: async () => rmSync(dir, { recursive: true, force: true }) };
-  },
-});
-
-const s3: Backend = {
-  name: 'S3 (s3rver) on SQLite',
-  postgres: false,
-  checksSignatures: false,
-  async start() {
-    const local: LocalS3 = await startLocalS3();
-    return { settings: { s3: local.settings }, blobs: new S3BlobStore(local.settings), close: () => local.close() };
-  },
-};
-
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each([files(false), files(true), s3])('storage on $name', (backend) => {
+describe.each(STORAGE_BACKENDS)('storage on $name', (backend) => {
   let server: TestServer;
   let blobs: BlobStore;
   let closeBackend: () => Promise<void>;

@@ -5,7 +5,7 @@
  */
 import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endSession, findOpenSession, findUserByEmail, insertSession, insertUser, type Partition } from '../../src/store/auth.js';
+import { endSession, findOpenSession, findUserByEmail, insertUser, openSession, setUserDisabled, type Partition } from '../../src/store/auth.js';
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -207,7 +207,7 @@ describe.each(implementations)('store on $name', (impl) => {
       const u = user(p, 'grace@example.com');
       expect(await insertUser(db, u)).toBe(true);
       const tokenHash = sha256(unique('token'));
-      await insertSession(db, {
+      const session = {
         id: newId('ses'),
         mode: p.mode,
         entity_id: p.entityId,
@@ -216,7 +216,13 @@ describe.each(implementations)('store on $name', (impl) => {
         created_at: '2030-01-01T00:00:00.000Z',
         expires_at: '2030-01-02T00:00:00.000Z',
         ended_at: null,
-      });
+      };
+      // Not for a disabled user, nor for a user of another partition.
+      expect(await setUserDisabled(db, p, u.id, '2030-01-01T00:00:00.000Z')).toBe(true);
+      expect(await openSession(db, session)).toBe(false);
+      expect(await setUserDisabled(db, p, u.id, null)).toBe(true);
+      expect(await openSession(db, { ...session, entity_id: unique('ent') })).toBe(false);
+      expect(await openSession(db, session)).toBe(true);
       const noon = '2030-01-01T12:00:00.000Z';
       expect(await findOpenSession(db, p, tokenHash, noon)).toMatchObject({ id: u.id, email: 'grace@example.com', expiresAt: '2030-01-02T00:00:00.000Z' });
       expect(await findOpenSession(db, { ...p, mode: 'test' }, tokenHash, noon)).toBeUndefined();
@@ -232,7 +238,7 @@ describe.each(implementations)('store on $name', (impl) => {
       const u = user(p, 'lin@example.com');
       await insertUser(db, u);
       const tokenHash = sha256(unique('token'));
-      await insertSession(db, { id: newId('ses'), mode: p.mode, entity_id: p.entityId, user_id: u.id, token_hash: tokenHash, created_at: '2030-01-01T00:00:00.000Z', expires_at: '2030-01-01T01:00:00.000Z', ended_at: null });
+      await openSession(db, { id: newId('ses'), mode: p.mode, entity_id: p.entityId, user_id: u.id, token_hash: tokenHash, created_at: '2030-01-01T00:00:00.000Z', expires_at: '2030-01-01T01:00:00.000Z', ended_at: null });
       expect(await endSession(db, p, tokenHash, '2030-01-01T02:00:00.000Z')).toBe(false);
     });
   });
