@@ -63,9 +63,14 @@ export function formatMoneyAxis(value, currency) {
 /** "inputTokens" → "input tokens". */
 export const unitName = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
 
-/** Units added up, as "1,200 input tokens · 3,400 output tokens" (the largest first, at most three). */
+/**
+ * Units added up, as "1,200 input tokens · 3,400 output tokens" (the largest first, at most three). The sums
+ * come as exact decimal strings; a float is close enough to show them.
+ */
 export function formatUnits(units) {
-  const entries = Object.entries(units ?? {}).filter(([, v]) => v);
+  const entries = Object.entries(units ?? {})
+    .map(([name, sum]) => [name, Number(sum)])
+    .filter(([, v]) => v);
   if (entries.length === 0) return '';
   entries.sort((a, b) => b[1] - a[1]);
   return entries

@@ -3,6 +3,7 @@
  * migrations serve SQLite and PostgreSQL. Never edit a shipped migration: add the next one.
  */
 import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { exactMeterSums } from './exact-sums-migration.js';
 
 const migrations: Record<string, Migration> = {
   '0001_keys_and_auth': {
@@ -592,6 +593,9 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('storage_usage').addColumn('accrued_at', 'text').execute();
     },
   },
+  // Usage units and meter values kept and added up exactly, and the meter rollups added up again from the raw
+  // events; its own module, as this file is long enough.
+  '0019_exact_meter_sums': { up: exactMeterSums },
 };
 
 export const migrationProvider: MigrationProvider = {

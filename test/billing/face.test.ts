@@ -113,8 +113,33 @@ describe.each([
     expect(calls.quantity).toBe(summary.totals.cost);
     expect(Number(summary.totals.cost)).toBeGreaterThan(0);
     expect(calls.amount).toBe(Math.round(Number(summary.totals.cost) * 120));
-    expect(summary.meters.find((m: any) => m.type === 'tokens').value).toBe(1500);
+    expect(summary.meters.find((m: any) => m.type === 'tokens').value).toBe('1500');
     expect(upcoming).toMatchObject({ subscription: subscription.id, customer, currency: 'usd', periodStart: subscription.currentPeriodStart, total: 500 + 100 + calls.amount });
+  });
+
+  it('bills metered quantities summed exactly: 0.1 + 0.2 is 0.3, and eleven events of 999 999 999 999 999 are …989', async () => {
+    const entity = 'exact-sums';
+    const customer = (await call('payments', 'createCustomer', { email: 'ada@example.com' }, as(entity))).body.data.id as string;
+    // 15 cents a unit: 0.3 units come to 4.5 cents, 4 once rounded half-even (the float sum 0.30000000000000004 would make 5).
+    const gb = await ok('createPrice', { nickname: 'GB', currency: 'usd', type: 'perUnit', unitAmount: '15', usage: { source: 'meter', meterType: 'gb' } }, as(entity));
+    const rows = await ok('createPrice', { nickname: 'Rows', currency: 'usd', type: 'perUnit', unitAmount: '0.001', usage: { source: 'meter', meterType: 'rows' } }, as(entity));
+    const subscription = await ok('subscribe', { customer, prices: [gb.id, rows.id], interval: 'day' }, as(entity));
+    const events = [
+      { id: 'gb-1', type: 'gb', value: 0.1 },
+      { id: 'gb-2', type: 'gb', value: 0.2 },
+      ...Array.from({ length: 11 }, (_, i) => ({ id: `rows-${i}`, type: 'rows', value: 999_999_999_999_999 })),
+    ];
+    expect((await call('usage', 'ingest', { events }, as(entity))).body.data.accepted).toBe(13);
+
+    const [gbLine, rowsLine] = (await ok('upcomingInvoice', { subscription: subscription.id }, as(entity))).lines;
+    expect(gbLine).toMatchObject({ quantity: '0.3', exactAmount: '4.5', amount: 4, usage: { quantity: '0.3' } });
+    expect(rowsLine).toMatchObject({ quantity: '10999999999999989', exactAmount: '10999999999999.989', amount: 11_000_000_000_000, usage: { quantity: '10999999999999989' } });
+    // The line's query, asked of usage.summary, gives the same quantity back.
+    const summary = (await call('usage', 'summary', { from: rowsLine.usage.from, to: rowsLine.usage.to }, as(entity))).body.data;
+    expect(summary.meters).toEqual([
+      { type: 'gb', events: 2, value: '0.3' },
+      { type: 'rows', events: 11, value: '10999999999999989' },
+    ]);
   });
 
   it('closes periods into drafts, finalizes them numbered and frozen, and bills late usage on the next invoice', async () => {

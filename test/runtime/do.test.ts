@@ -3,6 +3,7 @@
  * and the `auth` and `keys` faces end to end, partitioned by mode and entity.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platform } from '../../generated/server/platform.js';
 import { generateCall, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -21,7 +22,7 @@ describe('POST /do', () => {
     expect(typeof reply.body.data.text).toBe('string');
     expect(reply.body.meta).toMatchObject({ requestId: expect.stringMatching(/^req_/), version: '0.0.0-test', timing: expect.any(Number) });
     expect(reply.headers.get('request-id')).toBe(reply.body.meta.requestId);
-    expect(reply.headers.get('x-api-version')).toBe('2026-09-01');
+    expect(reply.headers.get('x-api-version')).toBe(platform.latest);
     expect(reply.headers.get('deprecation')).toBeNull();
   });
 
@@ -40,7 +41,7 @@ describe('POST /do/{face}.{action}', () => {
     const alias = await server.post(aliased, { path: '/do/ai.generate' });
     expect(alias.status).toBe(200);
     expect(alias.body.data).toEqual(canonical.body.data);
-    expect(alias.headers.get('x-api-version')).toBe('2026-09-01');
+    expect(alias.headers.get('x-api-version')).toBe(platform.latest);
     expect(alias.headers.get('request-id')).toBe(alias.body.meta.requestId);
     expect(alias.headers.get('ratelimit-policy')).toBe(canonical.headers.get('ratelimit-policy'));
   });

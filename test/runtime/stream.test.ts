@@ -4,6 +4,7 @@
  * client that disconnects (the handler sees the abort), the time-out over the whole stream, and replays.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platform } from '../../generated/server/platform.js';
 import { ApiError } from '../../src/runtime/errors.js';
 import type { TextModel } from '../../src/providers/text-model.js';
 import { postStream, type SseEvent } from '../helpers/sse.js';
@@ -57,11 +58,11 @@ describe('ai.generate as a stream', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toBe('text/event-stream');
     expect(reply.headers.get('request-id')).toMatch(/^req_/);
-    expect(reply.headers.get('x-api-version')).toBe('2026-09-01');
+    expect(reply.headers.get('x-api-version')).toBe(platform.latest);
     expect(reply.headers.get('ratelimit-policy')).toContain('"token"');
     const { events } = reply;
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => String(i + 1)));
-    expect(events[0]).toMatchObject({ event: 'start', data: { requestId: reply.headers.get('request-id'), apiVersion: '2026-09-01' } });
+    expect(events[0]).toMatchObject({ event: 'start', data: { requestId: reply.headers.get('request-id'), apiVersion: platform.latest } });
     expect(names(events.slice(1, -1)).every((n) => n === 'delta')).toBe(true);
     expect(events.length).toBeGreaterThan(5);
     const result = events.at(-1)!;
