@@ -6,10 +6,17 @@
  */
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platform } from '../../generated/server/platform.js';
+import { versionInForce } from '../../src/spec/version-in-force.js';
+import { DECIMAL_SUMS_SINCE } from '../../src/usage/versions.js';
 import { generateCall, startServer, type TestServer } from '../helpers/server.js';
 import { postStream } from '../helpers/sse.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The version a call that names none is served today (a version takes effect on its date; version-dates.test.ts sets the clock). */
+const inForce = versionInForce(platform, new Date().toISOString().slice(0, 10));
+/** An exact sum as that version writes it: a decimal string since 2027-03-01, a number before. */
+const asServed = (exact: string) => (inForce >= DECIMAL_SUMS_SINCE ? exact : Number(exact));
 
 describe.each([
   { name: 'SQLite', postgres: false },
@@ -63,8 +70,9 @@ describe.each([
     const cost = records.reduce((sum, r) => sum.plus(r.cost), new Decimal(0));
     expect(cost.isPositive()).toBe(true);
     expect(totals.cost).toBe(cost.toFixed());
-    // The latest version writes sums of units as exact decimal strings.
-    expect(totals.units.outputTokens).toBe(String(records.reduce((n, r) => n + (r.units.outputTokens ?? 0), 0)));
+    // Named no version: served the one in force today.
+    expect(summary.headers.get('x-api-version')).toBe(inForce);
+    expect(totals.units.outputTokens).toEqual(asServed(String(records.reduce((n, r) => n + (r.units.outputTokens ?? 0), 0))));
     expect(groups.map((g: any) => [g.face, g.status, g.calls])).toEqual([
       ['ai', 200, 2],
       ['ai', 400, 1],
@@ -115,11 +123,11 @@ describe.each([
 
     const summary = await usage('summary', { from: new Date(now - 3_600_000).toISOString() });
     expect(summary.body.data.meters).toEqual([
-      { type: 'gb', events: 1, value: '1.5' },
-      { type: 'seats', events: 3, value: '6' },
+      { type: 'gb', events: 1, value: asServed('1.5') },
+      { type: 'seats', events: 3, value: asServed('6') },
     ]);
     const both = await usage('summary', { from: new Date(now - 3_600_000).toISOString(), groupBy: ['entity'], filter: { entity: '*' } });
-    expect(both.body.data.meters).toContainEqual({ type: 'seats', entity: 'beta', events: 1, value: '7' });
+    expect(both.body.data.meters).toContainEqual({ type: 'seats', entity: 'beta', events: 1, value: asServed('7') });
 
     const tooMany = await usage('ingest', { events: Array.from({ length: 1001 }, (_, i) => ({ id: `x${i}`, type: 'seats', value: 1 })) });
     expect([tooMany.status, tooMany.body.error.code]).toEqual([400, 'payload_invalid']);
