@@ -991,16 +991,16 @@ function webhooksMethods(client: BaseClient) {
 }
 
 /** The API version this client was generated for, sent as `X-API-Version` unless a client or call names another. */
-export const API_VERSION = '2026-09-01';
+export const API_VERSION = '2027-03-01';
 /**
  * How long a client waits for an answer unless told otherwise (`timeoutMs`): the server's longest time-out
  * (120000 ms) plus 5 seconds, so that the server's own `timeout` error comes first.
  */
 export const DEFAULT_TIMEOUT_MS = 125000;
 /** What the client sends as `User-Agent`: its package and version. */
-export const USER_AGENT = 'unified-dispatch-client/2026.9.1';
+export const USER_AGENT = 'unified-dispatch-client/2027.3.1';
 
-/** A typed client of `POST /do` for API version 2026-09-01: one property per face, one method per action. */
+/** A typed client of `POST /do` for API version 2027-03-01: one property per face, one method per action. */
 export class DispatchClient extends BaseClient {
   /** Text generation and embeddings through a configured model provider. */
   readonly ai = aiMethods(this);

@@ -14,7 +14,7 @@ export interface AiModel {
   dimensions?: number;
 }
 
-/** Payload of `ai.embed` in API version 2026-09-01. */
+/** Payload of `ai.embed` in API version 2027-03-01. */
 export interface AiEmbedPayload {
   /** Model identifier. */
   model: string;
@@ -34,7 +34,7 @@ export interface AiEmbedResult {
   tokens: { /** Tokens in the texts. */ input: number };
 }
 
-/** Payload of `ai.generate` in API version 2026-09-01. */
+/** Payload of `ai.generate` in API version 2027-03-01. */
 export interface AiGeneratePayload {
   /** Model identifier. */
   model: string;
@@ -58,7 +58,7 @@ export interface AiGenerateResult {
   tokens: { /** Tokens in the prompt and input. */ input: number; /** Tokens generated. */ output: number };
 }
 
-/** Payload of `ai.models` in API version 2026-09-01. */
+/** Payload of `ai.models` in API version 2027-03-01. */
 export interface AiModelsPayload {}
 
 /** Result of `ai.models`. */
@@ -97,7 +97,7 @@ export interface AuthUserChange {
 /** User id. */
 export type AuthUserId = string;
 
-/** Payload of `auth.deleteUser` in API version 2026-09-01. */
+/** Payload of `auth.deleteUser` in API version 2027-03-01. */
 export interface AuthDeleteUserPayload {
   id: AuthUserId;
 }
@@ -109,7 +109,7 @@ export interface AuthDeleteUserResult {
   deleted: true;
 }
 
-/** Payload of `auth.disableUser` in API version 2026-09-01. */
+/** Payload of `auth.disableUser` in API version 2027-03-01. */
 export interface AuthDisableUserPayload {
   id: AuthUserId;
 }
@@ -117,7 +117,7 @@ export interface AuthDisableUserPayload {
 /** Result of `auth.disableUser`. */
 export type AuthDisableUserResult = AuthUserChange;
 
-/** Payload of `auth.enableUser` in API version 2026-09-01. */
+/** Payload of `auth.enableUser` in API version 2027-03-01. */
 export interface AuthEnableUserPayload {
   id: AuthUserId;
 }
@@ -125,7 +125,7 @@ export interface AuthEnableUserPayload {
 /** Result of `auth.enableUser`. */
 export type AuthEnableUserResult = AuthUserChange;
 
-/** Payload of `auth.import` in API version 2026-09-01. */
+/** Payload of `auth.import` in API version 2027-03-01. */
 export interface AuthImportPayload {
   /** The users to create, at most 1000. */
   users: {
@@ -141,7 +141,7 @@ export interface AuthImportResult {
   users: AuthUser[];
 }
 
-/** Payload of `auth.listUsers` in API version 2026-09-01. */
+/** Payload of `auth.listUsers` in API version 2027-03-01. */
 export interface AuthListUsersPayload {
   /** Only the user with this e-mail address (compared case-insensitively). */
   email?: string;
@@ -163,7 +163,7 @@ export interface AuthListUsersResult {
   hasMore: boolean;
 }
 
-/** Payload of `auth.login` in API version 2026-09-01. */
+/** Payload of `auth.login` in API version 2027-03-01. */
 export interface AuthLoginPayload {
   /** E-mail address. */
   email: string;
@@ -185,7 +185,7 @@ export interface AuthLoginResult {
   user: AuthUser;
 }
 
-/** Payload of `auth.logout` in API version 2026-09-01. */
+/** Payload of `auth.logout` in API version 2027-03-01. */
 export interface AuthLogoutPayload {
   /** The session token. */
   token: string;
@@ -197,7 +197,7 @@ export interface AuthLogoutResult {
   loggedOut: boolean;
 }
 
-/** Payload of `auth.session` in API version 2026-09-01. */
+/** Payload of `auth.session` in API version 2027-03-01. */
 export interface AuthSessionPayload {
   /** The session token. */
   token: string;
@@ -210,7 +210,7 @@ export interface AuthSessionResult {
   expiresAt: string;
 }
 
-/** Payload of `auth.signup` in API version 2026-09-01. */
+/** Payload of `auth.signup` in API version 2027-03-01. */
 export interface AuthSignupPayload {
   /** E-mail address; compared case-insensitively. */
   email: string;
@@ -285,7 +285,7 @@ export interface BatchBatchRequest {
   payload: { [key: string]: unknown };
 }
 
-/** Payload of `batch.run` in API version 2026-09-01. */
+/** Payload of `batch.run` in API version 2027-03-01. */
 export interface BatchRunPayload {
   /** `atomic`: all or nothing, in one transaction; `bestEffort`: every request on its own. */
   mode: 'atomic' | 'bestEffort';
@@ -487,7 +487,7 @@ export interface BillingUsageQuery {
   quantity: BillingDecimal;
 }
 
-/** Payload of `billing.cancelSubscription` in API version 2026-09-01. */
+/** Payload of `billing.cancelSubscription` in API version 2027-03-01. */
 export interface BillingCancelSubscriptionPayload {
   id: BillingSubscriptionId;
   /**
@@ -500,7 +500,7 @@ export interface BillingCancelSubscriptionPayload {
 /** Result of `billing.cancelSubscription`. */
 export type BillingCancelSubscriptionResult = BillingSubscription;
 
-/** Payload of `billing.createPrice` in API version 2026-09-01. */
+/** Payload of `billing.createPrice` in API version 2027-03-01. */
 export interface BillingCreatePricePayload {
   /** A name for people. */
   nickname?: string;
@@ -519,7 +519,7 @@ export interface BillingCreatePricePayload {
 /** Result of `billing.createPrice`. */
 export type BillingCreatePriceResult = BillingPrice;
 
-/** Payload of `billing.finalizeInvoice` in API version 2026-09-01. */
+/** Payload of `billing.finalizeInvoice` in API version 2027-03-01. */
 export interface BillingFinalizeInvoicePayload {
   id: BillingInvoiceId;
 }
@@ -527,7 +527,7 @@ export interface BillingFinalizeInvoicePayload {
 /** Result of `billing.finalizeInvoice`. */
 export type BillingFinalizeInvoiceResult = BillingInvoice;
 
-/** Payload of `billing.getInvoice` in API version 2026-09-01. */
+/** Payload of `billing.getInvoice` in API version 2027-03-01. */
 export interface BillingGetInvoicePayload {
   id: BillingInvoiceId;
 }
@@ -535,7 +535,7 @@ export interface BillingGetInvoicePayload {
 /** Result of `billing.getInvoice`. */
 export type BillingGetInvoiceResult = BillingInvoice;
 
-/** Payload of `billing.getPrice` in API version 2026-09-01. */
+/** Payload of `billing.getPrice` in API version 2027-03-01. */
 export interface BillingGetPricePayload {
   id: BillingPriceId;
 }
@@ -543,7 +543,7 @@ export interface BillingGetPricePayload {
 /** Result of `billing.getPrice`. */
 export type BillingGetPriceResult = BillingPrice;
 
-/** Payload of `billing.getSubscription` in API version 2026-09-01. */
+/** Payload of `billing.getSubscription` in API version 2027-03-01. */
 export interface BillingGetSubscriptionPayload {
   id: BillingSubscriptionId;
 }
@@ -551,7 +551,7 @@ export interface BillingGetSubscriptionPayload {
 /** Result of `billing.getSubscription`. */
 export type BillingGetSubscriptionResult = BillingSubscription;
 
-/** Payload of `billing.listInvoices` in API version 2026-09-01. */
+/** Payload of `billing.listInvoices` in API version 2027-03-01. */
 export interface BillingListInvoicesPayload {
   subscription?: BillingSubscriptionId;
   /** Only these. */
@@ -572,7 +572,7 @@ export interface BillingListInvoicesResult {
   hasMore: boolean;
 }
 
-/** Payload of `billing.listPrices` in API version 2026-09-01. */
+/** Payload of `billing.listPrices` in API version 2027-03-01. */
 export interface BillingListPricesPayload {
   /**
    * Page size.
@@ -590,7 +590,7 @@ export interface BillingListPricesResult {
   hasMore: boolean;
 }
 
-/** Payload of `billing.listSubscriptions` in API version 2026-09-01. */
+/** Payload of `billing.listSubscriptions` in API version 2027-03-01. */
 export interface BillingListSubscriptionsPayload {
   /** Only this customer's. */
   customer?: string;
@@ -612,7 +612,7 @@ export interface BillingListSubscriptionsResult {
   hasMore: boolean;
 }
 
-/** Payload of `billing.markInvoiceUncollectible` in API version 2026-09-01. */
+/** Payload of `billing.markInvoiceUncollectible` in API version 2027-03-01. */
 export interface BillingMarkInvoiceUncollectiblePayload {
   id: BillingInvoiceId;
 }
@@ -620,7 +620,7 @@ export interface BillingMarkInvoiceUncollectiblePayload {
 /** Result of `billing.markInvoiceUncollectible`. */
 export type BillingMarkInvoiceUncollectibleResult = BillingInvoice;
 
-/** Payload of `billing.payInvoice` in API version 2026-09-01. */
+/** Payload of `billing.payInvoice` in API version 2027-03-01. */
 export interface BillingPayInvoicePayload {
   id: BillingInvoiceId;
   paymentMethod: BillingPaymentMethod;
@@ -629,7 +629,7 @@ export interface BillingPayInvoicePayload {
 /** Result of `billing.payInvoice`. */
 export type BillingPayInvoiceResult = BillingInvoice;
 
-/** Payload of `billing.subscribe` in API version 2026-09-01. */
+/** Payload of `billing.subscribe` in API version 2027-03-01. */
 export interface BillingSubscribePayload {
   /** The payments customer who pays. */
   customer: string;
@@ -654,7 +654,7 @@ export interface BillingSubscribePayload {
 /** Result of `billing.subscribe`. */
 export type BillingSubscribeResult = BillingSubscription;
 
-/** Payload of `billing.upcomingInvoice` in API version 2026-09-01. */
+/** Payload of `billing.upcomingInvoice` in API version 2027-03-01. */
 export interface BillingUpcomingInvoicePayload {
   subscription: BillingSubscriptionId;
 }
@@ -662,7 +662,7 @@ export interface BillingUpcomingInvoicePayload {
 /** Result of `billing.upcomingInvoice`. */
 export type BillingUpcomingInvoiceResult = BillingInvoicePreview;
 
-/** Payload of `billing.voidInvoice` in API version 2026-09-01. */
+/** Payload of `billing.voidInvoice` in API version 2027-03-01. */
 export interface BillingVoidInvoicePayload {
   id: BillingInvoiceId;
 }
@@ -810,7 +810,7 @@ export interface EmailTemplate {
   updatedAt: string;
 }
 
-/** Payload of `email.createTemplate` in API version 2026-09-01. */
+/** Payload of `email.createTemplate` in API version 2027-03-01. */
 export interface EmailCreateTemplatePayload {
   /** Its name: lower-case letters, digits, `_`, `.`, `-`. */
   name: string;
@@ -825,7 +825,7 @@ export interface EmailCreateTemplatePayload {
 /** Result of `email.createTemplate`. */
 export type EmailCreateTemplateResult = EmailTemplate;
 
-/** Payload of `email.deleteSuppression` in API version 2026-09-01. */
+/** Payload of `email.deleteSuppression` in API version 2027-03-01. */
 export interface EmailDeleteSuppressionPayload {
   address: EmailAddress;
 }
@@ -838,7 +838,7 @@ export interface EmailDeleteSuppressionResult {
   deleted: boolean;
 }
 
-/** Payload of `email.deleteTemplate` in API version 2026-09-01. */
+/** Payload of `email.deleteTemplate` in API version 2027-03-01. */
 export interface EmailDeleteTemplatePayload {
   /** Its name. */
   name: string;
@@ -852,7 +852,7 @@ export interface EmailDeleteTemplateResult {
   deleted: boolean;
 }
 
-/** Payload of `email.get` in API version 2026-09-01. */
+/** Payload of `email.get` in API version 2027-03-01. */
 export interface EmailGetPayload {
   id: EmailMessageId;
 }
@@ -860,7 +860,7 @@ export interface EmailGetPayload {
 /** Result of `email.get`. */
 export type EmailGetResult = EmailMessage;
 
-/** Payload of `email.getTemplate` in API version 2026-09-01. */
+/** Payload of `email.getTemplate` in API version 2027-03-01. */
 export interface EmailGetTemplatePayload {
   /** Its name. */
   name: string;
@@ -869,7 +869,7 @@ export interface EmailGetTemplatePayload {
 /** Result of `email.getTemplate`. */
 export type EmailGetTemplateResult = EmailTemplate;
 
-/** Payload of `email.list` in API version 2026-09-01. */
+/** Payload of `email.list` in API version 2027-03-01. */
 export interface EmailListPayload {
   status?: EmailStatus;
   to?: EmailAddress;
@@ -889,7 +889,7 @@ export interface EmailListResult {
   hasMore: boolean;
 }
 
-/** Payload of `email.listSuppressions` in API version 2026-09-01. */
+/** Payload of `email.listSuppressions` in API version 2027-03-01. */
 export interface EmailListSuppressionsPayload {
   /**
    * Page size.
@@ -907,7 +907,7 @@ export interface EmailListSuppressionsResult {
   hasMore: boolean;
 }
 
-/** Payload of `email.listTemplates` in API version 2026-09-01. */
+/** Payload of `email.listTemplates` in API version 2027-03-01. */
 export interface EmailListTemplatesPayload {
   /**
    * Page size.
@@ -926,12 +926,12 @@ export interface EmailListTemplatesResult {
   hasMore: boolean;
 }
 
-/** Payload of `email.send` in API version 2026-09-01. */
+/** Payload of `email.send` in API version 2027-03-01. */
 export type EmailSendPayload = EmailMessageInput;
 /** Result of `email.send`. */
 export type EmailSendResult = EmailMessage;
 
-/** Payload of `email.sendBatch` in API version 2026-09-01. */
+/** Payload of `email.sendBatch` in API version 2027-03-01. */
 export interface EmailSendBatchPayload {
   /** The messages. */
   messages: EmailMessageInput[];
@@ -950,7 +950,7 @@ export interface EmailSendBatchResult {
   }[];
 }
 
-/** Payload of `email.updateTemplate` in API version 2026-09-01. */
+/** Payload of `email.updateTemplate` in API version 2027-03-01. */
 export interface EmailUpdateTemplatePayload {
   /** Its name. */
   name: string;
@@ -998,7 +998,7 @@ export interface EventsEvent {
 /** Event id. */
 export type EventsEventId = string;
 
-/** Payload of `events.get` in API version 2026-09-01. */
+/** Payload of `events.get` in API version 2027-03-01. */
 export interface EventsGetPayload {
   id: EventsEventId;
 }
@@ -1006,7 +1006,7 @@ export interface EventsGetPayload {
 /** Result of `events.get`. */
 export type EventsGetResult = EventsEvent;
 
-/** Payload of `events.list` in API version 2026-09-01. */
+/** Payload of `events.list` in API version 2027-03-01. */
 export interface EventsListPayload {
   /** Only events of these types: exact types, `<face>.*` or `*`. */
   types?: string[];
@@ -1065,7 +1065,7 @@ export interface KeysKey {
 /** Key id. */
 export type KeysKeyId = string;
 
-/** Payload of `keys.create` in API version 2026-09-01. */
+/** Payload of `keys.create` in API version 2027-03-01. */
 export interface KeysCreatePayload {
   /** A label for people. */
   name?: string;
@@ -1083,7 +1083,7 @@ export interface KeysCreatePayload {
 /** Result of `keys.create`. */
 export type KeysCreateResult = KeysIssuedKey;
 
-/** Payload of `keys.get` in API version 2026-09-01. */
+/** Payload of `keys.get` in API version 2027-03-01. */
 export interface KeysGetPayload {
   id: KeysKeyId;
 }
@@ -1091,7 +1091,7 @@ export interface KeysGetPayload {
 /** Result of `keys.get`. */
 export type KeysGetResult = KeysKey;
 
-/** Payload of `keys.list` in API version 2026-09-01. */
+/** Payload of `keys.list` in API version 2027-03-01. */
 export interface KeysListPayload {
   /**
    * Page size.
@@ -1114,7 +1114,7 @@ export interface KeysListResult {
   hasMore: boolean;
 }
 
-/** Payload of `keys.revoke` in API version 2026-09-01. */
+/** Payload of `keys.revoke` in API version 2027-03-01. */
 export interface KeysRevokePayload {
   id: KeysKeyId;
 }
@@ -1122,7 +1122,7 @@ export interface KeysRevokePayload {
 /** Result of `keys.revoke`. */
 export type KeysRevokeResult = KeysKey;
 
-/** Payload of `keys.rotate` in API version 2026-09-01. */
+/** Payload of `keys.rotate` in API version 2027-03-01. */
 export interface KeysRotatePayload {
   id: KeysKeyId;
   /**
@@ -1242,7 +1242,7 @@ export interface PaymentsRefund {
   createdAt: string;
 }
 
-/** Payload of `payments.balance` in API version 2026-09-01. */
+/** Payload of `payments.balance` in API version 2027-03-01. */
 export interface PaymentsBalancePayload {}
 
 /** Result of `payments.balance`. */
@@ -1253,7 +1253,7 @@ export interface PaymentsBalanceResult {
   pending: PaymentsMoney[];
 }
 
-/** Payload of `payments.cancelIntent` in API version 2026-09-01. */
+/** Payload of `payments.cancelIntent` in API version 2027-03-01. */
 export interface PaymentsCancelIntentPayload {
   id: PaymentsIntentId;
   /** Why. */
@@ -1263,7 +1263,7 @@ export interface PaymentsCancelIntentPayload {
 /** Result of `payments.cancelIntent`. */
 export type PaymentsCancelIntentResult = PaymentsIntent;
 
-/** Payload of `payments.captureIntent` in API version 2026-09-01. */
+/** Payload of `payments.captureIntent` in API version 2027-03-01. */
 export interface PaymentsCaptureIntentPayload {
   id: PaymentsIntentId;
   amountToCapture?: PaymentsAmount;
@@ -1272,7 +1272,7 @@ export interface PaymentsCaptureIntentPayload {
 /** Result of `payments.captureIntent`. */
 export type PaymentsCaptureIntentResult = PaymentsIntent;
 
-/** Payload of `payments.confirmIntent` in API version 2026-09-01. */
+/** Payload of `payments.confirmIntent` in API version 2027-03-01. */
 export interface PaymentsConfirmIntentPayload {
   id: PaymentsIntentId;
   paymentMethod?: PaymentsPaymentMethod;
@@ -1281,7 +1281,7 @@ export interface PaymentsConfirmIntentPayload {
 /** Result of `payments.confirmIntent`. */
 export type PaymentsConfirmIntentResult = PaymentsIntent;
 
-/** Payload of `payments.createCustomer` in API version 2026-09-01. */
+/** Payload of `payments.createCustomer` in API version 2027-03-01. */
 export interface PaymentsCreateCustomerPayload {
   /** The customer's e-mail address. */
   email?: string;
@@ -1293,7 +1293,7 @@ export interface PaymentsCreateCustomerPayload {
 /** Result of `payments.createCustomer`. */
 export type PaymentsCreateCustomerResult = PaymentsCustomer;
 
-/** Payload of `payments.createIntent` in API version 2026-09-01. */
+/** Payload of `payments.createIntent` in API version 2027-03-01. */
 export interface PaymentsCreateIntentPayload {
   amount: PaymentsAmount;
   currency: PaymentsCurrency;
@@ -1317,7 +1317,7 @@ export interface PaymentsCreateIntentPayload {
 /** Result of `payments.createIntent`. */
 export type PaymentsCreateIntentResult = PaymentsIntent;
 
-/** Payload of `payments.createRefund` in API version 2026-09-01. */
+/** Payload of `payments.createRefund` in API version 2027-03-01. */
 export interface PaymentsCreateRefundPayload {
   intent: PaymentsIntentId;
   amount?: PaymentsAmount;
@@ -1328,7 +1328,7 @@ export interface PaymentsCreateRefundPayload {
 /** Result of `payments.createRefund`. */
 export type PaymentsCreateRefundResult = PaymentsRefund;
 
-/** Payload of `payments.getCustomer` in API version 2026-09-01. */
+/** Payload of `payments.getCustomer` in API version 2027-03-01. */
 export interface PaymentsGetCustomerPayload {
   id: PaymentsCustomerId;
 }
@@ -1336,7 +1336,7 @@ export interface PaymentsGetCustomerPayload {
 /** Result of `payments.getCustomer`. */
 export type PaymentsGetCustomerResult = PaymentsCustomer;
 
-/** Payload of `payments.getIntent` in API version 2026-09-01. */
+/** Payload of `payments.getIntent` in API version 2027-03-01. */
 export interface PaymentsGetIntentPayload {
   id: PaymentsIntentId;
 }
@@ -1344,7 +1344,7 @@ export interface PaymentsGetIntentPayload {
 /** Result of `payments.getIntent`. */
 export type PaymentsGetIntentResult = PaymentsIntent;
 
-/** Payload of `payments.listCustomers` in API version 2026-09-01. */
+/** Payload of `payments.listCustomers` in API version 2027-03-01. */
 export interface PaymentsListCustomersPayload {
   /**
    * Page size.
@@ -1362,7 +1362,7 @@ export interface PaymentsListCustomersResult {
   hasMore: boolean;
 }
 
-/** Payload of `payments.listIntents` in API version 2026-09-01. */
+/** Payload of `payments.listIntents` in API version 2027-03-01. */
 export interface PaymentsListIntentsPayload {
   customer?: PaymentsCustomerId;
   /**
@@ -1381,7 +1381,7 @@ export interface PaymentsListIntentsResult {
   hasMore: boolean;
 }
 
-/** Payload of `payments.listRefunds` in API version 2026-09-01. */
+/** Payload of `payments.listRefunds` in API version 2027-03-01. */
 export interface PaymentsListRefundsPayload {
   intent?: PaymentsIntentId;
   /**
@@ -1401,7 +1401,7 @@ export interface PaymentsListRefundsResult {
   hasMore: boolean;
 }
 
-/** Payload of `payments.updateCustomer` in API version 2026-09-01. */
+/** Payload of `payments.updateCustomer` in API version 2027-03-01. */
 export interface PaymentsUpdateCustomerPayload {
   id: PaymentsCustomerId;
   /** The new address. */
@@ -1464,7 +1464,7 @@ export interface StorageSignedUrl {
   expiresAt: string;
 }
 
-/** Payload of `storage.createDownloadUrl` in API version 2026-09-01. */
+/** Payload of `storage.createDownloadUrl` in API version 2027-03-01. */
 export interface StorageCreateDownloadUrlPayload {
   key: StorageKey;
   expiresIn?: StorageExpiresIn;
@@ -1475,7 +1475,7 @@ export interface StorageCreateDownloadUrlPayload {
 /** Result of `storage.createDownloadUrl`. */
 export type StorageCreateDownloadUrlResult = StorageSignedUrl;
 
-/** Payload of `storage.createUploadUrl` in API version 2026-09-01. */
+/** Payload of `storage.createUploadUrl` in API version 2027-03-01. */
 export interface StorageCreateUploadUrlPayload {
   key: StorageKey;
   /** Bytes that will be sent. */
@@ -1488,7 +1488,7 @@ export interface StorageCreateUploadUrlPayload {
 /** Result of `storage.createUploadUrl`. */
 export type StorageCreateUploadUrlResult = StorageSignedUrl;
 
-/** Payload of `storage.delete` in API version 2026-09-01. */
+/** Payload of `storage.delete` in API version 2027-03-01. */
 export interface StorageDeletePayload {
   key: StorageKey;
 }
@@ -1500,7 +1500,7 @@ export interface StorageDeleteResult {
   deleted: true;
 }
 
-/** Payload of `storage.get` in API version 2026-09-01. */
+/** Payload of `storage.get` in API version 2027-03-01. */
 export interface StorageGetPayload {
   key: StorageKey;
   /**
@@ -1517,7 +1517,7 @@ export interface StorageGetResult {
   content?: string;
 }
 
-/** Payload of `storage.list` in API version 2026-09-01. */
+/** Payload of `storage.list` in API version 2027-03-01. */
 export interface StorageListPayload {
   /** Only keys that start with it (normalised to Unicode NFC, as keys are). */
   prefix?: string;
@@ -1539,7 +1539,7 @@ export interface StorageListResult {
   nextCursor?: string;
 }
 
-/** Payload of `storage.put` in API version 2026-09-01. */
+/** Payload of `storage.put` in API version 2027-03-01. */
 export interface StoragePutPayload {
   key: StorageKey;
   /** The bytes, base64 with its padding (at most 512 KiB once decoded). */
@@ -1612,8 +1612,8 @@ export interface UsageMeter {
   time?: string;
   /** Events counted. */
   events: number;
-  /** Their values added up. */
-  value: number;
+  /** Their values added up exactly: a decimal string since 2027-03-01 (`"10999999999999989"`), a number before (which cannot carry every sum exactly). */
+  value: UsageDecimal;
 }
 
 /** One metered event of the caller's own (an OpenMeter or Stripe meter event). */
@@ -1626,7 +1626,7 @@ export interface UsageMeterEvent {
   subject?: UsageText;
   /** When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now. */
   time?: string;
-  /** The quantity (at most 10¹⁵ either way). */
+  /** The quantity (at most 10¹⁵ either way): the shortest decimal that denotes the number (`0.1` is exactly 0.1), kept to 9 decimal places, rounded half-even beyond. */
   value: number;
   /** Anything else worth keeping with it. */
   properties?: { [key: string]: unknown };
@@ -1680,13 +1680,13 @@ export interface UsageTotals {
   errors: number;
   /** Idempotent replays among them (they cost nothing). */
   replayed: number;
-  /** Units the handlers reported, added up (`{inputTokens: 1200}`). */
-  units: { [key: string]: number };
+  /** Units the handlers reported, added up exactly: decimal strings since 2027-03-01 (`{inputTokens: "1200"}`), numbers before. */
+  units: { [key: string]: UsageDecimal };
   cost: UsageDecimal;
   latencyMs: UsageLatency;
 }
 
-/** Payload of `usage.events` in API version 2026-09-01. */
+/** Payload of `usage.events` in API version 2027-03-01. */
 export interface UsageEventsPayload {
   /** Records answered at or after this time. */
   from?: string;
@@ -1710,7 +1710,7 @@ export interface UsageEventsResult {
   hasMore: boolean;
 }
 
-/** Payload of `usage.ingest` in API version 2026-09-01. */
+/** Payload of `usage.ingest` in API version 2027-03-01. */
 export interface UsageIngestPayload {
   /** The events. */
   events: UsageMeterEvent[];
@@ -1728,7 +1728,7 @@ export interface UsageIngestResult {
   invalid: number;
 }
 
-/** Payload of `usage.live` in API version 2026-09-01. */
+/** Payload of `usage.live` in API version 2027-03-01. */
 export interface UsageLivePayload {
   filter?: UsageFilter;
   /**
@@ -1749,7 +1749,7 @@ export interface UsageLiveResult {
 /** The events of a `usage.live` stream: `record` (One call, as it was recorded.), besides the common ones. */
 export type UsageLiveStreamEvent = StreamEvent | { event: 'record'; data: UsageRecord };
 
-/** Payload of `usage.summary` in API version 2026-09-01. */
+/** Payload of `usage.summary` in API version 2027-03-01. */
 export interface UsageSummaryPayload {
   /** Start of the range (inclusive; read by the minute). Defaults to an hour before `to`. */
   from?: string;
@@ -1837,7 +1837,7 @@ export type WebhooksEndpointWithSecret = WebhooksEndpoint & {
 /** Event types to receive: exact types, `<face>.*` or `*`. */
 export type WebhooksEventPatterns = string[];
 
-/** Payload of `webhooks.create` in API version 2026-09-01. */
+/** Payload of `webhooks.create` in API version 2027-03-01. */
 export interface WebhooksCreatePayload {
   /** Where to send events: https (http only in test mode). */
   url: string;
@@ -1849,7 +1849,7 @@ export interface WebhooksCreatePayload {
 /** Result of `webhooks.create`. */
 export type WebhooksCreateResult = WebhooksEndpointWithSecret;
 
-/** Payload of `webhooks.delete` in API version 2026-09-01. */
+/** Payload of `webhooks.delete` in API version 2027-03-01. */
 export interface WebhooksDeletePayload {
   id: WebhooksEndpointId;
 }
@@ -1861,7 +1861,7 @@ export interface WebhooksDeleteResult {
   deleted: true;
 }
 
-/** Payload of `webhooks.deliveries` in API version 2026-09-01. */
+/** Payload of `webhooks.deliveries` in API version 2027-03-01. */
 export interface WebhooksDeliveriesPayload {
   endpointId?: WebhooksEndpointId;
   /** Only the deliveries of this event. */
@@ -1885,7 +1885,7 @@ export interface WebhooksDeliveriesResult {
   hasMore: boolean;
 }
 
-/** Payload of `webhooks.get` in API version 2026-09-01. */
+/** Payload of `webhooks.get` in API version 2027-03-01. */
 export interface WebhooksGetPayload {
   id: WebhooksEndpointId;
 }
@@ -1893,7 +1893,7 @@ export interface WebhooksGetPayload {
 /** Result of `webhooks.get`. */
 export type WebhooksGetResult = WebhooksEndpoint;
 
-/** Payload of `webhooks.list` in API version 2026-09-01. */
+/** Payload of `webhooks.list` in API version 2027-03-01. */
 export interface WebhooksListPayload {
   /**
    * Page size.
@@ -1911,7 +1911,7 @@ export interface WebhooksListResult {
   hasMore: boolean;
 }
 
-/** Payload of `webhooks.replay` in API version 2026-09-01. */
+/** Payload of `webhooks.replay` in API version 2027-03-01. */
 export interface WebhooksReplayPayload {
   /** The event to send again. */
   eventId: string;
@@ -1924,7 +1924,7 @@ export interface WebhooksReplayResult {
   deliveries: { /** Delivery id. */ id: string; endpointId: WebhooksEndpointId }[];
 }
 
-/** Payload of `webhooks.rotateSecret` in API version 2026-09-01. */
+/** Payload of `webhooks.rotateSecret` in API version 2027-03-01. */
 export interface WebhooksRotateSecretPayload {
   id: WebhooksEndpointId;
   /**
@@ -1937,7 +1937,7 @@ export interface WebhooksRotateSecretPayload {
 /** Result of `webhooks.rotateSecret`. */
 export type WebhooksRotateSecretResult = WebhooksEndpointWithSecret;
 
-/** Payload of `webhooks.test` in API version 2026-09-01. */
+/** Payload of `webhooks.test` in API version 2027-03-01. */
 export interface WebhooksTestPayload {
   id: WebhooksEndpointId;
 }
@@ -1948,7 +1948,7 @@ export interface WebhooksTestResult {
   eventId: string;
 }
 
-/** Payload of `webhooks.update` in API version 2026-09-01. */
+/** Payload of `webhooks.update` in API version 2027-03-01. */
 export interface WebhooksUpdatePayload {
   id: WebhooksEndpointId;
   /** The new URL. */

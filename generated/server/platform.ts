@@ -18,8 +18,15 @@ export const platform: PlatformData = {
       announced: '2026-05-15',
       summary: 'Removes the `temperature` option of ai.generate (use `sampling.temperature`).',
     },
+    {
+      date: '2027-03-01',
+      status: 'stable',
+      announced: '2026-11-28',
+      summary:
+        'usage.summary adds up units and meter values exactly and writes the sums as decimal strings (`"10999999999999989"`), since a JSON number cannot carry every sum exactly.',
+    },
   ],
-  latest: '2026-09-01',
+  latest: '2027-03-01',
   limits: { bodyBytes: 1048576, batchSize: 100, timeout: { default: 30000, max: 120000 } },
   tiers: [
     {

@@ -1836,8 +1836,8 @@ export interface UsageMeter {
   time?: string;
   /** Events counted. */
   events: number;
-  /** Their values added up. */
-  value: number;
+  /** Their values added up exactly: a decimal string since 2027-03-01 (`"10999999999999989"`), a number before (which cannot carry every sum exactly). */
+  value: number | UsageDecimal;
 }
 
 /** One metered event of the caller's own (an OpenMeter or Stripe meter event). */
@@ -1850,7 +1850,7 @@ export interface UsageMeterEvent {
   subject?: UsageText;
   /** When it happened; at most 35 days ago and 5 minutes ahead. Defaults to now. */
   time?: string;
-  /** The quantity (at most 10¹⁵ either way). */
+  /** The quantity (at most 10¹⁵ either way): the shortest decimal that denotes the number (`0.1` is exactly 0.1), kept to 9 decimal places, rounded half-even beyond. */
   value: number;
   /** Anything else worth keeping with it. */
   properties?: { [key: string]: unknown };
@@ -1904,8 +1904,8 @@ export interface UsageTotals {
   errors: number;
   /** Idempotent replays among them (they cost nothing). */
   replayed: number;
-  /** Units the handlers reported, added up (`{inputTokens: 1200}`). */
-  units: { [key: string]: number };
+  /** Units the handlers reported, added up exactly: decimal strings since 2027-03-01 (`{inputTokens: "1200"}`), numbers before. */
+  units: { [key: string]: number | UsageDecimal };
   cost: UsageDecimal;
   latencyMs: UsageLatency;
 }

@@ -20,8 +20,8 @@ export interface PeriodCloserOptions {
   graceMs: number;
   /** How often to look for what is due. */
   intervalMs: number;
-  /** The API version the events it sends are written in (the catalogue's latest). */
-  apiVersion: string;
+  /** The API version the events it sends are written in: the one in force when they are written. */
+  apiVersion: () => string;
 }
 
 /** At most this many closes or finalizations per kind and pass, so that one pass stays short. */
@@ -94,7 +94,7 @@ export class PeriodCloser {
       return await this.#db.transaction().execute(async (trx) => {
         const events: EmittedEvent[] = [];
         const result = await move(trx, (type, data) => events.push({ id: newId('evt'), type, data }));
-        if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion, requestId: newId('req') }, events);
+        if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion(), requestId: newId('req') }, events);
         return result;
       });
     } catch (error) {

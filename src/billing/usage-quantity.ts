@@ -2,11 +2,12 @@
  * The quantity an invoice line rates: the usage of one (mode, entity) over a range of whole minutes, read
  * exactly as `usage.summary` reads it, so that the summary over the line's `from` and `to` gives the same
  * quantity back. `cost` is the calls' cost (`totals.cost`, a decimal in the platform's currency); `meter` the
- * summed `value` of the ingested events of one type. Answers are memoised per range within one rating.
+ * summed `value` of the ingested events of one type, an exact decimal (never a float: 0.1 + 0.2 is 0.3 here).
+ * Answers are memoised per range within one rating.
  */
-import { Decimal } from 'decimal.js';
 import type { BillingPriceUsage } from '../../generated/server/types.js';
 import type { Partition } from '../store/auth.js';
+import { decimalText, Exact } from '../store/exact-decimal.js';
 import type { Db } from '../store/schema.js';
 import { summarize } from '../usage/summary.js';
 
@@ -25,9 +26,9 @@ export function usageQuantities(db: Db, p: Partition): UsageQuantities {
     }
     const { totals, meters } = await summary;
     if (usage.source === 'cost') return totals.cost;
-    const value = meters.find((m) => m.type === usage.meterType)?.value ?? 0;
-    // A meter may take negative values (a correction); a period's quantity is never below zero. toFixed, not
-    // String: 1e21 would print with an exponent.
-    return Decimal.max(value, 0).toFixed();
+    // summarize answers the sums as decimal strings (the newest version's shape).
+    const value = new Exact(meters.find((m) => m.type === usage.meterType)?.value ?? 0);
+    // A meter may take negative values (a correction); a period's quantity is never below zero.
+    return decimalText(Exact.max(value, 0));
   };
 }

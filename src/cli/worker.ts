@@ -20,7 +20,7 @@ export function registerWorker(program: Command): void {
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;
       await startOrExplain(async () => {
-        const [{ openStore }, { WebhookWorker }, { PeriodCloser }, { PaymentReconciler }, { mailWorker }, { createProviders }, { platform }, { setUpStorage }, { storageSettingsFromEnv }] = await Promise.all([
+        const [{ openStore }, { WebhookWorker }, { PeriodCloser }, { PaymentReconciler }, { mailWorker }, { createProviders }, { platform }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }] = await Promise.all([
           import('../store/open.js'),
           import('../webhooks/worker.js'),
           import('../billing/period-closer.js'),
@@ -30,6 +30,7 @@ export function registerWorker(program: Command): void {
           import('../../generated/server/platform.js'),
           import('../runtime/storage-routes.js'),
           import('../storage/config.js'),
+          import('../spec/version-in-force.js'),
         ]);
         const env = withFlags(process.env, flags);
         config = settings(env);
@@ -40,13 +41,15 @@ export function registerWorker(program: Command): void {
         asConfigError(() => configureSecretKeys(settled));
         const db = await openStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
         const worker = new WebhookWorker(db, config.webhooks);
-        const closer = new PeriodCloser(db, { ...config.billing, apiVersion: platform.latest });
+        // Their events are written in the version in force when they are written, not in the newest declared.
+        const apiVersion = versionInForceNow(platform);
+        const closer = new PeriodCloser(db, { ...config.billing, apiVersion });
         // Storage here runs its background work (uploads landed in S3, collecting content no object holds) and
         // gives the mail worker the content of attachments.
         const storage = await setUpStorage(db, storageSettings, platform.tiers);
         const providers = createProviders();
-        const mail = mailWorker(db, { ...providers, storage: storage.service }, config.email, platform.latest);
-        const reconciler = new PaymentReconciler(db, providers.payments, { ...config.payments, apiVersion: platform.latest });
+        const mail = mailWorker(db, { ...providers, storage: storage.service }, config.email, apiVersion);
+        const reconciler = new PaymentReconciler(db, providers.payments, { ...config.payments, apiVersion });
         // The worker's timers do not keep the process alive on their own; this does, until a signal.
         const alive = setInterval(() => {}, 1 << 30);
         stopOnSignals(async () => {

@@ -63,9 +63,15 @@ export function formatMoneyAxis(value, currency) {
 /** "inputTokens" → "input tokens". */
 export const unitName = (name) => name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase();
 
-/** Units added up, as "1,200 input tokens · 3,400 output tokens" (the largest first, at most three). */
+/**
+ * Units added up, as "1,200 input tokens · 3,400 output tokens" (the largest first, at most three). The page names
+ * no API version, so the sums come in the one in force (or the key's): numbers, or exact decimal strings from
+ * 2027-03-01 on; a float is close enough to show either.
+ */
 export function formatUnits(units) {
-  const entries = Object.entries(units ?? {}).filter(([, v]) => v);
+  const entries = Object.entries(units ?? {})
+    .map(([name, sum]) => [name, Number(sum)])
+    .filter(([, v]) => v);
   if (entries.length === 0) return '';
   entries.sort((a, b) => b[1] - a[1]);
   return entries

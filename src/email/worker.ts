@@ -28,8 +28,8 @@ export interface MailWorkerOptions {
   retryOffsetsMs: number[];
   concurrency: number;
   pollMs: number;
-  /** The API version of the events it writes. */
-  apiVersion: string;
+  /** The API version of the events it writes: the one in force when they are written. */
+  apiVersion: () => string;
   /** Live sending; without it live messages wait (and live sends are refused 503 at the call). */
   transport?: MailTransport;
   /** Where attachments' content is read from. */
@@ -39,7 +39,7 @@ export interface MailWorkerOptions {
 }
 
 /** A worker with the settings given over the defaults, sending live mail through the providers' transport. */
-export function mailWorker(db: Db, providers: Providers, settings: Partial<EmailQueueConfig> = {}, apiVersion: string): MailWorker {
+export function mailWorker(db: Db, providers: Providers, settings: Partial<EmailQueueConfig> = {}, apiVersion: () => string): MailWorker {
   const transport = providers.email?.live;
   const storage = providers.storage;
   return new MailWorker(db, {
@@ -174,7 +174,7 @@ export class MailWorker {
         current = await advance(trx, current, move, emit, i === 0 ? (this.#leases.get(row.id) ?? row.leased_until!) : undefined);
         if (!current) return;
       }
-      if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion, requestId: newId('req') }, events);
+      if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion(), requestId: newId('req') }, events);
     });
   }
 }

@@ -10,10 +10,11 @@ import { ingest } from '../usage/ingest.js';
 import { listRecords } from '../usage/list-records.js';
 import { usageScope } from '../usage/scope.js';
 import { summarize } from '../usage/summary.js';
+import { summaryForVersion } from '../usage/versions.js';
 
 export const usage: UsageHandlers = {
   async summary(payload, ctx) {
-    return summarize(ctx.db, usageScope(ctx, payload.filter), payload, platform.currency);
+    return summaryForVersion(await summarize(ctx.db, usageScope(ctx, payload.filter), payload, platform.currency), ctx.apiVersion);
   },
 
   async events(payload, ctx) {

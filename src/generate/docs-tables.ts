@@ -180,6 +180,14 @@ function collect(
   }
 }
 
+/** ` (until 2027-03-01)` for an alternative of a field's type served only in some versions. */
+function datedLabel(alternative: unknown): string {
+  if (!isObject(alternative)) return '';
+  const dates = [typeof alternative.since === 'string' ? `since ${alternative.since}` : '', typeof alternative.until === 'string' ? `until ${alternative.until}` : ''];
+  const text = dates.filter(Boolean).join(', ');
+  return text ? ` (${text})` : '';
+}
+
 /** A short, readable type: `string (email)`, `integer[]`, a link for a named schema, unions with "or". */
 function typeLabel(schema: unknown, ref: RefLink): string {
   if (!isObject(schema)) return 'any';
@@ -187,7 +195,7 @@ function typeLabel(schema: unknown, ref: RefLink): string {
   if ('const' in schema) return code(JSON.stringify(schema.const));
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((v) => code(JSON.stringify(v))).join(', ')}`;
   const union = (schema.oneOf ?? schema.anyOf) as unknown;
-  if (Array.isArray(union)) return union.map((s) => typeLabel(s, ref)).join(' or ');
+  if (Array.isArray(union)) return union.map((s) => `${typeLabel(s, ref)}${datedLabel(s)}`).join(' or ');
   if (Array.isArray(schema.allOf)) return schema.allOf.map((s) => typeLabel(s, ref)).join(' and ');
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
   if (!types.length) return schema.properties ? 'object' : 'any';

@@ -354,8 +354,9 @@ function versionsView(catalog: Catalog) {
 }
 
 function versionFacts(version: ApiVersion, latest: string): Fact[] {
-  const facts: Fact[] = [{ label: 'Status', value: version.date === latest ? `${version.status} (latest)` : version.status }];
-  if (version.announced) facts.push({ label: 'Announced', value: version.announced });
+  const facts: Fact[] = [{ label: 'Status', value: version.date === latest ? `${version.status} (newest)` : version.status }];
+  // An announced version is served early to whoever names it; it is the default only from its date on.
+  if (version.announced) facts.push({ label: 'Announced', value: version.announced }, { label: 'Takes effect', value: version.date });
   if (version.deprecatedAt) facts.push({ label: 'Deprecated', value: version.deprecatedAt });
   if (version.sunset) facts.push({ label: 'Sunset', value: version.sunset });
   return facts;

@@ -4,7 +4,8 @@
  * shapes of `src/spec/schemas/face.schema.json` it knows the catalogue: `scope` completes from the platform's
  * scopes, `since`/`until` from its versions, `emits` from the declared event types, and payload, result and
  * event data schemas are checked as the JSON Schema 2020-12 that ajv's strict mode accepts (an unknown keyword
- * or type is flagged while typing; properties take the face language's `since` and `until`).
+ * or type is flagged while typing; properties and the alternatives of a oneOf/anyOf take the face language's `since`
+ * and `until`).
  */
 import { knownKeywords } from '../spec/face-ajv.js';
 import { readMetaSchema } from '../spec/meta-schemas.js';
@@ -102,8 +103,8 @@ function jsonSchemaDefinition(): JsonSchema {
     contentEncoding: { type: 'string' },
     contentMediaType: { type: 'string' },
     contentSchema: sub,
-    since: { $ref: '#/$defs/date', description: 'The first API version this property is served in.' },
-    until: { $ref: '#/$defs/date', description: 'The first API version this property is no longer served in (a breaking change).' },
+    since: { $ref: '#/$defs/date', description: 'The first API version this property (or this alternative of a oneOf/anyOf) is served in.' },
+    until: { $ref: '#/$defs/date', description: 'The first API version this property (or this alternative of a oneOf/anyOf) is no longer served in (a breaking change).' },
   };
   // Every other keyword ajv accepts (nullable, definitions, dependencies, $dynamicRef, ...) with any value:
   // the editor must not refuse what the generator takes.

@@ -69,6 +69,7 @@ export function emitOpenApi(catalog: Catalog): string {
         'Every capability is served by one endpoint, `POST /do`, with the body `{face, action, payload, options}`.',
         'Each action is also `POST /do/{face}.{action}` with the body `{payload, options}`: the same call, pipeline, errors and headers, listed below under its face.',
         `This document describes API version ${latest}; \`info.version\` is that date. Older versions are listed in \`x-api-versions\` and the changelog (${platform.changelogUrl}).`,
+        'A version takes effect on its date: a call that names no version (and whose key pins none) is served the newest stable version whose date has come; naming a version dated later adopts it early.',
         `Every error code is documented in the error catalogue (${platform.errorDocsUrl}).`,
       ].join('\n\n'),
     },

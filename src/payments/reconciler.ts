@@ -25,8 +25,8 @@ export interface PaymentReconcilerOptions {
   graceMs: number;
   /** How often to look. */
   intervalMs: number;
-  /** The API version the events it sends are written in (the catalogue's latest). */
-  apiVersion: string;
+  /** The API version the events it sends are written in: the version in force when it writes them. */
+  apiVersion: () => string;
 }
 
 /** At most this many of each kind per round, so that one page stays short. */
@@ -113,7 +113,7 @@ export class PaymentReconciler {
       await this.#db.transaction().execute(async (trx) => {
         const events: EmittedEvent[] = [];
         await settle(trx, (type, data) => events.push({ id: newId('evt'), type, data }));
-        if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion, requestId: newId('req') }, events);
+        if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion(), requestId: newId('req') }, events);
       });
       return true;
     } catch (error) {

@@ -18,6 +18,8 @@ export interface Runtime {
   readonly providers: Providers;
   readonly keys: KeyCache;
   readonly limiter: RateLimiter;
+  /** The version of a call that names none and whose key pins none: the one in force today (spec/version-in-force.ts). */
+  readonly defaultVersion: () => string;
   /** `meta.version` of every answer. */
   readonly serverVersion: string;
   /** How long an idempotency key and its stored reply are kept. */

@@ -46,6 +46,7 @@ import { UsageRelay } from '../usage/relay.js';
 import { usageStage } from '../usage/record-call.js';
 import { DEFAULT_STREAM_LIMITS, EventStreamResponse, type StreamLimits } from './sse.js';
 import { log } from './log.js';
+import { versionInForceNow } from '../spec/version-in-force.js';
 
 export interface ServerOptions {
   db: Db;
@@ -91,6 +92,8 @@ export interface ServerOptions {
   email?: Partial<EmailQueueConfig>;
   /** The payments reconciler (default: on, with its defaults); `reconciler: false` when workers run it. */
   payments?: Partial<PaymentsReconcilerConfig>;
+  /** The clock by which API versions take effect (calls' default version, the workers' events); `Date.now` unless a test sets it. */
+  now?: () => number;
 }
 
 /** How long a client refused while the server stops should wait before trying again (s). */
@@ -131,7 +134,9 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const { limits } = catalogue.platform;
   const webhooks = options.webhooks ?? DEFAULT_WEBHOOK_CONFIG;
   const worker = options.webhookWorker === false ? undefined : new WebhookWorker(options.db, webhooks);
-  const closer = options.billing?.closer === false ? undefined : new PeriodCloser(options.db, { ...DEFAULT_BILLING_CLOSER, ...options.billing, apiVersion: catalogue.platform.latest });
+  // Not the newest version declared: one dated later is only announced until its date.
+  const defaultVersion = versionInForceNow(catalogue.platform, options.now);
+  const closer = options.billing?.closer === false ? undefined : new PeriodCloser(options.db, { ...DEFAULT_BILLING_CLOSER, ...options.billing, apiVersion: defaultVersion });
   const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
   const usageFeed = new UsageFeed();
   const pool = postgresPool(options.db);
@@ -140,9 +145,9 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const storage = options.storage && (await setUpStorage(options.db, options.storage, catalogue.platform.tiers));
   const providers = storage ? { ...options.providers, storage: storage.service } : options.providers;
   // The mail worker reads attachments from the storage face's content.
-  const mail = options.email?.worker === false ? undefined : mailWorker(options.db, providers, options.email, catalogue.platform.latest);
+  const mail = options.email?.worker === false ? undefined : mailWorker(options.db, providers, options.email, defaultVersion);
   const reconciler =
-    options.payments?.reconciler === false ? undefined : new PaymentReconciler(options.db, providers.payments, { ...DEFAULT_PAYMENTS_RECONCILER, ...options.payments, apiVersion: catalogue.platform.latest });
+    options.payments?.reconciler === false ? undefined : new PaymentReconciler(options.db, providers.payments, { ...DEFAULT_PAYMENTS_RECONCILER, ...options.payments, apiVersion: defaultVersion });
   const usage = new UsageRecorder(options.db, { flushMs: options.usage?.flushMs ?? 1000, feed: usageFeed, ...(relay ? { relay } : {}) });
   // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
   const observe: AfterAnswer = (call, reply) => {
@@ -156,6 +161,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     providers,
     keys: new KeyCache(options.db, options.keyCacheTtlMs),
     limiter: options.limiter,
+    defaultVersion,
     serverVersion: options.serverVersion,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     idempotencyLeaseMarginMs: options.idempotencyLeaseMarginMs ?? 5_000,

@@ -59,7 +59,7 @@ export async function planNewFace(paths: ScaffoldPaths, face: string, options: N
   const { newHandlerModule, newTestFile } = await writers();
   const summary = options.summary ?? `TODO: say in one line what the ${face} face offers.`;
   const stanza = starterAction(face, action, scope);
-  const faceText = newFaceFile({ face, summary, since: workspace.latest, action, stanza, schemaPath: importPath(paths.facesDir, join(paths.outDir, 'editor', 'face.schema.json')) });
+  const faceText = newFaceFile({ face, summary, since: workspace.since, action, stanza, schemaPath: importPath(paths.facesDir, join(paths.outDir, 'editor', 'face.schema.json')) });
   const handlerText = newHandlerModule({ face, typeName: pascalCase(face), summary, action, typesModule: typesModule(paths) });
   const testText = await newTestFile({ face, action, example: stanza.examples[0]!, faceFile: shownPath(faceFile), handlerFile: shownPath(handlerFile) });
   return {

@@ -1,7 +1,7 @@
 /**
  * What `dispatch new` needs to know of the faces directory before it writes anything: the platform's scopes
- * and latest stable version, and the faces already declared (which are built in, which scopes they use),
- * with the text of every file so that the generator can run on the changed set in memory.
+ * and the stable version in force today, and the faces already declared (which are built in, which scopes
+ * they use), with the text of every file so that the generator can run on the changed set in memory.
  */
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -9,6 +9,7 @@ import { readFaceDirectory } from '../spec/face-directory.js';
 import { PLATFORM_FILE } from '../spec/load.js';
 import type { Platform } from '../spec/model.js';
 import { resolvePlatform } from '../spec/resolve.js';
+import { versionInForce } from '../spec/version-in-force.js';
 import { parseSource } from '../spec/source.js';
 import { ScaffoldError } from './names.js';
 
@@ -24,8 +25,12 @@ export interface FacesWorkspace {
   /** Every face file and platform.yaml, by file name. */
   files: Map<string, string>;
   scopes: string[];
-  /** The newest stable version: what a new face is first served in. */
-  latest: string;
+  /**
+   * What a new face is first served in: the stable version in force today, so that a call naming no version
+   * reaches it at once (a face added to a version already served is an additive change). Not the newest
+   * declared, which may be only announced.
+   */
+  since: string;
   /** By face name, which is its file name (the generator refuses any other). */
   faces: Map<string, DeclaredFace>;
 }
@@ -45,7 +50,7 @@ export function readWorkspace(facesDir: string): FacesWorkspace {
     if (file === PLATFORM_FILE) continue;
     faces.set(file.slice(0, -'.yaml'.length), declaredFace(text));
   }
-  return { facesDir, files, scopes: platform.scopes.map((s) => s.name), latest: platform.latest, faces };
+  return { facesDir, files, scopes: platform.scopes.map((s) => s.name), since: versionInForce(platform, new Date().toISOString().slice(0, 10)), faces };
 }
 
 /**

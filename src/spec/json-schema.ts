@@ -1,7 +1,8 @@
 /**
- * JSON Schema helpers of the face language: property-level `since`/`until` versions, and face-level named
- * schemas referenced as `#/schemas/<Name>`. `materialize` turns a schema as written into the
- * self-contained schema one API version validates against.
+ * JSON Schema helpers of the face language: `since`/`until` versions on properties and on the alternatives of
+ * a `oneOf`/`anyOf` (a field whose type changes in a version), and face-level named schemas referenced as
+ * `#/schemas/<Name>`. `materialize` turns a schema as written into the self-contained schema one API version
+ * validates against.
  */
 import type { Action, JsonSchema } from './model.js';
 
@@ -56,9 +57,10 @@ export function presentIn(annotated: { since?: unknown; until?: unknown }, versi
 }
 
 /**
- * The schema as served in `version`: properties outside their `since`/`until` range removed (and dropped
- * from `required`), annotations stripped, and `#/schemas/X` references rewritten to `#/$defs/X` with the
- * referenced named schemas attached.
+ * The schema as served in `version`: properties and dated alternatives outside their `since`/`until` range
+ * removed (properties dropped from `required`; a field left with one dated alternative takes it as its own
+ * schema), annotations stripped, and `#/schemas/X` references rewritten to `#/$defs/X` with the referenced
+ * named schemas attached.
  */
 export function materialize(schema: JsonSchema, version: string, named: Record<string, JsonSchema>): JsonSchema {
   const root = forVersion(schema, version);
@@ -98,6 +100,7 @@ function forVersion(schema: unknown, version: string): JsonSchema {
         if ((node.required as unknown[]).length === 0) delete node.required;
       }
     }
+    for (const keyword of UNIONS) keepDatedAlternatives(node, keyword, version);
     delete node.since;
     delete node.until;
     if (typeof node.$ref === 'string' && node.$ref.startsWith(SCHEMA_REF_PREFIX)) {
@@ -105,6 +108,31 @@ function forVersion(schema: unknown, version: string): JsonSchema {
     }
   });
   return copy;
+}
+
+/** Lists of alternatives that may date theirs: a field's type that changes in a version. */
+export const UNIONS = ['oneOf', 'anyOf'] as const;
+
+/** True when some alternative of the list carries `since` or `until`. */
+export function isDated(alternatives: unknown): alternatives is JsonSchema[] {
+  return Array.isArray(alternatives) && alternatives.some((a) => isObject(a) && (a.since !== undefined || a.until !== undefined));
+}
+
+/**
+ * Keeps the alternatives of `node[keyword]` served in `version`. One left becomes the node's own schema (its
+ * keywords added to the node's, which win), so `{ description, oneOf: [{ type: number, until }, ...] }` reads
+ * as a plain `{ description, type: number }` in the versions before `until`.
+ */
+function keepDatedAlternatives(node: JsonSchema, keyword: (typeof UNIONS)[number], version: string): void {
+  const alternatives = node[keyword];
+  if (!isDated(alternatives)) return;
+  const kept = alternatives.filter((a) => !isObject(a) || presentIn(a, version));
+  if (kept.length !== 1 || !isObject(kept[0])) {
+    node[keyword] = kept;
+    return;
+  }
+  delete node[keyword];
+  for (const [key, value] of Object.entries(kept[0])) if (!(key in node)) node[key] = value;
 }
 
 /** JSON with object keys sorted, so equal schemas give equal text. */

@@ -9,7 +9,7 @@ import { sha256 } from '../hash.js';
 import { memo } from '../memo/memo.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { faceValidators, knownKeywords, resultValidator, SchemaError } from './face-ajv.js';
-import { isObject, SCHEMA_REF_PREFIX, walkSchema } from './json-schema.js';
+import { isDated, isObject, SCHEMA_REF_PREFIX, UNIONS, walkSchema } from './json-schema.js';
 import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
 import { NOTICE_DAYS, noticeDays } from './notice.js';
 import type { RawFace } from './resolve.js';
@@ -131,8 +131,9 @@ function lintEvent(face: Face, event: EventType, source: SourceFile, raw: RawFac
 }
 
 /**
- * Checks `since`/`until` on properties and records the breaking changes they make: in what the client sends
- * (`input`), a field that goes or a required one that comes; in what it receives (`output`), a field that goes.
+ * Checks `since`/`until` on properties and on the alternatives of a field's type, and records the breaking
+ * changes they make: in what the client sends (`input`), a field that goes, a required one that comes or a type
+ * it may no longer send; in what it receives (`output`), a field that goes or a type that comes or goes.
  */
 function annotations(
   schema: JsonSchema,
@@ -144,6 +145,24 @@ function annotations(
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   walkSchema(schema, (node, path) => {
+    for (const keyword of UNIONS) {
+      const alternatives = node[keyword];
+      if (!isDated(alternatives)) continue;
+      // The field is the innermost property on the way (`units` for `units.additionalProperties`).
+      const field = path.filter((_, i) => path[i - 1] === 'properties').at(-1);
+      const change = field === undefined ? 'changes the type of the schema' : `changes the type of field ${field}`;
+      alternatives.forEach((alternative, i) => {
+        if (!isObject(alternative)) return;
+        const at = [...base, ...path, keyword, i];
+        const since = typeof alternative.since === 'string' ? alternative.since : undefined;
+        const until = typeof alternative.until === 'string' ? alternative.until : undefined;
+        checkVersion(since, [...at, 'since']);
+        checkVersion(until, [...at, 'until']);
+        if (since && until && until <= since) out.push(diagnostic('version-range-empty', source.at([...at, 'until']), { since, until }));
+        if (until) breaking.push({ version: until, change, at: [...at, 'until'] });
+        if (since && direction === 'output') breaking.push({ version: since, change, at: [...at, 'since'] });
+      });
+    }
     const properties = node.properties;
     if (!isObject(properties)) return;
     const required = Array.isArray(node.required) ? node.required : [];

@@ -3,6 +3,7 @@
  * migrations serve SQLite and PostgreSQL. Never edit a shipped migration: add the next one.
  */
 import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { exactMeterSums } from './exact-sums-migration.js';
 
 const migrations: Record<string, Migration> = {
   '0001_keys_and_auth': {
@@ -611,6 +612,9 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('payment_refunds_status').on('payment_refunds').columns(['status', 'created_at']).execute();
     },
   },
+  // Usage units and meter values kept and added up exactly, and the meter rollups added up again from the raw
+  // events; its own module, as this file is long enough.
+  '0018_exact_meter_sums': { up: exactMeterSums },
   '0019_login_throttle': {
     // The recent failed logins per e-mail address of a partition (auth.login refuses an address with too many),
     // in the store so that every process counts the same failures; swept by the time of their newest failure.

@@ -221,7 +221,8 @@ export interface UsageUnitRollupTable {
   action: string;
   status: number;
   unit: string;
-  amount: number;
+  /** Exact decimal (numeric on PostgreSQL, text on SQLite: store/exact-decimal.ts). */
+  amount: string;
 }
 
 /** One ingested meter event (`usage.ingest`). */
@@ -234,7 +235,8 @@ export interface UsageMeterEventTable {
   subject: string | null;
   /** ISO time the event happened. */
   time: string;
-  value: number;
+  /** Exact decimal (numeric on PostgreSQL, text on SQLite: store/exact-decimal.ts); ingested to 9 places. */
+  value: string;
   /** JSON object, or null. */
   properties: string | null;
   key_id: string;
@@ -248,7 +250,8 @@ export interface UsageMeterRollupTable {
   entity_id: string;
   type: string;
   events: number;
-  value: number;
+  /** Exact decimal (numeric on PostgreSQL, text on SQLite: store/exact-decimal.ts). */
+  value: string;
 }
 
 /** A ledger account of a partition, with the running sum of its postings. */

@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import type { Partition } from './auth.js';
+import { decimalAdd, decimalQuotient, Exact, METER_PLACES } from './exact-decimal.js';
 import { storeKind } from './open.js';
 import { periodOf } from '../usage/rollups.js';
 import type { Db, Mode, StorageObjectTable, StorageUploadTable } from './schema.js';
@@ -125,16 +126,20 @@ export async function accrueStoredBytes(db: Db, p: Partition, now = Date.now()):
     .where('entity_id', '=', p.entityId)
     .where((eb) => (row.accrued_at === null ? eb('accrued_at', 'is', null) : eb('accrued_at', '=', row.accrued_at)))
     .executeTakeFirst();
-  const byteDays = (Number(row.bytes) * (now - Date.parse(since))) / 86_400_000;
-  if (Number(moved.numUpdatedRows) !== 1 || byteDays <= 0) return 0;
+  // Exact, to the places of every meter value: a float here would be added up inexactly.
+  const byteDays = decimalQuotient(new Exact(String(row.bytes)).times(now - Date.parse(since)), 86_400_000, METER_PLACES);
+  if (Number(moved.numUpdatedRows) !== 1 || Number(byteDays) <= 0) return 0;
   await db
     .insertInto('usage_meter_rollups')
     .values({ ...inPartition(p), minute: periodOf(at, 'minute'), type: STORED_BYTES_METER, events: 1, value: byteDays })
     .onConflict((oc) =>
-      oc.columns(['mode', 'entity_id', 'minute', 'type']).doUpdateSet({ events: sql`usage_meter_rollups.events + 1`, value: sql`usage_meter_rollups.value + excluded.value` }),
+      oc.columns(['mode', 'entity_id', 'minute', 'type']).doUpdateSet({
+        events: sql`usage_meter_rollups.events + 1`,
+        value: decimalAdd(db, sql.ref('usage_meter_rollups.value'), sql.ref('excluded.value')),
+      }),
     )
     .execute();
-  return byteDays;
+  return Number(byteDays);
 }
 
 /** Partitions holding bytes not counted since before `before`, for the storage worker's daily count. */

@@ -5,10 +5,16 @@
  * decides duplicates, so two processes ingesting the same id at once count it once. Accepted events are
  * added to the minute rollups of their type in the same transaction as the events themselves (the call's),
  * so a summary never counts an event that was not kept, or misses one that was.
+ *
+ * A value is kept as an exact decimal (README § Usage analytics): the shortest decimal that reads back as the
+ * JSON number sent (`0.1` is 0.1, not the float nearest it), to METER_PLACES places, and rollups add them up
+ * exactly (store/exact-decimal.ts), so 0.1 + 0.2 is 0.3 and eleven events of 999 999 999 999 999 come to
+ * 10 999 999 999 999 989.
  */
 import { sql } from 'kysely';
 import type { UsageIngestOutcome, UsageIngestPayload, UsageIngestResult, UsageMeterEvent } from '../../generated/server/types.js';
 import { chunks } from '../store/bulk-insert.js';
+import { addDecimals, decimalAdd, decimalText, METER_PLACES } from '../store/exact-decimal.js';
 import { isoInstant, parseInstant } from '../store/instant.js';
 import { periodOf } from './rollups.js';
 import type { Db, Mode, UsageMeterEventTable, UsageMeterRollupTable } from '../store/schema.js';
@@ -60,7 +66,7 @@ export async function ingest(db: Db, origin: Origin, payload: UsageIngestPayload
       .onConflict((oc) =>
         oc.columns(['mode', 'entity_id', 'minute', 'type']).doUpdateSet({
           events: sql`usage_meter_rollups.events + excluded.events`,
-          value: sql`usage_meter_rollups.value + excluded.value`,
+          value: decimalAdd(db, sql.ref('usage_meter_rollups.value'), sql.ref('excluded.value')),
         }),
       )
       .execute();
@@ -92,7 +98,7 @@ function toRow(event: UsageMeterEvent, origin: Origin, nowIso: string): UsageMet
     type: event.type,
     subject: event.subject ?? null,
     time: event.time !== undefined ? isoInstant(event.time) : nowIso,
-    value: event.value,
+    value: decimalText(event.value, METER_PLACES),
     properties: event.properties !== undefined ? JSON.stringify(event.properties) : null,
     key_id: origin.keyId,
     ingested_at: nowIso,
@@ -108,7 +114,7 @@ function rollupsOf(rows: UsageMeterEventTable[]): UsageMeterRollupTable[] {
     const found = byKey.get(key);
     if (found) {
       found.events += 1;
-      found.value += row.value;
+      found.value = addDecimals(found.value, row.value);
     } else byKey.set(key, { minute, mode: row.mode, entity_id: row.entity_id, type: row.type, events: 1, value: row.value });
   }
   // In key order: processes upserting the same rows lock them in the same order, so never deadlock.

@@ -4,11 +4,13 @@
  * by `grain`). A summary over a month then reads about thirty day rows per group instead of 43 200 minute
  * rows. Each addition is an upsert that adds counts, costs, latency buckets and units to the row of its
  * period and key; one statement per table per chunk of rows, the rows of a statement in key order, so that
- * processes upserting the same rows lock them in the same order and never deadlock.
+ * processes upserting the same rows lock them in the same order and never deadlock. Costs are added up as
+ * integer nano-units and units as exact decimals (store/exact-decimal.ts), never as floats.
  */
 import { sql, type CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../store/schema.js';
 import { chunks } from '../store/bulk-insert.js';
+import { addDecimals, decimalAdd, decimalText } from '../store/exact-decimal.js';
 import { LATENCY_COLUMNS, latencyBucket } from './latency.js';
 
 export type Grain = 'minute' | 'hour' | 'day';
@@ -73,20 +75,28 @@ function callRollups(records: readonly RecordWithCost[]): Map<string, Rollup> {
   return byKey;
 }
 
+/** The records' units added up per minute, key and unit, as exact decimals. */
 function unitRollups(records: readonly RecordWithCost[]): Map<string, Rollup> {
-  const byKey = new Map<string, Rollup & { amount: number }>();
+  const byKey = new Map<string, Rollup & { amount: string }>();
   for (const { row: r } of records) {
     if (r.units === '{}') continue;
     const minute = periodOf(r.at, 'minute');
-    for (const [unit, amount] of Object.entries(JSON.parse(r.units) as Record<string, number>)) {
+    for (const [unit, reported] of Object.entries(JSON.parse(r.units) as Record<string, number>)) {
       const key = `${minute}\u0000${r.mode}\u0000${r.entity_id}\u0000${r.key_id}\u0000${r.face}\u0000${r.action}\u0000${r.status}\u0000${unit}`;
+      const amount = decimalText(reported);
       const rollup = byKey.get(key);
-      if (rollup) rollup.amount += amount;
+      if (rollup) rollup.amount = addDecimals(rollup.amount, amount);
       else byKey.set(key, { minute, mode: r.mode, entity_id: r.entity_id, key_id: r.key_id, face: r.face, action: r.action, status: r.status, unit, amount });
     }
   }
   return byKey;
 }
+
+/** Columns added up other than as numbers: costs as integer nano-units, units as exact decimals. */
+const ADD: Record<string, (a: string, b: string) => string> = {
+  cost_nanos: (a, b) => (BigInt(a) + BigInt(b)).toString(),
+  amount: addDecimals,
+};
 
 /**
  * Finer rollups added up into the periods of `grain`: the key of a row is its finer key with the period
@@ -104,9 +114,7 @@ function coarsen(finer: Map<string, Rollup>, grain: 'hour' | 'day', added: reado
       byKey.set(key, { ...rest, grain, period: ((period ?? minute) as string).slice(0, length) });
       continue;
     }
-    for (const column of added) {
-      found[column] = column === 'cost_nanos' ? (BigInt(found[column] as string) + BigInt(row[column] as string)).toString() : (found[column] as number) + (row[column] as number);
-    }
+    for (const column of added) found[column] = ADD[column]?.(found[column] as string, row[column] as string) ?? (found[column] as number) + (row[column] as number);
   }
   return byKey;
 }
@@ -119,7 +127,12 @@ function inKeyOrder<T>(byKey: Map<string, T>): T[] {
 type RollupTable = 'usage_rollups' | 'usage_rollups_coarse' | 'usage_unit_rollups' | 'usage_unit_rollups_coarse';
 
 function upserts(db: Db, table: RollupTable, rows: Rollup[], key: readonly string[], added: readonly string[]): CompiledQuery[] {
-  const set = Object.fromEntries(added.map((c) => [c, sql`${sql.table(table)}.${sql.ref(c)} + excluded.${sql.ref(c)}`]));
+  const set = Object.fromEntries(
+    added.map((c) => {
+      const [mine, theirs] = [sql`${sql.table(table)}.${sql.ref(c)}`, sql`excluded.${sql.ref(c)}`];
+      return [c, c === 'amount' ? decimalAdd(db, mine, theirs) : sql`${mine} + ${theirs}`];
+    }),
+  );
   return [...chunks(rows)].map((chunk) =>
     db
       .insertInto(table)

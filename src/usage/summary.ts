@@ -2,12 +2,15 @@
  * `usage.summary`: calls, errors, replays, units, cost and latency percentiles over a time range, grouped
  * and filtered, read from the rollups only (never the raw records): whole days from day rollups, whole hours
  * from hour rollups, the minutes at the ends from minute rollups (segments.ts), so its cost follows the
- * number of periods and groups, not of calls. Costs are added up in nano-units and written as exact decimals;
- * latency percentiles come from the summed histogram buckets. Ingested meters are added up by type.
+ * number of periods and groups, not of calls. Costs are added up in nano-units and written as exact decimals,
+ * units and meter values as exact decimals too (store/exact-decimal.ts); latency percentiles come from the summed
+ * histogram buckets. Ingested meters are added up by type. The answer is in the newest version's shape (sums
+ * as decimal strings); the face's handler writes them as numbers for older versions (versions.ts).
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { UsageGroup, UsageMeter, UsageSummaryPayload, UsageSummaryResult, UsageTotals } from '../../generated/server/types.js';
 import { ApiError } from '../runtime/errors.js';
+import { addDecimals, decimalSum, decimalText } from '../store/exact-decimal.js';
 import { parseInstant } from '../store/instant.js';
 import type { Db } from '../store/schema.js';
 import { nanosToDecimal } from './cost.js';
@@ -124,15 +127,15 @@ async function readSegment(
   }
   const units = (await db
     .selectFrom(minute ? 'usage_unit_rollups' : 'usage_unit_rollups_coarse')
-    .select([...named, 'unit', sql`sum(amount)`.as('amount')])
+    .select([...named, 'unit', decimalSum(db, sql.ref('amount')).as('amount')])
     .where(where)
     .groupBy([...groupList, sql`unit`])
     .execute()) as Record<string, unknown>[];
   const keyOf = (row: Record<string, unknown>) => selected.map(([name]) => String(row[name])).join('\u0000');
-  const unitsByGroup = new Map<string, Record<string, number>>();
+  const unitsByGroup = new Map<string, Record<string, string>>();
   for (const row of units) {
     const found = unitsByGroup.get(keyOf(row)) ?? {};
-    found[row.unit as string] = Number(row.amount);
+    found[row.unit as string] = decimalText(row.amount as string);
     unitsByGroup.set(keyOf(row), found);
   }
   return rows.map((row) => ({
@@ -156,7 +159,7 @@ async function meters(db: Db, scope: UsageScope, fields: readonly string[], buck
   const list = selected.map(([, e]) => e);
   const rows = (await db
     .selectFrom('usage_meter_rollups')
-    .select([...selected.map(([n, e]) => e.as(n)), sql`sum(events)`.as('events'), sql`sum(value)`.as('value')])
+    .select([...selected.map(([n, e]) => e.as(n)), sql`sum(events)`.as('events'), decimalSum(db, sql.ref('value')).as('value')])
     .where(sql<boolean>`${scopeCondition(scope, { calls: false })} and ${range}`)
     .groupBy(list)
     .orderBy(sql.join(list))
@@ -167,7 +170,7 @@ async function meters(db: Db, scope: UsageScope, fields: readonly string[], buck
     ...(row.entity !== undefined ? { entity: row.entity as string } : {}),
     ...(bucket ? { time: `${row.time as string}${BUCKET_SUFFIX[bucket]}` } : {}),
     events: Number(row.events),
-    value: Number(row.value),
+    value: decimalText(row.value as string),
   }));
 }
 
@@ -177,7 +180,8 @@ interface Tally {
   replayed: number;
   nanos: bigint;
   latency: number[];
-  units: Record<string, number>;
+  /** Exact decimals. */
+  units: Record<string, string>;
 }
 
 const emptyTally = (): Tally => ({ calls: 0, errors: 0, replayed: 0, nanos: 0n, latency: LATENCY_COLUMNS.map(() => 0), units: {} });
@@ -188,7 +192,7 @@ function addTally(into: Tally, tally: Tally): void {
   into.replayed += tally.replayed;
   into.nanos += tally.nanos;
   tally.latency.forEach((n, i) => (into.latency[i]! += n));
-  for (const [unit, amount] of Object.entries(tally.units)) into.units[unit] = (into.units[unit] ?? 0) + amount;
+  for (const [unit, amount] of Object.entries(tally.units)) into.units[unit] = addDecimals(into.units[unit] ?? '0', amount);
 }
 
 function totalsOf(tally: Tally): UsageTotals {

@@ -37,7 +37,7 @@ let server: TestServer;
 let closer: PeriodCloser;
 beforeAll(async () => {
   server = await startServer({ billing: { closer: false }, payments: { test: lossy } });
-  closer = new PeriodCloser(server.db, { graceMs: 0, intervalMs: 60_000, apiVersion: '2026-09-01' });
+  closer = new PeriodCloser(server.db, { graceMs: 0, intervalMs: 60_000, apiVersion: () => '2026-09-01' });
 });
 afterAll(() => server?.close());
 

@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PeriodCloser } from '../../src/billing/period-closer.js';
 import { openStore } from '../../src/store/open.js';
+import { DECIMAL_SUMS_SINCE } from '../../src/usage/versions.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const VISA = { card: { number: '4242424242424242', expMonth: 12, expYear: 2035 } };
@@ -24,7 +25,7 @@ describe.each([
   let closer: PeriodCloser;
   beforeAll(async () => {
     server = await startServer({ postgres, usageFlushMs: 20, billing: { closer: false } });
-    closer = new PeriodCloser(server.db, { graceMs: 0, intervalMs: 60_000, apiVersion: '2026-09-01' });
+    closer = new PeriodCloser(server.db, { graceMs: 0, intervalMs: 60_000, apiVersion: () => '2026-09-01' });
   });
   afterAll(() => server?.close());
 
@@ -38,6 +39,9 @@ describe.each([
   const eventsOf = async (type: string, entity: string) =>
     (await server.db.selectFrom('events').select(['data']).where('type', '=', type).where('entity_id', '=', entity).execute()).map((e) => JSON.parse(e.data));
   const as = (entity: string) => ({ 'x-entity-id': entity });
+  /** usage.summary in the version whose sums are exact decimal strings, as a line's quantity is (named: it may not be in force yet). */
+  const exactSummary = async (payload: unknown, entity: string) =>
+    (await server.post({ face: 'usage', action: 'summary', payload, options: { version: DECIMAL_SUMS_SINCE } }, { headers: as(entity) })).body.data;
 
   /** A customer, and the three kinds of price, in `entity`. */
   async function setUp(entity: string) {
@@ -108,13 +112,38 @@ describe.each([
     expect(tokens).toMatchObject({ price: prices[1], quantity: '1500', amount: 100, exactAmount: '100', usage: { source: 'meter', meterType: 'tokens', quantity: '1500' } });
     expect(tokens.tiers.map((t: any) => t.quantity)).toEqual(['1000', '500']);
     // The cost line's query, asked of usage.summary, gives its quantity back; the amount is it × 120, rounded once.
-    const summary = (await call('usage', 'summary', { from: calls.usage.from, to: calls.usage.to }, as(entity))).body.data;
+    const summary = await exactSummary({ from: calls.usage.from, to: calls.usage.to }, entity);
     expect(calls.usage.quantity).toBe(summary.totals.cost);
     expect(calls.quantity).toBe(summary.totals.cost);
     expect(Number(summary.totals.cost)).toBeGreaterThan(0);
     expect(calls.amount).toBe(Math.round(Number(summary.totals.cost) * 120));
-    expect(summary.meters.find((m: any) => m.type === 'tokens').value).toBe(1500);
+    expect(summary.meters.find((m: any) => m.type === 'tokens').value).toBe('1500');
     expect(upcoming).toMatchObject({ subscription: subscription.id, customer, currency: 'usd', periodStart: subscription.currentPeriodStart, total: 500 + 100 + calls.amount });
+  });
+
+  it('bills metered quantities summed exactly: 0.1 + 0.2 is 0.3, and eleven events of 999 999 999 999 999 are …989', async () => {
+    const entity = 'exact-sums';
+    const customer = (await call('payments', 'createCustomer', { email: 'ada@example.com' }, as(entity))).body.data.id as string;
+    // 15 cents a unit: 0.3 units come to 4.5 cents, 4 once rounded half-even (the float sum 0.30000000000000004 would make 5).
+    const gb = await ok('createPrice', { nickname: 'GB', currency: 'usd', type: 'perUnit', unitAmount: '15', usage: { source: 'meter', meterType: 'gb' } }, as(entity));
+    const rows = await ok('createPrice', { nickname: 'Rows', currency: 'usd', type: 'perUnit', unitAmount: '0.001', usage: { source: 'meter', meterType: 'rows' } }, as(entity));
+    const subscription = await ok('subscribe', { customer, prices: [gb.id, rows.id], interval: 'day' }, as(entity));
+    const events = [
+      { id: 'gb-1', type: 'gb', value: 0.1 },
+      { id: 'gb-2', type: 'gb', value: 0.2 },
+      ...Array.from({ length: 11 }, (_, i) => ({ id: `rows-${i}`, type: 'rows', value: 999_999_999_999_999 })),
+    ];
+    expect((await call('usage', 'ingest', { events }, as(entity))).body.data.accepted).toBe(13);
+
+    const [gbLine, rowsLine] = (await ok('upcomingInvoice', { subscription: subscription.id }, as(entity))).lines;
+    expect(gbLine).toMatchObject({ quantity: '0.3', exactAmount: '4.5', amount: 4, usage: { quantity: '0.3' } });
+    expect(rowsLine).toMatchObject({ quantity: '10999999999999989', exactAmount: '10999999999999.989', amount: 11_000_000_000_000, usage: { quantity: '10999999999999989' } });
+    // The line's query, asked of usage.summary, gives the same quantity back.
+    const summary = await exactSummary({ from: rowsLine.usage.from, to: rowsLine.usage.to }, entity);
+    expect(summary.meters).toEqual([
+      { type: 'gb', events: 2, value: '0.3' },
+      { type: 'rows', events: 11, value: '10999999999999989' },
+    ]);
   });
 
   it('closes periods into drafts, finalizes them numbered and frozen, and bills late usage on the next invoice', async () => {
@@ -127,7 +156,7 @@ describe.each([
 
     // Two closers (the second on a store of its own, as another process) race: each period is closed once.
     const store = server.databaseUrl ? await openStore({ dataDir: '.', databaseUrl: server.databaseUrl }) : undefined;
-    const rival = new PeriodCloser(store ?? server.db, { graceMs: 3 * DAY, intervalMs: 60_000, apiVersion: '2026-09-01' });
+    const rival = new PeriodCloser(store ?? server.db, { graceMs: 3 * DAY, intervalMs: 60_000, apiVersion: () => '2026-09-01' });
     const [mine, theirs] = await Promise.all([closer.pass(now), rival.pass(now)]);
     await store?.destroy();
     expect(mine.closed + theirs.closed).toBe(2);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  API_VERSION,
   createClient,
   DispatchError,
   type AuthUser,
@@ -111,7 +112,7 @@ describe('streams', () => {
     const events = await collect(stream);
     const result = await stream;
 
-    expect(events[0]).toMatchObject({ event: 'start', data: { requestId: expect.stringMatching(/^req_/), apiVersion: '2026-09-01' } });
+    expect(events[0]).toMatchObject({ event: 'start', data: { requestId: expect.stringMatching(/^req_/), apiVersion: API_VERSION } });
     const deltas = events.flatMap((e) => (e.event === 'delta' ? [e.data.text] : []));
     expect(deltas.length).toBeGreaterThan(1);
     expect(events.slice(1).every((e) => e.event === 'delta')).toBe(true);
@@ -164,7 +165,7 @@ describe('webhook event types', () => {
       expect(event.data.user.id).toBe(user.id);
       expect(event).toMatchObject({
         id: expect.stringMatching(/^evt_/),
-        apiVersion: '2026-09-01',
+        apiVersion: API_VERSION,
         livemode: false,
         entityId: 'client-batch-stream',
         request: { id: expect.stringMatching(/^req_/), idempotencyKey: 'hooked-signup' },

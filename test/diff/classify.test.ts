@@ -335,6 +335,15 @@ const cases: Case[] = [
     ],
   },
   {
+    name: "a result field's type changed by dated alternatives behind a version announced in time (allowed)",
+    files: {
+      ...BASE,
+      'platform.yaml': withVersion('2026-05-01'),
+      'demo.yaml': edit('        length: { type: integer }\n', '        length:\n          oneOf: [{ type: integer, until: 2026-09-01 }, { type: string, since: 2026-09-01 }]\n'),
+    },
+    expected: (f) => [`result-type-changed spec/demo.yaml:${pos(f, 'oneOf', 'length:')} gated`],
+  },
+  {
     name: 'breaking change gated behind a version announced 31 days ahead (error)',
     files: {
       ...BASE,

@@ -54,7 +54,7 @@ describe('dispatch diff', () => {
           class: 'scope-changed',
           action: 'ai.generate',
           version: '2026-01-01',
-          versions: ['2026-01-01', '2026-09-01'],
+          versions: ['2026-01-01', '2026-09-01', '2027-03-01'],
           file: 'faces/ai.yaml',
           line,
           col,

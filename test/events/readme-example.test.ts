@@ -3,6 +3,8 @@
  * server: a sign-up, then `events.list` of the entity's auth events, which holds the sign-up's event.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { platform } from '../../generated/server/platform.js';
+import { versionInForce } from '../../src/spec/version-in-force.js';
 import { runReadmeExample } from '../helpers/readme.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -21,7 +23,8 @@ it('runs the README event log example as printed', async () => {
   expect(answer.data.items[0]).toMatchObject({
     id: expect.stringMatching(/^evt_/),
     type: 'auth.signup.succeeded',
-    apiVersion: '2026-09-01',
+    // The sign-up names no version: the one in force today (a version takes effect on its date).
+    apiVersion: versionInForce(platform, new Date().toISOString().slice(0, 10)),
     livemode: false,
     entityId: 'demo',
     request: { id: expect.stringMatching(/^req_/), idempotencyKey: null },

@@ -78,6 +78,8 @@ export interface TestServerOptions {
   /** Live e-mail (an SMTP transport to a local server), and the mail queue's settings. */
   mail?: MailTransport;
   email?: Partial<EmailQueueConfig>;
+  /** The clock by which API versions take effect; the real one unless given. */
+  now?: () => number;
 }
 
 /** Webhook settings for tests: receivers on 127.0.0.1, retries within a second. */
@@ -119,6 +121,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.reconciler ? { payments: options.reconciler } : {}),
     storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
     ...(options.email ? { email: options.email } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

@@ -4,6 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scopes } from '../../generated/server/scopes.js';
+import { platform } from '../../generated/server/platform.js';
+import { versionInForce } from '../../src/spec/version-in-force.js';
 import { generateCall, startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -13,6 +15,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
+/** What a call that names no version is served today: a version takes effect on its date (version-dates.test.ts sets the clock). */
+const inForce = versionInForce(platform, new Date().toISOString().slice(0, 10));
 
 describe('POST /do', () => {
   it('answers {data, meta} with Request-Id and X-API-Version headers', async () => {
@@ -22,7 +26,7 @@ describe('POST /do', () => {
     expect(typeof reply.body.data.text).toBe('string');
     expect(reply.body.meta).toMatchObject({ requestId: expect.stringMatching(/^req_/), version: '0.0.0-test', timing: expect.any(Number) });
     expect(reply.headers.get('request-id')).toBe(reply.body.meta.requestId);
-    expect(reply.headers.get('x-api-version')).toBe('2026-09-01');
+    expect(reply.headers.get('x-api-version')).toBe(inForce);
     expect(reply.headers.get('deprecation')).toBeNull();
   });
 
@@ -41,7 +45,7 @@ describe('POST /do/{face}.{action}', () => {
     const alias = await server.post(aliased, { path: '/do/ai.generate' });
     expect(alias.status).toBe(200);
     expect(alias.body.data).toEqual(canonical.body.data);
-    expect(alias.headers.get('x-api-version')).toBe('2026-09-01');
+    expect(alias.headers.get('x-api-version')).toBe(inForce);
     expect(alias.headers.get('request-id')).toBe(alias.body.meta.requestId);
     expect(alias.headers.get('ratelimit-policy')).toBe(canonical.headers.get('ratelimit-policy'));
   });
@@ -136,12 +140,13 @@ describe('versions', () => {
     expect(reply.headers.get('x-api-version')).toBe('2026-01-01');
   });
 
-  it("falls back to the key's pinned version, then to the latest stable", async () => {
+  it("falls back to the key's pinned version, then to the stable version in force", async () => {
     const pinned = await server.key({ apiVersion: '2026-01-01' });
     const reply = await server.post(generateCall(), { headers: bearer(pinned.secret) });
     expect(reply.headers.get('x-api-version')).toBe('2026-01-01');
     const explicit = await server.post(generateCall(), { headers: { ...bearer(pinned.secret), 'x-api-version': '2026-09-01' } });
     expect(explicit.headers.get('x-api-version')).toBe('2026-09-01');
+    expect((await server.post(generateCall())).headers.get('x-api-version')).toBe(inForce);
   });
 });
 

@@ -64,7 +64,7 @@ const cases: Case[] = [
   { name: 'malformed version', body: generateCall(), headers: () => ({ 'x-api-version': '2026-9-1' }), status: 400, type: 'invalid_request_error', code: 'api_version_invalid' },
   { name: 'impossible date as version', body: generateCall(), headers: () => ({ 'x-api-version': '2026-02-30' }), status: 400, type: 'invalid_request_error', code: 'api_version_invalid' },
   { name: 'malformed version in the path', body: generateCall(), path: '/v1/do', status: 400, type: 'invalid_request_error', code: 'api_version_invalid' },
-  { name: 'unknown version', body: generateCall(), headers: () => ({ 'x-api-version': '2026-02-02' }), status: 400, type: 'invalid_request_error', code: 'api_version_unknown', details: { supported: ['2026-01-01', '2026-09-01'] } },
+  { name: 'unknown version', body: generateCall(), headers: () => ({ 'x-api-version': '2026-02-02' }), status: 400, type: 'invalid_request_error', code: 'api_version_unknown', details: { supported: ['2026-01-01', '2026-09-01', '2027-03-01'] } },
   { name: 'retired version', body: generateCall(), path: '/2025-06-01/do', status: 410, type: 'invalid_request_error', code: 'api_version_retired' },
   { name: 'conflicting versions', body: { ...generateCall(), options: { version: '2026-01-01' } }, headers: () => ({ 'x-api-version': '2026-09-01' }), status: 400, type: 'invalid_request_error', code: 'api_version_conflict' },
   { name: 'unknown face', body: { face: 'nope', action: 'x', payload: {} }, status: 404, type: 'not_found_error', code: 'face_not_found', param: '/face' },

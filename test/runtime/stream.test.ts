@@ -4,6 +4,8 @@
  * client that disconnects (the handler sees the abort), the time-out over the whole stream, and replays.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platform } from '../../generated/server/platform.js';
+import { versionInForce } from '../../src/spec/version-in-force.js';
 import { ApiError } from '../../src/runtime/errors.js';
 import type { TextModel } from '../../src/providers/text-model.js';
 import { postStream, type SseEvent } from '../helpers/sse.js';
@@ -57,11 +59,13 @@ describe('ai.generate as a stream', () => {
     expect(reply.status).toBe(200);
     expect(reply.headers.get('content-type')).toBe('text/event-stream');
     expect(reply.headers.get('request-id')).toMatch(/^req_/);
-    expect(reply.headers.get('x-api-version')).toBe('2026-09-01');
+    // The version a call that names none is served today (a version takes effect on its date).
+    const inForce = versionInForce(platform, new Date().toISOString().slice(0, 10));
+    expect(reply.headers.get('x-api-version')).toBe(inForce);
     expect(reply.headers.get('ratelimit-policy')).toContain('"token"');
     const { events } = reply;
     expect(events.map((e) => e.id)).toEqual(events.map((_, i) => String(i + 1)));
-    expect(events[0]).toMatchObject({ event: 'start', data: { requestId: reply.headers.get('request-id'), apiVersion: '2026-09-01' } });
+    expect(events[0]).toMatchObject({ event: 'start', data: { requestId: reply.headers.get('request-id'), apiVersion: inForce } });
     expect(names(events.slice(1, -1)).every((n) => n === 'delta')).toBe(true);
     expect(events.length).toBeGreaterThan(5);
     const result = events.at(-1)!;

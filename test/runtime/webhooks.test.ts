@@ -7,6 +7,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
+import { platform } from '../../generated/server/platform.js';
+import { versionInForce } from '../../src/spec/version-in-force.js';
 import { isPrivateAddress } from '../../src/webhooks/url-policy.js';
 import { WebhookWorker } from '../../src/webhooks/worker.js';
 import { startReceiver, verified, type Receiver } from '../helpers/receiver.js';
@@ -78,7 +80,8 @@ describe('delivery', () => {
       id: delivery!.id,
       type: 'auth.signup.succeeded',
       timestamp: expect.any(String),
-      apiVersion: '2026-09-01',
+      // The signup named no version: the one in force today (a version takes effect on its date).
+      apiVersion: versionInForce(platform, new Date().toISOString().slice(0, 10)),
       livemode: false,
       entityId: headers['x-entity-id'],
       request: { id: call.body.meta.requestId, idempotencyKey: `signup-${n}` },

@@ -151,6 +151,13 @@ describe('face diagnostics', () => {
       'spec/demo.yaml:22:41 breaking-change-notice',
     ]],
     ['a result field added in a version is not breaking, required or not', FACE.replace('    result:\n      type: object\n      properties:\n        message: { type: string }', '    result:\n      type: object\n      required: [message]\n      properties:\n        message: { type: string, since: 2026-09-01 }'), []],
+    ['a result field whose type changes in a version without 90 days notice', FACE.replace('      properties:\n        message: { type: string }\n    examples', '      properties:\n        message: { oneOf: [{ type: string, until: 2026-09-01 }, { type: string, minLength: 1, since: 2026-09-01 }] }\n    examples'), [
+      'spec/demo.yaml:22:51 breaking-change-notice',
+      'spec/demo.yaml:22:102 breaking-change-notice',
+    ]],
+    ['unknown version on an alternative of a field\'s type', FACE.replace('message: { type: string }\n    result', 'message: { anyOf: [{ type: string }, { type: number, since: 2026-02-30 }] }\n    result'), [
+      'spec/demo.yaml:18:69 unknown-version',
+    ]],
     ['breaking change without 90 days notice', FACE.replace('    scope: demo:read', '    scope: demo:read\n    until: 2026-09-01'), [
       'spec/demo.yaml:12:12 breaking-change-notice',
     ]],

@@ -6,10 +6,17 @@
  */
 import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platform } from '../../generated/server/platform.js';
+import { versionInForce } from '../../src/spec/version-in-force.js';
+import { DECIMAL_SUMS_SINCE } from '../../src/usage/versions.js';
 import { generateCall, startServer, type TestServer } from '../helpers/server.js';
 import { postStream } from '../helpers/sse.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The version a call that names none is served today (a version takes effect on its date; version-dates.test.ts sets the clock). */
+const inForce = versionInForce(platform, new Date().toISOString().slice(0, 10));
+/** An exact sum as that version writes it: a decimal string since 2027-03-01, a number before. */
+const asServed = (exact: string) => (inForce >= DECIMAL_SUMS_SINCE ? exact : Number(exact));
 
 describe.each([
   { name: 'SQLite', postgres: false },
@@ -63,7 +70,9 @@ describe.each([
     const cost = records.reduce((sum, r) => sum.plus(r.cost), new Decimal(0));
     expect(cost.isPositive()).toBe(true);
     expect(totals.cost).toBe(cost.toFixed());
-    expect(totals.units.outputTokens).toBe(records.reduce((n, r) => n + (r.units.outputTokens ?? 0), 0));
+    // Named no version: served the one in force today.
+    expect(summary.headers.get('x-api-version')).toBe(inForce);
+    expect(totals.units.outputTokens).toEqual(asServed(String(records.reduce((n, r) => n + (r.units.outputTokens ?? 0), 0))));
     expect(groups.map((g: any) => [g.face, g.status, g.calls])).toEqual([
       ['ai', 200, 2],
       ['ai', 400, 1],
@@ -114,14 +123,46 @@ describe.each([
 
     const summary = await usage('summary', { from: new Date(now - 3_600_000).toISOString() });
     expect(summary.body.data.meters).toEqual([
-      { type: 'gb', events: 1, value: 1.5 },
-      { type: 'seats', events: 3, value: 6 },
+      { type: 'gb', events: 1, value: asServed('1.5') },
+      { type: 'seats', events: 3, value: asServed('6') },
     ]);
     const both = await usage('summary', { from: new Date(now - 3_600_000).toISOString(), groupBy: ['entity'], filter: { entity: '*' } });
-    expect(both.body.data.meters).toContainEqual({ type: 'seats', entity: 'beta', events: 1, value: 7 });
+    expect(both.body.data.meters).toContainEqual({ type: 'seats', entity: 'beta', events: 1, value: asServed('7') });
 
     const tooMany = await usage('ingest', { events: Array.from({ length: 1001 }, (_, i) => ({ id: `x${i}`, type: 'seats', value: 1 })) });
     expect([tooMany.status, tooMany.body.error.code]).toEqual([400, 'payload_invalid']);
+  });
+
+  it('adds up meter values and units exactly, as decimal strings since 2027-03-01 and as numbers before', async () => {
+    const entity = 'exact';
+    const big = Array.from({ length: 11 }, (_, i) => ({ id: `big-${i}`, type: 'big', value: 999_999_999_999_999 }));
+    // 0.1 and 0.2 are read as the decimals sent, not as the floats nearest them; past 9 places, half-even.
+    const small = [{ id: 'f-1', type: 'fractions', value: 0.1 }, { id: 'f-2', type: 'fractions', value: 0.2 }, { id: 'f-3', type: 'tiny', value: 0.0000000025 }];
+    expect((await usage('ingest', { events: [...big, ...small] }, server.adminKey, entity)).body.data.accepted).toBe(14);
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const summary = async (version: string) => {
+      // Only the ingest call: the summaries are recorded too.
+      const reply = await server.post({ face: 'usage', action: 'summary', payload: { from, filter: { action: ['ingest'] } }, options: { version } }, as(server.adminKey, entity));
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      return reply.body.data;
+    };
+    // The ingest call's own record (meterEvents: 14) is written within a flush.
+    await expect.poll(async () => (await summary('2027-03-01')).totals.calls).toBe(1);
+
+    const exact = await summary('2027-03-01');
+    expect(exact.meters).toEqual([
+      { type: 'big', events: 11, value: '10999999999999989' },
+      { type: 'fractions', events: 2, value: '0.3' },
+      { type: 'tiny', events: 1, value: '0.000000002' },
+    ]);
+    expect(exact.totals.units).toEqual({ meterEvents: '14' });
+    expect(exact.groups[0].units).toEqual({ meterEvents: '14' });
+
+    // An older version keeps numbers: the nearest to each exact sum (a JSON number cannot hold …989).
+    const older = await summary('2026-09-01');
+    expect(older.meters.map((m: any) => m.value)).toEqual([10999999999999988, 0.3, 0.000000002]);
+    expect(older.totals.units).toEqual({ meterEvents: 14 });
+    expect(older.groups[0].units).toEqual({ meterEvents: 14 });
   });
 
   it('follows records as they are written, within the scope and filter', async () => {

@@ -95,7 +95,8 @@ describe.each([
         expect(result.totals.calls).toBe(inRange.length);
         expect(result.totals.errors).toBe(inRange.filter(({ row }) => row.status >= 400).length);
         expect(result.totals.cost).toBe(nanosToDecimal(inRange.reduce((n, { nanos }) => n + nanos, 0n)));
-        expect(result.totals.units.outputTokens ?? 0).toBe(inRange.reduce((n, { row }) => n + ((JSON.parse(row.units) as { outputTokens?: number }).outputTokens ?? 0), 0));
+        // Units are added up as exact decimals, written as decimal strings.
+        expect(result.totals.units.outputTokens ?? '0').toBe(String(inRange.reduce((n, { row }) => n + ((JSON.parse(row.units) as { outputTokens?: number }).outputTokens ?? 0), 0)));
         // Each group holds exactly its records.
         const keyOf = (row: UsageRecordTable) =>
           groupBy.map((g) => (g === 'face' ? row.face : g === 'status' ? row.status : g === 'key' ? row.key_id : g === 'hour' ? `${row.at.slice(0, 13)}:00:00.000Z` : `${row.at.slice(0, 10)}T00:00:00.000Z`)).join('|');

@@ -1,6 +1,7 @@
 /**
  * The API version (API.md §7): from the path, `X-API-Version` or `options.version` (two of them that
- * differ are a conflict), else the key's pinned version, else the latest stable. Deprecated versions are
+ * differ are a conflict), else the key's pinned version, else the version in force today (a version takes
+ * effect on its date; one dated later is served to whoever names it). Deprecated versions are
  * served with Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to the changelog.
  */
 import { assertParsed, header, invariant, type Stage } from '../call.js';
@@ -49,7 +50,7 @@ export const version: Stage = (call, runtime) => {
   const fromHeader = header(call, 'x-api-version');
   const fromOptions = call.envelope.options.version;
   const named = call.pathVersion === undefined && fromHeader === undefined && fromOptions === undefined ? undefined : namedVersion(call.pathVersion, fromHeader, fromOptions);
-  const date = named ?? call.key.apiVersion ?? platform.latest;
+  const date = named ?? call.key.apiVersion ?? runtime.defaultVersion();
   const entry = table.versions.get(date);
   const supported = table.supported;
   if (!entry) throw new ApiError('api_version_unknown', `No API version was released on ${date}.`, { details: { supported } });

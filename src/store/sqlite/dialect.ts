@@ -24,6 +24,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import { defineDecimalFunctions } from './decimal-functions.worker.mjs';
 import { StatementCache } from './statement-cache.js';
 
 /** The writer thread's module: plain JavaScript, the same file from the sources and in the compiled program. */
@@ -124,6 +125,7 @@ class WorkerSqliteDriver implements Driver {
       // Opened after the writer, which has created the file and switched it to WAL.
       const reader = new SQLite(this.#path);
       reader.pragma('busy_timeout = 5000');
+      defineDecimalFunctions(reader);
       this.#reader = new StatementCache(reader);
     } catch (error) {
       this.#worker = undefined;

@@ -7,10 +7,12 @@
 // prepared once per SQL text. Plain JavaScript, so that it starts the same from src/ and from dist/.
 import { parentPort, workerData } from 'node:worker_threads';
 import SQLite from 'better-sqlite3';
+import { defineDecimalFunctions } from './decimal-functions.worker.mjs';
 
 const STATEMENT_CACHE_SIZE = 500;
 const db = new SQLite(workerData.path);
 for (const pragma of workerData.pragmas) db.pragma(pragma);
+defineDecimalFunctions(db);
 const statements = new Map();
 /** The transaction that holds the connection, or 0. */
 let active = 0;
