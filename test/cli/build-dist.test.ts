@@ -4,10 +4,11 @@
  * build still answers a face it had not called after another start's rebuild, unchanged or after a change; a
  * start with unchanged sources touches no file; chunks go only once no build a live process runs needs them.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { printedKey, ROOT, serve, type ServeProcess } from '../helpers/process.js';
 
@@ -15,9 +16,13 @@ let copy: string;
 let server: ServeProcess | undefined;
 let key: string;
 
+// Builds run as child processes without blocking the test's event loop: a build takes long enough for a
+// synchronous wait to stall the test runner's own messages.
+const run = promisify(execFile);
+
 /** The build step of `npm start` in the copy, as a second `npm start` runs it; what it printed. */
-function startsBuild(): string {
-  return execFileSync('npm', ['run', 'prestart', '--silent'], { cwd: copy, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+async function startsBuild(): Promise<string> {
+  return (await run('npm', ['run', 'prestart', '--silent'], { cwd: copy, encoding: 'utf8' })).stdout;
 }
 
 /** A change of the sources that a face's validators, which the server loads at the face's first call, are built from. */
@@ -62,22 +67,22 @@ afterAll(async () => {
 
 describe('building dist/ for npm start', () => {
   it('builds a fresh checkout, and serves from it', async () => {
-    execFileSync('npm', ['run', 'build', '--silent'], { cwd: copy, stdio: 'ignore' });
+    await run('npm', ['run', 'build', '--silent'], { cwd: copy });
     server = await serve({ DATA_DIR: mkdtempSync(join(tmpdir(), 'dispatch-build-data-')) }, join(copy, 'dist', 'src', 'cli', 'main.js'));
     key = printedKey(server.output());
     expect(await list('keys')).toBe(200);
   }, 120_000);
 
-  it('starts with unchanged sources without building: no file under dist/ is written', () => {
+  it('starts with unchanged sources without building: no file under dist/ is written', async () => {
     const before = distFiles();
-    expect(startsBuild()).toBe('');
+    expect(await startsBuild()).toBe('');
     expect(distFiles()).toEqual(before);
   }, 60_000);
 
   it('rebuilds after a source change, and the running server still loads a face it had not called', async () => {
     const before = chunks();
     changeValidators('events');
-    startsBuild();
+    await startsBuild();
     // The change made a new chunk of the events validators, beside the one the running server would load.
     expect([...chunks()].filter((name) => !before.has(name) && name.startsWith('events-'))).toHaveLength(1);
     expect(await list('events')).toBe(200);
@@ -87,7 +92,7 @@ describe('building dist/ for npm start', () => {
     // The build the server runs, as it marked it.
     const first = readFileSync(join(copy, 'dist', '.running', String(server!.child.pid)), 'utf8');
     changeValidators('webhooks');
-    startsBuild();
+    await startsBuild();
     // Two builds on, the server's build is kept only because the server runs it.
     expect(manifest().builds.map((build) => build.id)).toContain(first);
     expect(await list('webhooks')).toBe(200);
@@ -95,7 +100,7 @@ describe('building dist/ for npm start', () => {
     await server!.stop();
     server = undefined;
     changeValidators('keys');
-    startsBuild();
+    await startsBuild();
     const kept = manifest().builds;
     expect(kept).toHaveLength(2);
     expect(kept.map((build) => build.id)).not.toContain(first);

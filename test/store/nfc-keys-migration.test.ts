@@ -12,6 +12,7 @@ import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrationProvider } from '../../src/store/migrations.js';
+import { defineDecimalFunctions } from '../../src/store/sqlite/decimal-functions.worker.mjs';
 import type { Database, StorageObjectTable } from '../../src/store/schema.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
@@ -30,7 +31,10 @@ const stores = [
     name: 'SQLite',
     async open(): Promise<Kysely<Database>> {
       const dir = mkdtempSync(join(tmpdir(), 'dispatch-nfc-'));
-      const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(join(dir, 'store.sqlite')) }) });
+      const sqlite = new SQLite(join(dir, 'store.sqlite'));
+      // The SQL functions every connection of the store defines, which migration 0018 uses.
+      defineDecimalFunctions(sqlite);
+      const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
       cleanups.push(async () => {
         await db.destroy();
         rmSync(dir, { recursive: true, force: true });
