@@ -5,7 +5,7 @@
  * events) and free of any I/O itself.
  */
 
-/** The events of a stream a caller sees (API.md §11). `ping` keeps the connection alive and is not shown. */
+/** The events of a stream a caller sees (docs/contract.md § Streaming). `ping` keeps the connection alive and is not shown. */
 export type StreamEvent =
   /** The stream opened; sent first. */
   | { event: 'start'; data: { requestId: string; apiVersion: string } }

@@ -1,5 +1,5 @@
 /**
- * The life of subscriptions' periods and their invoices (API.md §14): a period closes into a draft invoice;
+ * The life of subscriptions' periods and their invoices (docs/contract.md § Payments and billing): a period closes into a draft invoice;
  * a draft is finalized (numbered, its lines rated and frozen) after the grace window or when asked; an open
  * invoice is paid through payments, voided or marked uncollectible. Every move is a conditional UPDATE on
  * the state it was read in, in the caller's transaction (a call's, or the period closer's), and sends its

@@ -1,5 +1,5 @@
 /**
- * Rating (API.md §14): the amount one price charges for one period's quantity, for an invoice line. Prices are
+ * Rating (docs/contract.md § Payments and billing): the amount one price charges for one period's quantity, for an invoice line. Prices are
  * flat, per unit or graduated (Stripe's tiers). Unit amounts are decimal strings of minor units (sub-cent
  * allowed, at most 12 places), flat amounts integer minor units, quantities may be fractional (metered GB).
  * Everything is summed exactly with decimal.js and rounded once, at the end, half-even, to integer minor

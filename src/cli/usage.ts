@@ -80,7 +80,7 @@ export function registerUsage(program: Command): void {
       await withClient(usage.opts(), async (client) => {
         const stop = new AbortController();
         process.once('SIGINT', () => stop.abort());
-        // Each stream ends on its own after a while (API.md §11: the time-out covers it); follow the next.
+        // Each stream ends on its own after a while (docs/contract.md § Streaming: the time-out covers it); follow the next.
         while (!stop.signal.aborted) {
           const stream = client.usage.live.stream({ maxSeconds: 110, filter: filterOf(o) }, { timeout: 120_000, signal: stop.signal });
           try {

@@ -1,4 +1,4 @@
-// The usage dashboard (API.md §18). It calls POST /do like any client: `usage.summary` for the headline
+// The usage dashboard (docs/contract.md § Dashboard). It calls POST /do like any client: `usage.summary` for the headline
 // numbers, the charts and the breakdowns, `usage.events` to fill the live tail when it (re)connects, and
 // `usage.live` for the live tail itself. The key lives in this tab's sessionStorage only.
 //

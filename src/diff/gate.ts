@@ -1,5 +1,5 @@
 /**
- * The gating rule of API.md §7 between a base catalogue and the working one. A version both serve must look
+ * The gating rule of docs/contract.md § Versions between a base catalogue and the working one. A version both serve must look
  * the same to its clients, but for additions. A version only the working catalogue has may break what the
  * version before it did (that is what versions are for) if it was announced at least 90 days before its
  * date. Each finding says which versions it is seen at, whether it is gated, and whether it is an error.
@@ -50,7 +50,7 @@ export function compareCatalogs(base: Catalog, head: Catalog): Finding[] {
 
 /**
  * Versions the base serves that the working catalogue no longer does. Retiring a version on the sunset its
- * deprecation announced is the lifecycle API.md §7 describes, not a change; dropping or retiring one
+ * deprecation announced is the lifecycle docs/contract.md § Versions describes, not a change; dropping or retiring one
  * without that notice breaks its clients.
  */
 function droppedVersions(base: Catalog, head: Catalog): Finding[] {

@@ -1,5 +1,5 @@
 /**
- * Status only moves forward (API.md §16): `queued → sent → delivered`, `deferred` while the server asks to
+ * Status only moves forward (docs/contract.md § E-mail): `queued → sent → delivered`, `deferred` while the server asks to
  * try later, or it ends `bounced` or `complained`; `suppressed` is decided before anything is sent. Each move
  * is a conditional UPDATE from the statuses that may precede the new one, appends to the message's history,
  * sends the status's event and, for a bounce or a complaint, suppresses the addresses it names.

@@ -1,5 +1,5 @@
 /**
- * The `billing` face (API.md §14): prices, subscriptions, the upcoming invoice and the invoice state machine.
+ * The `billing` face (docs/contract.md § Payments and billing): prices, subscriptions, the upcoming invoice and the invoice state machine.
  * The flows live in src/billing/ (prices, periods, rating lines from usage, invoices, the period closer); this
  * file maps actions to them and reads lists. Everything is confined to the call's (mode, entity).
  */
@@ -18,7 +18,7 @@ import type { BillingSubscriptionTable, Mode } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import { checkCurrency } from '../payments/money.js';
 
-/** How far back a subscription may start: as far back as ingested usage is accepted (API.md §13). */
+/** How far back a subscription may start: as far back as ingested usage is accepted (docs/contract.md § Usage). */
 const BACKDATE_MS = 35 * 86_400_000;
 
 const partition = (ctx: { mode: Mode; entityId: string }) => ({ mode: ctx.mode, entityId: ctx.entityId });

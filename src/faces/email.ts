@@ -1,5 +1,5 @@
 /**
- * The `email` face (API.md §16): send (and sendBatch), messages and their history, Handlebars templates,
+ * The `email` face (docs/contract.md § E-mail): send (and sendBatch), messages and their history, Handlebars templates,
  * suppression lists. Messages are composed and stored here (src/email/compose.ts); test-mode ones are
  * captured at once unless scheduled, everything else goes through the queue of src/email/worker.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The `payments` face (API.md §14): customers, payment intents, refunds and the balance. The flows live in
+ * The `payments` face (docs/contract.md § Payments and billing): customers, payment intents, refunds and the balance. The flows live in
  * src/payments/ (intents, refunds, the ledger accounts they move money through); this file maps actions to
  * them and reads lists. Everything is confined to the call's (mode, entity).
  */

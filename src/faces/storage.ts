@@ -1,5 +1,5 @@
 /**
- * The `storage` face (API.md §15): objects under keys in the call's (mode, entity), content inline or
+ * The `storage` face (docs/contract.md § Storage): objects under keys in the call's (mode, entity), content inline or
  * through signed URLs, per-tier limits. Storing and deleting live in src/storage/objects.ts, the content in
  * the configured blob store (files or S3), the signed URLs' receiving end in src/runtime/storage-routes.ts.
  * Keys and prefixes are taken in Unicode NFC (src/storage/keys.ts).

@@ -1,5 +1,5 @@
 /**
- * The `usage` face (API.md §13): summaries over the minute rollups, the raw records, a live stream of
+ * The `usage` face (docs/contract.md § Usage): summaries over the minute rollups, the raw records, a live stream of
  * records as they are written, and the caller's own metered events. Every read is confined to the key's
  * mode and to entities it may act for (src/usage/scope.ts); ingested events belong to the call's entity.
  */

@@ -159,7 +159,7 @@ function typeStatements(faces: ClientFace[], latest: string, batch: BatchMethod 
   return groups;
 }
 
-/** `EventTypes` and the webhook event body of API.md §12, a union discriminated by `type`. */
+/** `EventTypes` and the webhook event body of docs/contract.md § Webhooks, a union discriminated by `type`. */
 function eventStatements(faces: ClientFace[]): StatementStructures[] {
   const envelope: [name: string, type: string, doc: string][] = [
     ['id', 'string', 'Event id (`evt_…`), also sent as `webhook-id`: deduplicate deliveries on it.'],

@@ -272,7 +272,7 @@ function exampleView(action: Action, example: Example, number: number) {
 }
 
 /**
- * A stream-only action's answer as it comes (API.md §11): `start`, one of each of its events (data made up
+ * A stream-only action's answer as it comes (docs/contract.md § Streaming): `start`, one of each of its events (data made up
  * from its schema, as the face file gives no example of it), then the `result` event with the example's envelope.
  */
 function streamResponse(action: Action, version: string | undefined, envelope: unknown): string {

@@ -1,5 +1,5 @@
 /**
- * One OpenAPI operation per action: `POST /do/{face}.{action}` (API.md §1), the alias of the envelope whose
+ * One OpenAPI operation per action: `POST /do/{face}.{action}` (docs/contract.md § Endpoints), the alias of the envelope whose
  * body is `{payload, options?}`. Each has its own operation id (`authLogin`), its face's tag, its request and
  * response schemas, the face file's examples on both, its price, and for a streaming action the server-sent
  * events it sends, one schema per event. The canonical `POST /do` stays in the document beside them.
@@ -17,13 +17,13 @@ export interface Served {
   payload: JsonSchema;
 }
 
-/** The `meta` every example response shows (API.md §3). */
+/** The `meta` every example response shows (docs/contract.md § Success). */
 export const EXAMPLE_META = { timing: 12.5, requestId: 'req_01JD7N9V3W2K8Q5R6T7Y8Z9A0C', version: '0.1.0' };
 
-/** The request headers of every call (API.md §2). */
+/** The request headers of every call (docs/contract.md § Requests). */
 export const CALL_PARAMETERS = [ref('parameters', 'EntityId'), ref('parameters', 'ApiVersion'), ref('parameters', 'IdempotencyKey')];
 
-/** The headers of a success (API.md §3, §7, §8, §9). */
+/** The headers of a success (docs/contract.md § Success, § Versions, § Rate limits, § Idempotency). */
 export function successHeaders(): Record<string, JsonSchema> {
   return {
     'Request-Id': ref('headers', 'RequestId'),
@@ -132,7 +132,7 @@ export function priceAndEffects(action: Action, currency: string): string {
 }
 
 /**
- * The messages of a stream, one schema per event (API.md §11): every message has `id` (its sequence
+ * The messages of a stream, one schema per event (docs/contract.md § Streaming): every message has `id` (its sequence
  * number), `event` and one `data` line of JSON, described here as the object it parses to. OpenAPI 3.1
  * cannot say that a body is a sequence (3.2's `itemSchema` will), so the schema describes one message, as
  * Speakeasy's and OpenAI's descriptions of event streams do. `result` is the action's `{data, meta}`; the

@@ -1,7 +1,7 @@
 /**
  * The parts of the OpenAPI document that every catalogue shares: the envelope schemas (options, meta,
- * error, stream events, webhook events), the header parameters and response headers of API.md §2–3, §8–9
- * and §12, the webhook responses and the bearer scheme. The health endpoints (`/healthz`, `/readyz`) are for
+ * error, stream events, webhook events), the header parameters and response headers (docs/contract.md
+ * § Requests, § Success, § Rate limits, § Idempotency, § Webhooks), the webhook responses and the bearer scheme. The health endpoints (`/healthz`, `/readyz`) are for
  * operators, not API clients, and are left out, as Stripe's and GitHub's descriptions leave theirs.
  */
 import type { JsonSchema, Platform } from '../spec/model.js';
@@ -10,7 +10,7 @@ import { durations } from './docs-tables.js';
 
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 const ENTITY_PATTERN = '^[A-Za-z0-9._:-]{1,64}$';
-/** 1–255 printable ASCII characters (API.md §9). */
+/** 1–255 printable ASCII characters (docs/contract.md § Idempotency). */
 const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7E]{1,255}$';
 
 /** A reference to a component of the document. */
@@ -123,7 +123,7 @@ export function platformSchemas(platform: Platform): Record<string, JsonSchema> 
   };
 }
 
-/** The header parameters of `/do` (API.md §2) and the path version of `/{version}/do`. */
+/** The header parameters of `/do` (docs/contract.md § Requests) and the path version of `/{version}/do`. */
 export function parameters(): Record<string, JsonSchema> {
   const header = (name: string, required: boolean, description: string, schema: JsonSchema) => ({
     name,
@@ -185,7 +185,7 @@ export function headers(): Record<string, JsonSchema> {
   };
 }
 
-/** What a webhook receiver's answer means to the delivery worker (API.md §12). */
+/** What a webhook receiver's answer means to the delivery worker (docs/contract.md § Webhooks). */
 export function webhookResponses(): Record<string, JsonSchema> {
   const seconds = DEFAULT_WEBHOOK_CONFIG.timeoutMs / 1000;
   return {

@@ -1,5 +1,5 @@
 /**
- * `batch.run` (API.md §10): several calls in one request, under the batch's key, entity, API version,
+ * `batch.run` (docs/contract.md § Batches): several calls in one request, under the batch's key, entity, API version,
  * deadline and idempotency key. Each request passes the same checks as a call of its own (`checks`: route,
  * scope, rate limit, validate), is answered and counted as its own call, and its answer is its result.
  *

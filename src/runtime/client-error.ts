@@ -1,7 +1,7 @@
 /**
  * Answers what Node's HTTP parser refuses before any route runs (a malformed request line, an unknown
  * method, a NUL byte or an oversized header block, bad chunking, a request that arrives too slowly) in the
- * error envelope of API.md §4, with a Request-Id like every other answer, instead of Node's or Fastify's own
+ * error envelope of docs/contract.md § Errors, with a Request-Id like every other answer, instead of Node's or Fastify's own
  * bodies. Connections reset by the client get no answer: nobody is there to read it.
  */
 import { STATUS_CODES } from 'node:http';

@@ -12,7 +12,7 @@ import type { UsageFeed } from '../usage/feed.js';
 
 export type EventName = keyof EventTypes;
 
-/** Where a streaming action reports as it goes (API.md §11). Without a stream every method does nothing. */
+/** Where a streaming action reports as it goes (docs/contract.md § Streaming). Without a stream every method does nothing. */
 export interface StreamSink {
   /** True when the caller asked for a stream; a handler may skip preparing what nobody receives. */
   readonly active: boolean;

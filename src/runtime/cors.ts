@@ -28,7 +28,7 @@ const API: CrossOriginRoutes = {
   // `/do`, `/{version}/do` (any version text, as its route takes) and `/do/{face}.{action}`.
   routes: ['/do', '/:version/do', '/do/:call'],
   methods: 'POST',
-  // The headers of API.md §2; those of §3 and §7–§9.
+  // The request headers of docs/contract.md § Requests; the answer's of § Success, § Versions, § Rate limits, § Idempotency.
   allowHeaders: 'Authorization, Content-Type, X-Entity-ID, X-API-Version, X-Idempotency-Key, Accept',
   exposeHeaders: 'Request-Id, X-API-Version, RateLimit, RateLimit-Policy, Retry-After, Idempotent-Replayed, Deprecation, Sunset, Link',
 };

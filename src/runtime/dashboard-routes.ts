@@ -1,5 +1,5 @@
 /**
- * `GET /dashboard` (API.md §18): the usage dashboard, one page of plain modules that calls `POST /do` like
+ * `GET /dashboard` (docs/contract.md § Dashboard): the usage dashboard, one page of plain modules that calls `POST /do` like
  * any client. Its files are read from the package's `src/dashboard/` (the same files whether the server
  * runs through tsx or from `dist/`), and the chart library (uPlot) from node_modules, so that no build step
  * and no third-party host is involved. Only the files listed here are served (see static-files.ts). The page

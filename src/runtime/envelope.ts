@@ -1,5 +1,5 @@
 /**
- * The two response bodies of API.md §3–4: `{data, meta}` and `{error, meta}`. `meta` is the same in both.
+ * The two response bodies of docs/contract.md § Success, § Errors: `{data, meta}` and `{error, meta}`. `meta` is the same in both.
  */
 import type { CallState, Reply } from './call.js';
 import type { ApiError } from './errors.js';

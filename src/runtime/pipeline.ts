@@ -1,5 +1,5 @@
 /**
- * The pipeline of API.md §6, written once: parse → authenticate → entity → version → the checks (route,
+ * The pipeline of docs/contract.md § Pipeline, written once: parse → authenticate → entity → version → the checks (route,
  * scope, rate limit, validate; shared with batch requests) → batch preparation → idempotency → execute. A
  * stage that refuses the call throws (and nothing is stored); once execution starts, the outcome is a
  * Reply, stored for the call's idempotency key. After the answer, the runtime's after-answer work runs.

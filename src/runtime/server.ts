@@ -3,7 +3,7 @@
  * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs/*` and `/dashboard` serve
  * the rest. Unless told otherwise it also runs the background workers (webhook deliveries, mail, billing
  * periods, the payments reconciler, storage). Every error, the HTTP layer's own included (bad JSON, wrong
- * content type, body too large, unknown path), leaves in the error envelope of API.md §4.
+ * content type, body too large, unknown path), leaves in the error envelope of docs/contract.md § Errors.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -65,7 +65,7 @@ export interface ServerOptions {
   eventRetentionDays?: number;
   serverVersion: string;
   logger?: boolean;
-  /** Webhook delivery settings; the defaults of API.md §12 when absent. */
+  /** Webhook delivery settings; the defaults of docs/contract.md § Webhooks when absent. */
   webhooks?: WebhookConfig;
   /** Runs the webhook delivery worker inside the server (default true); false when workers run apart. */
   webhookWorker?: boolean;
@@ -256,7 +256,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
 
   app.post('/do', (request, reply) => handleDo(request, reply));
   app.post<{ Params: { version: string } }>('/:version/do', (request, reply) => handleDo(request, reply, { version: request.params.version }));
-  // The alias that gives each action a path of its own (API.md §1): `face.action`, split at the first dot.
+  // The alias that gives each action a path of its own (docs/contract.md § Endpoints): `face.action`, split at the first dot.
   app.post<{ Params: { call: string } }>('/do/:call', (request, reply) => {
     const { call } = request.params;
     const dot = call.indexOf('.');

@@ -1,5 +1,5 @@
 /**
- * The server-sent-event answer of a streaming call (API.md §11). Every event has `id: <sequence>`,
+ * The server-sent-event answer of a streaming call (docs/contract.md § Streaming). Every event has `id: <sequence>`,
  * `event: <name>` and one `data:` line of JSON (JSON text never holds a raw line break): `start`, then the
  * handler's `delta` and `progress` events, `ping` every `pingMs`, and exactly one terminal event, `result`
  * or `error`, carrying the same envelope a JSON answer would. A client that disconnects before the end

@@ -76,7 +76,7 @@ export const DIAGNOSTICS = {
   'invalid-price': { severity: 'error', message: 'Price "{price}" {reason}.' },
   'error-type-mismatch': {
     severity: 'error',
-    message: 'Error "{code}" has status {status}, whose type is "{expected}" (API.md §4), not "{type}".',
+    message: 'Error "{code}" has status {status}, whose type is "{expected}" (docs/contract.md § Errors), not "{type}".',
   },
 } as const satisfies Record<string, DiagnosticDefinition>;
 

@@ -134,7 +134,7 @@ export interface Action {
   stream: boolean;
   /** Answers only as a stream: a call that does not ask for one is refused with `stream_required`. */
   streamOnly: boolean;
-  /** Events of its own a streaming action sends (API.md §11 "action events"), sorted by name. */
+  /** Events of its own a streaming action sends (docs/contract.md § Streaming "action events"), sorted by name. */
   streamEvents: StreamEventType[];
   atomic: boolean;
   /** A list action paging by `startingAfter` continues after this field of its last item (`id` when unset). */

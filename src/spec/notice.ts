@@ -1,6 +1,6 @@
 /**
  * The notice a breaking change needs: the version that makes it must be announced at least 90 days before
- * its date (API.md §7). Lint checks it for `until`/`since` annotations, `dispatch diff` for every change.
+ * its date (docs/contract.md § Versions). Lint checks it for `until`/`since` annotations, `dispatch diff` for every change.
  */
 import type { ApiVersion } from './model.js';
 

@@ -1,5 +1,5 @@
 /**
- * The platform's own error codes (API.md §4). The runtime raises them, the generator puts them in the
+ * The platform's own error codes (docs/contract.md § Errors). The runtime raises them, the generator puts them in the
  * error catalogue, and face files may not reuse their codes. Codes never change once shipped.
  */
 import type { FaceError } from './model.js';

@@ -1,5 +1,5 @@
 /**
- * The transactional outbox (API.md §12): the events a call emits are written with the call's own effects,
+ * The transactional outbox (docs/contract.md § Webhooks): the events a call emits are written with the call's own effects,
  * in its transaction, together with one pending delivery per subscribed endpoint. What rolls back sends
  * nothing; what commits is delivered by the workers, at least once, even across restarts.
  */

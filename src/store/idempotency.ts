@@ -1,5 +1,5 @@
 /**
- * Idempotency records (API.md §9): one row per (scope, key), claimed by the first request that uses the
+ * Idempotency records (docs/contract.md § Idempotency): one row per (scope, key), claimed by the first request that uses the
  * key and completed with its reply. Every step is a single conditional statement whose affected-row count
  * says who won, so concurrent requests, in one process or several sharing PostgreSQL, claim a key once.
  */

@@ -1,5 +1,5 @@
 /**
- * The double-entry ledger behind every money movement (API.md §14; TigerBeetle's accounts and transfers).
+ * The double-entry ledger behind every money movement (docs/contract.md § Payments and billing; TigerBeetle's accounts and transfers).
  * A transfer is a set of postings in one currency whose amounts (integer minor units, signed) sum to zero;
  * it is append-only and idempotent on its id within a partition. Each account keeps the running sum of its
  * postings, updated in the same transaction as the postings, by a conditional UPDATE: an account flagged

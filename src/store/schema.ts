@@ -85,7 +85,7 @@ export interface IdempotencyRecordTable {
   expires_at: string;
 }
 
-/** An emitted event (API.md §12), written in the same transaction as the effects of the call that emitted it. */
+/** An emitted event (docs/contract.md § Webhooks), written in the same transaction as the effects of the call that emitted it. */
 export interface EventTable {
   /** `evt_…` */
   id: string;
@@ -162,7 +162,7 @@ export interface WebhookAttemptTable {
   succeeded: number;
 }
 
-/** One call as usage analytics records it (API.md §13). */
+/** One call as usage analytics records it (docs/contract.md § Usage). */
 export interface UsageRecordTable {
   /** `use_…` */
   id: string;

@@ -1,5 +1,5 @@
 /**
- * The cost of one call (API.md §13): the action's `perCall` price plus each `perUnit` price times the units
+ * The cost of one call (docs/contract.md § Usage): the action's `perCall` price plus each `perUnit` price times the units
  * its handler reported, in the platform's currency. Prices are decimal strings (the generator keeps them as the
  * face file writes them) and are turned once into whole nano-units (10⁻⁹ of the currency) with decimal.js; a
  * call's cost is then integer arithmetic, exact and cheap, and written as a decimal string. No float touches

@@ -1,5 +1,5 @@
 /**
- * `usage.ingest`: the caller's own metered events (API.md §13). Each is answered on its own: `invalid` when
+ * `usage.ingest`: the caller's own metered events (docs/contract.md § Usage). Each is answered on its own: `invalid` when
  * its time is outside the window (35 days back, 5 minutes ahead), `duplicate` when its id was taken before
  * (by an earlier request, or earlier in this one), else `accepted`. The primary key of (mode, entity, id)
  * decides duplicates, so two processes ingesting the same id at once count it once. Accepted events are

@@ -1,5 +1,5 @@
 /**
- * Writes usage records off the hot path (API.md §13): calls are buffered and written every `flushMs` (or
+ * Writes usage records off the hot path (docs/contract.md § Usage): calls are buffered and written every `flushMs` (or
  * sooner when a statement's worth is waiting), each flush in one transaction: the raw records, and the
  * minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records. One flush runs at a time. A graceful stop flushes what is buffered; a crash loses at most one
  * flush window. While the store is unreachable, records wait (up to `maxBuffered`, the oldest dropped beyond,

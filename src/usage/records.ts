@@ -1,5 +1,5 @@
 /**
- * A stored usage record in the wire shape of API.md §13 (`usage.events`, `usage.live`): camelCase fields,
+ * A stored usage record in the wire shape of docs/contract.md § Usage (`usage.events`, `usage.live`): camelCase fields,
  * `units` as an object, `replayed` as a boolean, and the optional fields only when they have a value.
  */
 import type { UsageRecord } from '../../generated/server/types.js';

@@ -1,5 +1,5 @@
 /**
- * What a usage query may read (API.md §13): the key's own mode, and only entities the key may act for. By
+ * What a usage query may read (docs/contract.md § Usage): the key's own mode, and only entities the key may act for. By
  * default the call's entity; `filter.entity` names others (each checked against the key), or `*` for every
  * entity the key may act for. The rest of the filter narrows by face, action, key and status. The same
  * scope and filter become SQL conditions (summary, events) or a predicate over records (live).

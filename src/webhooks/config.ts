@@ -1,5 +1,5 @@
 /**
- * Webhook delivery settings (API.md §12): the retry schedule per mode, the time a receiver has to answer,
+ * Webhook delivery settings (docs/contract.md § Webhooks): the retry schedule per mode, the time a receiver has to answer,
  * whether URLs may use http and private addresses, and how the workers poll. Read from the environment at
  * start; the defaults are the contract's.
  */

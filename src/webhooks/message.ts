@@ -1,5 +1,5 @@
 /**
- * What a webhook delivery sends: the event body of API.md §12 and its Standard Webhooks signature,
+ * What a webhook delivery sends: the event body of docs/contract.md § Webhooks and its Standard Webhooks signature,
  * `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`, made by the reference `standardwebhooks` package.
  * While a rotated secret is still in its overlap window, both secrets sign (space-separated), so a receiver
  * holding either one verifies the delivery.

@@ -226,7 +226,7 @@ export class TimeoutError extends DispatchError {
   override readonly name: string = 'TimeoutError';
 }
 
-/** The class of each error type of API.md §4; any other type is a plain `DispatchError`. */
+/** The class of each error type of docs/contract.md § Errors; any other type is a plain `DispatchError`. */
 const ERROR_CLASSES: Record<string, typeof DispatchError> = {
   invalid_request_error: InvalidRequestError,
   authentication_error: AuthenticationError,

@@ -1,5 +1,5 @@
 /**
- * Reading webhook deliveries (API.md §12): `webhooks.unwrap` checks a delivery's Standard Webhooks
+ * Reading webhook deliveries (docs/contract.md § Webhooks): `webhooks.unwrap` checks a delivery's Standard Webhooks
  * signature with the `standardwebhooks` package and returns its event, typed by `type`.
  */
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';

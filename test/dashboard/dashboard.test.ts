@@ -1,5 +1,5 @@
 /**
- * The usage dashboard (GET /dashboard, API.md §18) in a real browser: Debian's Chromium driven by
+ * The usage dashboard (GET /dashboard, docs/contract.md § Dashboard) in a real browser: Debian's Chromium driven by
  * playwright-core against a real server. A key is pasted, calls are made through the API, and the headline
  * numbers and the live tail must show them within 2 s; a wrong key, a key without the usage scopes, an empty
  * store, an unreachable server and a renewed or failed live stream each show their message; at phone width

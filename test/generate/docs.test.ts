@@ -221,7 +221,7 @@ describe('face pages', () => {
     const answer = /Response:\n\n```text\n([\s\S]*?)\n```/.exec(live)?.[1];
     const events = answer!.split('\n\n').map((block) => Object.fromEntries(block.split('\n').map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 2)])));
     expect(events.map((e) => [e.id, e.event])).toEqual([['1', 'start'], ['2', 'record'], ['3', 'result']]);
-    // Every data line is one line of JSON, as API.md §11 has it; the record's made up from its schema.
+    // Every data line is one line of JSON, as docs/contract.md § Streaming has it; the record's made up from its schema.
     expect(Object.keys(JSON.parse(events[1]!.data!) as object)).toEqual(expect.arrayContaining(['requestId', 'face', 'action']));
     expect(JSON.parse(events[2]!.data!).data).toEqual(example.result);
     expect(section(page('faces/usage.md'), '### usage.summary')).toContain('Response:\n\n```json\n');

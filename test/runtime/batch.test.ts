@@ -1,5 +1,5 @@
 /**
- * Batches (API.md §10) over real HTTP: best-effort results in order, atomic batches that roll back every
+ * Batches (docs/contract.md § Batches) over real HTTP: best-effort results in order, atomic batches that roll back every
  * effect (stored records and emitted events, on SQLite and on PostgreSQL), the checks that refuse an atomic
  * batch before anything runs, the limits, rate limits per request, one idempotency key per batch, and the
  * deadline over the whole batch.

@@ -1,5 +1,5 @@
 /**
- * Rate limiters (API.md §8): one table of behaviours run against the in-process limiter (fake clock) and the
+ * Rate limiters (docs/contract.md § Rate limits): one table of behaviours run against the in-process limiter (fake clock) and the
  * Redis limiter (real Redis, real time), then what only Redis promises: one limit across several processes,
  * and a chosen behaviour when Redis is down.
  */

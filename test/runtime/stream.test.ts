@@ -1,5 +1,5 @@
 /**
- * Streams (API.md §11) read with a real SSE parser from a real HTTP connection: event order and ids, deltas
+ * Streams (docs/contract.md § Streaming) read with a real SSE parser from a real HTTP connection: event order and ids, deltas
  * against the final text, progress of a long task, pings, the terminal event in every failure case, a
  * client that disconnects (the handler sees the abort), the time-out over the whole stream, and replays.
  */

@@ -1,5 +1,5 @@
 /**
- * Webhooks (API.md §12) with real peers: a receiving HTTP server checks every delivery with the reference
+ * Webhooks (docs/contract.md § Webhooks) with real peers: a receiving HTTP server checks every delivery with the reference
  * `standardwebhooks` verifier. Covers subscriptions and their secrets, the event body, retries with growing
  * gaps, Retry-After, 410, failure and replay, test pings, secret rotation, patterns, partitions, and that
  * rolled-back work and idempotent replays send nothing.

@@ -1,5 +1,5 @@
 /**
- * Concurrent refunds of one capture can never exceed it (API.md §14): 50 refunds of 300 against a capture of
+ * Concurrent refunds of one capture can never exceed it (docs/contract.md § Payments and billing): 50 refunds of 300 against a capture of
  * 10 000 into a no-overdraft account, each in a transaction of its own, let exactly 33 through. On PostgreSQL
  * they race from two Node processes, each with its own pool (test/store/ledger-worker.ts), started at the
  * same moment; on every store they race from one process too (on SQLite the writer thread serializes them).

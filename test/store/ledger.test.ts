@@ -1,5 +1,5 @@
 /**
- * The double-entry ledger (src/store/ledger.ts, API.md §14) on every store implementation: a behaviour table
+ * The double-entry ledger (src/store/ledger.ts, docs/contract.md § Payments and billing) on every store implementation: a behaviour table
  * (balanced, unbalanced, duplicate, overdraft, foreign currency, missing account, partitions, prefixes), then
  * property tests that run random payment sequences (authorize, capture, cancel, refund, replays) and check
  * the ledger's invariants and a plain in-memory model after each. Concurrent refunds, from one process and

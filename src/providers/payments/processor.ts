@@ -1,5 +1,5 @@
 /**
- * What the `payments` face asks of a payment processor (API.md §14): authorize or charge an amount on a
+ * What the `payments` face asks of a payment processor (docs/contract.md § Payments and billing): authorize or charge an amount on a
  * payment method, capture, cancel and refund. Test mode uses the deterministic sandbox (its card numbers
  * choose the outcome); live mode uses Stripe when `STRIPE_API_KEY` is set. Amounts are integer minor units
  * of a lower-case ISO 4217 currency. Each call carries the idempotency key the face chose for it
@@ -20,7 +20,7 @@ export interface CardDetails {
 /** A card (test mode), or a payment method the processor already holds (`pm_…`, live mode). */
 export type PaymentMethodInput = { card: CardDetails } | { id: string };
 
-/** Why a processor refused a payment: the decline codes of API.md §4 (402 `payment_error`). */
+/** Why a processor refused a payment: the decline codes of docs/contract.md § Errors (402 `payment_error`). */
 export type DeclineCode = 'card_declined' | 'insufficient_funds' | 'expired_card' | 'processing_error';
 
 /** What a processor says of a payment method it charged or refused. */

@@ -26,7 +26,7 @@ const PROCESSING_ERROR: Decline = {
   message: 'An error occurred while processing your card. Try again in a little bit.',
 };
 
-/** Stripe's test card numbers that decline (API.md §14 lists four; 0069 is Stripe's expired card). */
+/** Stripe's test card numbers that decline (docs/contract.md § Payments and billing lists four; 0069 is Stripe's expired card). */
 const DECLINING_CARDS = new Map<string, Decline>([
   ['4000000000000002', DECLINED],
   ['4000000000009995', INSUFFICIENT_FUNDS],

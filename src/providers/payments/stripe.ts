@@ -171,7 +171,7 @@ function decline(error: InstanceType<typeof Stripe.errors.StripeCardError>): Aut
   };
 }
 
-/** Stripe's error code and issuer decline code, folded into the four decline codes of API.md §4. */
+/** Stripe's error code and issuer decline code, folded into the four decline codes of docs/contract.md § Errors. */
 export function declineCode(code: string | undefined, issuerCode: string | undefined): DeclineCode {
   if (code === 'insufficient_funds' || issuerCode === 'insufficient_funds') return 'insufficient_funds';
   if (code === 'expired_card' || issuerCode === 'expired_card') return 'expired_card';

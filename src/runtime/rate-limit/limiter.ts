@@ -1,5 +1,5 @@
 /**
- * What a rate limiter promises (API.md §8), shared by the in-process and the Redis implementation, and the
+ * What a rate limiter promises (docs/contract.md § Rate limits), shared by the in-process and the Redis implementation, and the
  * `RateLimit-Policy` / `RateLimit` response headers (draft-ietf-httpapi-ratelimit-headers, structured fields).
  *
  * Algorithm: GCRA, the generic cell rate algorithm. A policy of `limit` requests per `windowSeconds` has an

@@ -1,6 +1,6 @@
 /**
  * GCRA rate limiter (see limiter.ts) kept in Redis, so that every server process sharing one Redis enforces
- * one limit (API.md §8). Each check is a single Lua script: it reads the clock with `TIME` (one clock for all
+ * one limit (docs/contract.md § Rate limits). Each check is a single Lua script: it reads the clock with `TIME` (one clock for all
  * processes, whatever their own clocks say), decides every policy, and writes all buckets or none. Redis runs
  * a script without interleaving other commands, so concurrent checks from several processes cannot both take
  * the last slot. Keys live in one Redis; a Redis Cluster would need the keys of one call in one hash slot.

@@ -1,6 +1,6 @@
 /**
  * In an atomic batch, a request whose action has effects outside the store (`atomic: false`: a live model
- * call, an e-mail) cannot be rolled back, so the batch is refused before anything runs (API.md §10).
+ * call, an e-mail) cannot be rolled back, so the batch is refused before anything runs (docs/contract.md § Batches).
  */
 import { assertRouted, type Stage } from '../call.js';
 import { ApiError } from '../errors.js';

@@ -1,6 +1,6 @@
 /**
  * The checks every call passes once its caller, entity and version are known, and every request of a batch
- * passes as a call of its own (API.md §6, §10): route, scope, rate limit, then what the call asks (a stream or
+ * passes as a call of its own (docs/contract.md § Pipeline, § Batches): route, scope, rate limit, then what the call asks (a stream or
  * not, its payload). Written once here, run by the pipeline and by the batch runner.
  */
 import type { Stage } from '../call.js';

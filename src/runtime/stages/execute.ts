@@ -43,7 +43,7 @@ export async function executeCall(call: RoutedCall, runtime: Runtime): Promise<R
       }
     }
     tx.abandon();
-    // Nobody reads the answer of a client that went away; it is stored all the same (API.md §9), so that a
+    // Nobody reads the answer of a client that went away; it is stored all the same (docs/contract.md § Idempotency), so that a
     // retry under the same key cannot run, and cost, a second time.
     const error = thrown instanceof ClientGoneError ? new ApiError('request_aborted') : thrown;
     return storeFailure(call, runtime, error, invocation.outsideEffect === true);

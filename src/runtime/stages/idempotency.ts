@@ -1,5 +1,5 @@
 /**
- * Idempotency (API.md §9). A key (header or option) is scoped to (API key, mode, entity) and bound to a
+ * Idempotency (docs/contract.md § Idempotency). A key (header or option) is scoped to (API key, mode, entity) and bound to a
  * fingerprint of the call: face, action, resolved version and canonical payload. The first call claims it
  * and its reply is stored once execution has started, errors included (but for the two that leave the key to
  * a retry: see storeFailure in execution.ts); a later call with the same key

@@ -10,7 +10,7 @@ import { ApiError } from '../errors.js';
 const ENVELOPE_FIELDS = new Set(['face', 'action', 'payload', 'options']);
 const PATH_BODY_FIELDS = new Set(['payload', 'options']);
 const OPTION_TYPES: Record<string, string> = { timeout: 'number', idempotencyKey: 'string', version: 'string', stream: 'boolean' };
-/** 1–255 printable ASCII characters (API.md §9). */
+/** 1–255 printable ASCII characters (docs/contract.md § Idempotency). */
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/;
 
 export const parse: Stage = (call, runtime) => {

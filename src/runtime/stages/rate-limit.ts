@@ -1,5 +1,5 @@
 /**
- * Rate limits (API.md §8): every call is checked at once against every policy that applies to it — the
+ * Rate limits (docs/contract.md § Rate limits): every call is checked at once against every policy that applies to it — the
  * key's tier per token and per entity, and the face's and action's overrides for that tier — and a
  * refused call consumes nothing. The state of the policies is reported on every response.
  */
@@ -87,7 +87,7 @@ export function weightOf(call: RoutedCall, policies: PolicyCheck[]): number {
   const { perCall, perItem } = call.action.weight;
   let weight = perCall;
   for (const field in perItem) {
-    // Checked before validation (API.md §6): a field that is not an array counts for nothing here.
+    // Checked before validation (docs/contract.md § Pipeline): a field that is not an array counts for nothing here.
     const items = call.envelope.payload[field];
     if (Array.isArray(items)) weight += perItem[field]! * items.length;
   }

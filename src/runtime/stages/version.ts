@@ -1,5 +1,5 @@
 /**
- * The API version (API.md §7): from the path, `X-API-Version` or `options.version` (two of them that
+ * The API version (docs/contract.md § Versions): from the path, `X-API-Version` or `options.version` (two of them that
  * differ are a conflict), else the key's pinned version, else the version in force today (a version takes
  * effect on its date; one dated later is served to whoever names it). Deprecated versions are
  * served with Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to the changelog.

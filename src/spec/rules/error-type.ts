@@ -1,5 +1,5 @@
 /**
- * Rule `error-type-mismatch`: a face error whose status API.md §4 gives one type must have that type, so
+ * Rule `error-type-mismatch`: a face error whose status docs/contract.md § Errors gives one type must have that type, so
  * that clients can branch on `type` alone (a 401 is always an `authentication_error`, whichever face
  * answers it). Statuses the table shares between types (400, 409, 503, ...) are left to the face.
  */

@@ -1,5 +1,5 @@
 /**
- * Rule `error-type-mismatch`: a face error whose status API.md §4 gives one type (401, 402, 403, 404, 429)
+ * Rule `error-type-mismatch`: a face error whose status docs/contract.md § Errors gives one type (401, 402, 403, 404, 429)
  * must have it; it is reported at the error's `type`.
  */
 import { describe, expect, it } from 'vitest';
@@ -37,6 +37,6 @@ describe('error-type-mismatch', () => {
 
   it('names the status and the type it needs', () => {
     const [d] = build(faceWithError(401, 'invalid_request_error')).diagnostics;
-    expect(d?.message).toBe('Error "wrong_secret" has status 401, whose type is "authentication_error" (API.md §4), not "invalid_request_error".');
+    expect(d?.message).toBe('Error "wrong_secret" has status 401, whose type is "authentication_error" (docs/contract.md § Errors), not "invalid_request_error".');
   });
 });
