@@ -100,6 +100,8 @@ export interface IdempotencyClaim {
   fingerprint: string;
   /** The lease the claim was taken with: it tells this claim from a later one that took the key over. */
   leaseUntil: string;
+  /** When the use of the key this claim belongs to began: kept by a request that resumes it, new after expiry. */
+  since: string;
 }
 
 /** A complete answer to a call: what is sent, and what an idempotency record stores and replays. */

@@ -71,7 +71,8 @@ export interface HandlerContext<E extends EventName = never> {
   emit<T extends E>(type: T, data: EventTypes[T], options?: { endpointId?: string }): string;
   /**
    * Names the call for the outside effects it starts (a charge, a refund), so that a retry under the same
-   * idempotency key finds and resumes them: a digest of the key and its scope. Undefined without a key, and
+   * idempotency key finds and resumes them: a digest of the key, its scope and this use of it (a key used again
+   * after its record expired names new effects). Undefined without a key, and
    * for the requests of a batch (whose answer is stored whole).
    */
   readonly recoveryKey: string | undefined;

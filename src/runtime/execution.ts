@@ -50,7 +50,7 @@ export async function storeFailure(call: IdentifiedCall, runtime: Runtime, throw
   const reply = errorReply(call, runtime, error);
   if (!call.idempotency) return reply;
   if (inFlight) await lapseIdempotencyLease(runtime.db, call.idempotency, new Date().toISOString());
-  else if (leavesKeyFree(error)) await releaseIdempotencyKey(runtime.db, call.idempotency);
+  else if (leavesKeyFree(error) && !committedRequests(call)) await releaseIdempotencyKey(runtime.db, call.idempotency);
   else await completeIdempotency(call, runtime.db, reply);
   return reply;
 }
@@ -58,6 +58,11 @@ export async function storeFailure(call: IdentifiedCall, runtime: Runtime, throw
 /** A refusal that a later try of the same request can turn into success: a busy or failing backend, a limit. */
 function leavesKeyFree(error: ApiError): boolean {
   return error.retryable && (error.status === 429 || error.status === 502 || error.status === 503);
+}
+
+/** A best-effort batch commits each request as it runs: once one has, a retry under its key must not run it again. */
+function committedRequests(call: IdentifiedCall): boolean {
+  return call.batch?.mode === 'bestEffort' && call.batch.answered === true;
 }
 
 function eventOrigin(call: IdentifiedCall): EventOrigin {

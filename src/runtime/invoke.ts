@@ -84,7 +84,8 @@ class CallContext implements HandlerContext<EventName> {
 
   get recoveryKey(): string | undefined {
     const claim = this.#call.idempotency;
-    return claim && sha256(`${claim.scope}\u0000${claim.key}`);
+    // One use of the key: a key used again after its record expired names new effects, never the old ones.
+    return claim && sha256(`${claim.scope}\u0000${claim.key}\u0000${claim.since}`);
   }
 
   async startOutsideEffect(record?: (db: Db) => Promise<void>): Promise<void> {

@@ -29,7 +29,12 @@ export interface IdempotencyClaim {
   leaseUntil: string;
 }
 
-export type ClaimResult = { claimed: true } | { claimed: false; record: IdempotencyRecord };
+/**
+ * `since`: when the record the claim holds began, the same for every request that resumes it and new when a
+ * key is used again after its record expired, so that what a call records under its key (the outside effects
+ * it started) belongs to that one use of the key.
+ */
+export type ClaimResult = { claimed: true; since: string } | { claimed: false; record: IdempotencyRecord };
 
 export interface IdempotencyKeyRef {
   scope: string;
@@ -64,26 +69,31 @@ export async function claimIdempotencyKey(db: Db, claim: IdempotencyClaim): Prom
       .values({ scope: claim.scope, key: claim.key, ...running })
       .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true };
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true, since: claim.now };
 
-    // Taken over: an expired record, or a running one of the same request whose lease lapsed (the process
-    // running it died, and its effects, committed only with its reply, never happened; or the call ended with
-    // an outside effect in flight, which this request resumes). The condition is
-    // re-checked on the row itself, so of two requests taking over the same record only the first changes it
-    // (PostgreSQL re-evaluates it after waiting for the row lock).
-    const replaced = await db
+    // Taken over. An expired record starts anew, as if the key had never been used. A running one of the same
+    // request whose lease lapsed (the process running it died, and its effects, committed only with its reply,
+    // never happened; or the call ended with an outside effect in flight, which this request resumes) keeps
+    // its start and expiry and takes a new lease. Each condition is re-checked on the row itself, so of two
+    // requests taking over the same record only the first changes it (PostgreSQL re-evaluates it after
+    // waiting for the row lock).
+    const renewed = await db
       .updateTable('idempotency_records')
       .set(running)
       .where('scope', '=', claim.scope)
       .where('key', '=', claim.key)
-      .where((eb) =>
-        eb.or([
-          eb('expires_at', '<=', claim.now),
-          eb.and([eb('state', '=', 'running'), eb('fingerprint', '=', claim.fingerprint), eb('leased_until', '<=', claim.now)]),
-        ]),
-      )
+      .where('expires_at', '<=', claim.now)
       .executeTakeFirst();
-    if (Number(replaced.numUpdatedRows) === 1) return { claimed: true };
+    if (Number(renewed.numUpdatedRows) === 1) return { claimed: true, since: claim.now };
+    const resumed = await db
+      .updateTable('idempotency_records')
+      .set({ leased_until: claim.leaseUntil })
+      .where('scope', '=', claim.scope)
+      .where('key', '=', claim.key)
+      .where('state', '=', 'running')
+      .where('fingerprint', '=', claim.fingerprint)
+      .where('leased_until', '<=', claim.now)
+      .executeTakeFirst();
 
     const row = await db
       .selectFrom('idempotency_records')
@@ -91,6 +101,8 @@ export async function claimIdempotencyKey(db: Db, claim: IdempotencyClaim): Prom
       .where('scope', '=', claim.scope)
       .where('key', '=', claim.key)
       .executeTakeFirst();
+    // The lease this request took, read back on the row it took it on.
+    if (Number(resumed.numUpdatedRows) === 1 && row) return { claimed: true, since: row.created_at };
     if (row) return { claimed: false, record: toRecord(row) };
   }
   throw new Error(`Idempotency key could not be claimed after ${CLAIM_ATTEMPTS} attempts`);

@@ -56,6 +56,8 @@ export interface TestServerOptions {
   /** The live payment processor (a Stripe client pointed at a local server), or another sandbox. */
   payments?: Partial<Providers['payments']>;
   keyCacheTtlMs?: number;
+  /** How long idempotency records are kept (s); a day unless given. */
+  idempotencyTtlSeconds?: number;
   limiter?: RateLimiter;
   /** Runs on a fresh PostgreSQL database instead of SQLite. */
   postgres?: boolean;
@@ -119,6 +121,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
     ...(options.billing ? { billing: options.billing } : {}),
     ...(options.reconciler ? { payments: options.reconciler } : {}),
+    ...(options.idempotencyTtlSeconds !== undefined ? { idempotencyTtlSeconds: options.idempotencyTtlSeconds } : {}),
     storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
     ...(options.email ? { email: options.email } : {}),
     ...(options.now ? { now: options.now } : {}),

@@ -25,6 +25,8 @@ describe.each([
   let server: TestServer;
   /** Its reconciler asks about what has been in flight for longer than the processor takes to answer. */
   let reconciled: TestServer;
+  /** Its idempotency records last a second. */
+  let brief: TestServer;
   const live: Record<TestServer['url'], string> = {};
 
   beforeAll(async () => {
@@ -32,11 +34,13 @@ describe.each([
     const payments = { live: stripeProcessor({ apiKey: STRIPE_KEY, host: stripe.host, port: stripe.port, protocol: 'http' }) };
     server = await startServer({ postgres, payments });
     reconciled = await startServer({ postgres, payments, reconciler: { graceMs: LATE.delayMs + 300, intervalMs: 50 } });
-    for (const s of [server, reconciled]) live[s.url] = (await s.key({ mode: 'live' })).secret;
+    brief = await startServer({ postgres, payments, idempotencyTtlSeconds: 1 });
+    for (const s of [server, reconciled, brief]) live[s.url] = (await s.key({ mode: 'live' })).secret;
   });
   afterAll(async () => {
     await server?.close();
     await reconciled?.close();
+    await brief?.close();
     await stripe?.close();
   });
 
@@ -92,6 +96,22 @@ describe.each([
     expect((await call(server, 'listIntents', { limit: 100 })).body.data.items.filter((i: any) => i.amount === 4100)).toHaveLength(1);
     const replayed = await call(server, 'createIntent', charge(4100), { key });
     expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body.data.id]).toEqual([200, 'true', cut.id]);
+  });
+
+  it('charges anew under a key used again after its record expired, instead of answering the old charge', async () => {
+    const key = `order-${postgres}-again`;
+    const first = await call(brief, 'createIntent', charge(5100), { key });
+    expect(first.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1_100));
+    const again = await call(brief, 'createIntent', charge(5100), { key });
+    expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([200, null]);
+    expect(again.body.data.id).not.toBe(first.body.data.id);
+    expect(chargesOf(again.body.data.id)).toHaveLength(1);
+    // Confirming another intent under the same key, once more after expiry, is a call of its own too.
+    const open = (await call(brief, 'createIntent', { amount: 5200, currency: 'usd', paymentMethod: { id: 'pm_card_visa' } })).body.data;
+    await new Promise((r) => setTimeout(r, 1_100));
+    const confirmed = await call(brief, 'confirmIntent', { id: open.id }, { key });
+    expect([confirmed.status, confirmed.body.data.id, confirmed.body.data.status]).toEqual([200, open.id, 'succeeded']);
   });
 
   it('resumes a refund cut short by its time-out under the same key: one refund, 200', async () => {

@@ -258,14 +258,14 @@ describe.each(implementations)('store on $name', (impl) => {
 
     it('claims a key once; a second claim finds it running', async () => {
       const scope = unique('key_a:test:acme');
-      expect(await claimIdempotencyKey(db, claimOf(scope, 'k1', 'fp-1'))).toEqual({ claimed: true });
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k1', 'fp-1'))).toEqual({ claimed: true, since: iso(0) });
       const second = await claimIdempotencyKey(other, claimOf(scope, 'k1', 'fp-2', 5));
       expect(second).toEqual({
         claimed: false,
         record: { fingerprint: 'fp-1', state: 'running', status: null, body: null, headers: null, createdAt: iso(0), expiresAt: iso(60) },
       });
-      expect(await claimIdempotencyKey(db, claimOf(`${scope}:other`, 'k1', 'fp-1'))).toEqual({ claimed: true });
-      expect(await claimIdempotencyKey(db, claimOf(scope, 'k2', 'fp-1'))).toEqual({ claimed: true });
+      expect(await claimIdempotencyKey(db, claimOf(`${scope}:other`, 'k1', 'fp-1'))).toEqual({ claimed: true, since: iso(0) });
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k2', 'fp-1'))).toEqual({ claimed: true, since: iso(0) });
     });
 
     it('stores a reply once and hands it to later claims', async () => {
@@ -288,7 +288,8 @@ describe.each(implementations)('store on $name', (impl) => {
       await claimIdempotencyKey(db, claimOf(scope, 'k', 'old', 0, 60));
       await completeIdempotencyKey(db, { scope, key: 'k', leaseUntil: iso(30), status: 200, body: '{}', headers: '{}' });
       expect((await claimIdempotencyKey(db, claimOf(scope, 'k', 'new', 59))).claimed).toBe(false);
-      expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'new', 60))).toEqual({ claimed: true });
+      // A new use of the key: it starts at the claim.
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'new', 60))).toEqual({ claimed: true, since: iso(60) });
       const after = await claimIdempotencyKey(other, claimOf(scope, 'k', 'newer', 61));
       expect(after).toEqual({
         claimed: false,
@@ -301,7 +302,8 @@ describe.each(implementations)('store on $name', (impl) => {
       await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp', 0, 600, 30));
       expect(await claimIdempotencyKey(other, claimOf(scope, 'k', 'fp', 29))).toMatchObject({ claimed: false, record: { state: 'running' } });
       expect(await claimIdempotencyKey(other, claimOf(scope, 'k', 'other-request', 31))).toMatchObject({ claimed: false, record: { fingerprint: 'fp' } });
-      expect(await claimIdempotencyKey(other, claimOf(scope, 'k', 'fp', 30))).toEqual({ claimed: true });
+      // The same use of the key, resumed: it keeps its start (what the first call began is found under it).
+      expect(await claimIdempotencyKey(other, claimOf(scope, 'k', 'fp', 30))).toEqual({ claimed: true, since: iso(0) });
       // The new claim holds a lease of its own, and a stored reply is never taken over.
       expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp', 40))).toMatchObject({ claimed: false, record: { state: 'running' } });
       // The first owner, finishing late, can neither store its reply nor release the key: they are the retry's.
@@ -318,7 +320,7 @@ describe.each(implementations)('store on $name', (impl) => {
       await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'));
       expect(await releaseIdempotencyKey(db, ref)).toBe(true);
       expect(await releaseIdempotencyKey(db, ref)).toBe(false);
-      expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'))).toEqual({ claimed: true });
+      expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'))).toEqual({ claimed: true, since: iso(0) });
       await completeIdempotencyKey(db, { ...ref, status: 200, body: '{}', headers: '{}' });
       expect(await releaseIdempotencyKey(db, ref)).toBe(false);
       expect(await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp', 1))).toMatchObject({ claimed: false, record: { state: 'done' } });

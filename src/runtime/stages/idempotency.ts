@@ -36,7 +36,7 @@ export const claimIdempotency: Stage = async (call, runtime) => {
     expiresAt: new Date(now + runtime.idempotencyTtlSeconds * 1000).toISOString(),
   });
   if (result.claimed) {
-    call.idempotency = claim;
+    call.idempotency = { ...claim, since: result.since };
     return undefined;
   }
   const record = result.record;
