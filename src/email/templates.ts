@@ -78,12 +78,16 @@ export function checkTemplate(parts: Partial<TemplateParts>, base = '/payload'):
   const budget = new TemplateBudget();
   for (const [field, source] of Object.entries(parts) as [Part, string | null | undefined][]) {
     if (typeof source !== 'string') continue;
-    const param = `${base}/${field}`;
-    try {
-      compiled(source, field === 'html', budget, checkSupported);
-    } catch (error) {
-      throw error instanceof BudgetExceeded ? overBudget(error, param, `The template's ${field}`, field) : new ApiError('template_invalid', `${param}: ${compileFailure(error)}`, { param });
-    }
+    compilePart(source, field, budget, `${base}/${field}`, `The template's ${field}`);
+  }
+}
+
+/** A part compiled within `budget`; a failure is `template_invalid` or `template_budget_exceeded` at `param`. */
+function compilePart(source: string, field: Part, budget: TemplateBudget, param: string, what: string) {
+  try {
+    return compiled(source, field === 'html', budget, checkSupported);
+  } catch (error) {
+    throw error instanceof BudgetExceeded ? overBudget(error, param, what, field) : new ApiError('template_invalid', `${param}: ${compileFailure(error)}`, { param });
   }
 }
 
@@ -94,13 +98,7 @@ export function checkTemplate(parts: Partial<TemplateParts>, base = '/payload'):
 export function renderTemplate(template: TemplateParts & { name: string }, data: Record<string, unknown>, base: string, budget: TemplateBudget): { subject: string; text?: string; html?: string } {
   const part = (field: Part, source: string) => {
     const what = `The ${field} of template "${template.name}"`;
-    let compiledPart;
-    try {
-      compiledPart = compiled(source, field === 'html', budget, checkSupported);
-    } catch (error) {
-      const param = `${base}/template`;
-      throw error instanceof BudgetExceeded ? overBudget(error, param, what, field) : new ApiError('template_invalid', `${param}: ${compileFailure(error)}`, { param });
-    }
+    const compiledPart = compilePart(source, field, budget, `${base}/template`, what);
     try {
       return render(compiledPart, data, budget, PART_LIMITS[field]);
     } catch (error) {

@@ -40,7 +40,7 @@ export const addDecimals = (a: string, b: string): string => addDecimalTexts(a, 
 
 // Any Kysely: migrations have an untyped one. (storeKind in open.ts asks the same, but open.ts imports the
 // migrations, which use this module.)
-const onPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
+export const onPostgres = (db: Kysely<any>) => db.getExecutor().adapter instanceof PostgresAdapter;
 
 /** The column type of an exact decimal, for migrations. */
 export const decimalColumnType = (db: Kysely<any>) => (onPostgres(db) ? sql`numeric` : sql`text`);

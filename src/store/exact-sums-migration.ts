@@ -8,8 +8,8 @@
  * records' retention; their sums of whole units are exact as floats up to 2⁵³, and are kept as they are.
  * Platform meters (storage.storedByteDays) have no raw events and are kept as they are too.
  */
-import { PostgresAdapter, sql, type Kysely } from 'kysely';
-import { decimalColumnType, decimalSum } from './exact-decimal.js';
+import { sql, type Kysely } from 'kysely';
+import { decimalColumnType, decimalSum, onPostgres } from './exact-decimal.js';
 
 const COLUMNS = [
   ['usage_meter_events', 'value'],
@@ -19,7 +19,7 @@ const COLUMNS = [
 ] as const;
 
 export async function exactMeterSums(db: Kysely<unknown>): Promise<void> {
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (onPostgres(db)) {
     // The migrator runs this in a transaction. A positive setting prints floats in their shortest exact form.
     await sql`set local extra_float_digits = 1`.execute(db);
     for (const [table, column] of COLUMNS) {

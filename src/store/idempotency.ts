@@ -108,6 +108,9 @@ export async function claimIdempotencyKey(db: Db, claim: IdempotencyClaim): Prom
   throw new Error(`Idempotency key could not be claimed after ${CLAIM_ATTEMPTS} attempts`);
 }
 
+/** The record as the claim `ref` took it: still running, under the lease that claim holds. */
+const heldBy = (ref: IdempotencyKeyRef) => ({ scope: ref.scope, key: ref.key, state: 'running' as const, leased_until: ref.leaseUntil });
+
 /** Stores the reply of a claimed key; false when the key is no longer running (released, purged, done). */
 export async function completeIdempotencyKey(
   db: Db,
@@ -118,10 +121,7 @@ export async function completeIdempotencyKey(
     // The reply's body may hold secrets (a new API key, a session token): it is sealed at rest. Its headers
     // (request id, version, deprecation) hold none.
     .set({ state: 'done', status: done.status, body: seal(done.body), headers: done.headers, leased_until: null })
-    .where('scope', '=', done.scope)
-    .where('key', '=', done.key)
-    .where('state', '=', 'running')
-    .where('leased_until', '=', done.leaseUntil)
+    .where((eb) => eb.and(heldBy(done)))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
@@ -130,10 +130,7 @@ export async function completeIdempotencyKey(
 export async function releaseIdempotencyKey(db: Db, ref: IdempotencyKeyRef): Promise<boolean> {
   const result = await db
     .deleteFrom('idempotency_records')
-    .where('scope', '=', ref.scope)
-    .where('key', '=', ref.key)
-    .where('state', '=', 'running')
-    .where('leased_until', '=', ref.leaseUntil)
+    .where((eb) => eb.and(heldBy(ref)))
     .executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
 }
@@ -147,10 +144,7 @@ export async function lapseIdempotencyLease(db: Db, ref: IdempotencyKeyRef, now:
   const result = await db
     .updateTable('idempotency_records')
     .set({ leased_until: now })
-    .where('scope', '=', ref.scope)
-    .where('key', '=', ref.key)
-    .where('state', '=', 'running')
-    .where('leased_until', '=', ref.leaseUntil)
+    .where((eb) => eb.and(heldBy(ref)))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
