@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AnyHandler, Catalogue, EventEntry, FaceEntry } from '../src/runtime/dispatch-types.js';
+import type { AnyHandler, Catalogue, EventEntry, FaceEntry } from '../src/core/dispatch-types.js';
 import { openStore } from '../src/store/open.js';
 
 const dir = process.env.CATALOGUE_DIR!;
@@ -21,8 +21,8 @@ const [tables, { platform, errors }, { sandboxProcessor }, { testEmbeddingModel 
   import('../src/providers/payments/sandbox.js'),
   import('../src/providers/test-embeddings.js'),
   import('../src/providers/test-model.js'),
-  import('../src/runtime/rate-limit/create.js'),
-  import('../src/runtime/server.js'),
+  import('../src/server/rate-limit/create.js'),
+  import('../src/server/server.js'),
 ]);
 const db = await opening;
 const faces = tables.faces as ReadonlyMap<string, FaceEntry>;

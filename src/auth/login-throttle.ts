@@ -6,7 +6,7 @@
  * counted in the store (src/store/login-throttle.ts), so the limit holds across processes, and per address
  * whether or not a user has it, so a refusal reveals no account. A failure commits although its call fails.
  */
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { Partition } from '../store/auth.js';
 import { holdLoginFailures, loginFailures, saveLoginFailures, sweepLoginFailures } from '../store/login-throttle.js';
 import type { Db } from '../store/schema.js';

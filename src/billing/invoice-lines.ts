@@ -11,7 +11,7 @@
  */
 import { Decimal } from 'decimal.js';
 import type { BillingInvoiceLine } from '../../generated/server/types.js';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { Partition } from '../store/auth.js';
 import { finalizedInvoicesSince, getPrices, lastFinalizedAt } from '../store/billing.js';
 import type { BillingSubscriptionTable, Db } from '../store/schema.js';

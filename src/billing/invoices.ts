@@ -7,8 +7,8 @@
  */
 import type { BillingInvoice, BillingPaymentMethod } from '../../generated/server/types.js';
 import { createIntent } from '../payments/intents.js';
-import type { HandlerContext } from '../runtime/context.js';
-import { ApiError } from '../runtime/errors.js';
+import type { HandlerContext } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
 import type { Partition } from '../store/auth.js';
 import { getInvoice, getSubscription, insertInvoice, lockInvoiceNumbers, lockSubscription, moveInvoice, moveSubscription, nextInvoiceNumber } from '../store/billing.js';
 import type { BillingInvoiceTable, BillingSubscriptionTable, Db, InvoiceStatus } from '../store/schema.js';

@@ -11,9 +11,9 @@ import { dueDrafts, dueSubscriptions } from '../store/billing.js';
 import { writeEvents, type EmittedEvent } from '../store/events.js';
 import type { Db } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
-import { Poller } from '../runtime/poller.js';
+import { Poller } from '../core/poller.js';
 import { closePeriod, finalizeInvoice, type Emit } from './invoices.js';
-import { log } from '../runtime/log.js';
+import { log } from '../core/log.js';
 
 export interface PeriodCloserOptions {
   /** How long a draft waits for late usage after its period ends. */

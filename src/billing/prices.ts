@@ -4,7 +4,7 @@
  * listing every problem at its field.
  */
 import type { BillingCreatePricePayload, BillingPrice, BillingPriceUsage } from '../../generated/server/types.js';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { BillingPriceTable } from '../store/schema.js';
 import { validatePrice, type Price } from './rating.js';
 

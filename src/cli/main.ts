@@ -2,7 +2,7 @@
  * `dispatch`: the command-line program. Exit codes: 0 ok, 1 diagnostics or stale output, 2 usage.
  */
 import { Command, CommanderError } from 'commander';
-import { packageVersion } from '../runtime/config.js';
+import { packageVersion } from '../server/config.js';
 import { registerCheck } from './check.js';
 import { registerClient } from './client.js';
 import { registerDiff } from './diff.js';

@@ -8,7 +8,7 @@
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeDirectory } from '../make-directory.js';
-import type { RuntimeConfig } from '../runtime/config.js';
+import type { RuntimeConfig } from '../server/config.js';
 import { newSecretKey, parseSecretKey, useSecretKeys } from '../store/sealed.js';
 
 /** Configures the keys; returns where the current one came from, for the start-up banner. */

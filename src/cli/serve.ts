@@ -4,7 +4,7 @@
  * store (stop-signals.ts: a second signal is ignored, a third forces the exit).
  */
 import type { Command } from 'commander';
-import { ConfigError, type RuntimeConfig } from '../runtime/config.js';
+import { ConfigError, type RuntimeConfig } from '../server/config.js';
 import { asConfigError, redacted, settings, startOrExplain, withFlags, type StartFlags } from './startup.js';
 import { stopOnSignals } from './stop-signals.js';
 
@@ -29,14 +29,14 @@ export function registerServe(program: Command): void {
         const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { shippedCatalogue }, { storageSettingsFromEnv }, { configureSecretKeys }, { resealEndpointSecrets }, { log }] =
           await Promise.all([
             import('../providers/config.js'),
-            import('../runtime/first-key.js'),
-            import('../runtime/server.js'),
-            import('../runtime/rate-limit/create.js'),
-            import('../runtime/shipped.js'),
+            import('../server/first-key.js'),
+            import('../server/server.js'),
+            import('../server/rate-limit/create.js'),
+            import('../server/shipped.js'),
             import('../storage/config.js'),
             import('./secret-keys.js'),
             import('../store/webhooks.js'),
-            import('../runtime/log.js'),
+            import('../core/log.js'),
           ]);
         const storageSettings = asConfigError(() => storageSettingsFromEnv(env, settled.dataDir));
         asConfigError(() => configureSecretKeys(settled));

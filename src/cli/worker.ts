@@ -8,7 +8,7 @@
  * forces the exit).
  */
 import type { Command } from 'commander';
-import type { RuntimeConfig } from '../runtime/config.js';
+import type { RuntimeConfig } from '../server/config.js';
 import { asConfigError, settings, startOrExplain, withFlags, type StartFlags } from './startup.js';
 import { stopOnSignals } from './stop-signals.js';
 
@@ -28,7 +28,7 @@ export function registerWorker(program: Command): void {
           import('../email/worker.js'),
           import('../providers/config.js'),
           import('../../generated/server/platform.js'),
-          import('../runtime/storage-routes.js'),
+          import('../server/storage-routes.js'),
           import('../storage/config.js'),
           import('../spec/version-in-force.js'),
         ]);

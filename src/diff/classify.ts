@@ -161,7 +161,7 @@ function isLower(before: RatePolicy, after: RatePolicy): boolean {
 
 /**
  * The platform's tiers and their own per-key and per-entity policies, which apply to every call of every
- * version. Keys on a removed tier fall back to the lowest one (src/runtime/stages/rate-limit.ts): their
+ * version. Keys on a removed tier fall back to the lowest one (src/server/stages/rate-limit.ts): their
  * clients lose their tier's limits. An added tier changes nothing for existing keys.
  */
 function compareTiers(before: CatalogView, after: CatalogView, add: Add): void {

@@ -39,7 +39,7 @@ export interface ActionView {
   streamOnly: boolean;
   /** The events its stream sends before the result, by name, with their data schemas as served at this version. */
   streamEvents: Map<string, JsonSchema>;
-  /** The action's own policies by tier, checked besides the face's (src/runtime/stages/rate-limit.ts). */
+  /** The action's own policies by tier, checked besides the face's (src/server/stages/rate-limit.ts). */
   rate: Record<string, RatePolicy>;
   /** The written `since`/`until`, so a change can point at the annotation that makes it. */
   since: string;

@@ -7,7 +7,16 @@
 import type { StorageService } from '../storage/service.js';
 import { holdBlob, releaseBlob } from '../store/storage.js';
 import type { Db, EmailMessageTable } from '../store/schema.js';
-import type { KeptAttachment } from './compose.js';
+
+/** An attachment as the message keeps it: the storage object's content, held by its SHA-256 until sent. */
+export interface KeptAttachment {
+  key: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+  md5: string;
+}
 
 const keptOf = (row: EmailMessageTable) => (row.attachments !== null ? (JSON.parse(row.attachments) as KeptAttachment[]) : []);
 

@@ -4,7 +4,7 @@
  * together at most), and the time it may go. Nothing is sent here; see queue.ts and outcomes.ts.
  */
 import type { EmailSendPayload } from '../../generated/server/types.js';
-import { ApiError, invalidField } from '../runtime/errors.js';
+import { ApiError, invalidField } from '../core/errors.js';
 import type { Partition } from '../store/auth.js';
 import { getTemplate, suppressedAmong } from '../store/email.js';
 import { getObject } from '../store/storage.js';
@@ -12,6 +12,7 @@ import { objectKey } from '../storage/keys.js';
 import type { Db, EmailMessageTable } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import { addressOf } from './addresses.js';
+import type { KeptAttachment } from './attachments.js';
 import { withEntry } from './status.js';
 import type { TemplateBudget } from './template-budget.js';
 import { renderTemplate } from './templates.js';
@@ -31,16 +32,6 @@ function checkHeaders(headers: Record<string, string>, param: string): void {
 const MAX_SCHEDULE_MS = 30 * 86_400_000;
 /** The most a message's attachments may come to together, before encoding (Resend and SES allow 40 and 10 MB). */
 export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
-
-/** An attachment as the message keeps it: the storage object's content, held by its SHA-256 until sent. */
-export interface KeptAttachment {
-  key: string;
-  filename: string;
-  contentType: string;
-  size: number;
-  sha256: string;
-  md5: string;
-}
 
 export interface Composed {
   row: EmailMessageTable;

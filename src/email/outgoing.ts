@@ -6,7 +6,7 @@ import type { StorageService } from '../storage/service.js';
 import type { EmailMessageTable } from '../store/schema.js';
 import { attachmentContents } from './attachments.js';
 import { storedAddresses } from './addresses.js';
-import type { OutgoingMessage } from './smtp.js';
+import type { OutgoingMessage } from '../providers/smtp.js';
 import { messageIdHeader } from './wire.js';
 
 const list = (json: string | null) => (json !== null ? (JSON.parse(json) as string[]) : []);

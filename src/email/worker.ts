@@ -8,7 +8,7 @@
  */
 import type { Providers } from '../providers/index.js';
 import type { StorageService } from '../storage/service.js';
-import { DEFAULT_EMAIL_QUEUE, type EmailQueueConfig } from '../runtime/config.js';
+import { DEFAULT_EMAIL_QUEUE, type EmailQueueConfig } from './queue-config.js';
 import type { Partition } from '../store/auth.js';
 import { leaseDueMessages, suppressedAmong } from '../store/email.js';
 import { writeEvents, type EmittedEvent } from '../store/events.js';
@@ -17,11 +17,11 @@ import type { Db, EmailMessageTable } from '../store/schema.js';
 import { newId } from '../store/secrets.js';
 import { capturedMoves } from './outcomes.js';
 import { onMailQueued } from './signal.js';
-import { Poller } from '../runtime/poller.js';
-import type { MailTransport, SentOrNot } from './smtp.js';
+import { Poller } from '../core/poller.js';
+import type { MailTransport, SentOrNot } from '../providers/smtp.js';
 import { outgoing, recipientsOf } from './outgoing.js';
 import { advance, type Move } from './status.js';
-import { log } from '../runtime/log.js';
+import { log } from '../core/log.js';
 
 export interface MailWorkerOptions {
   /** Retries after the first attempt, in ms from it; one attempt more is made than this lists. */
@@ -143,7 +143,7 @@ export class MailWorker {
         // Nothing reached the server (the attachments could not be read): tried again on the schedule.
         outcome = { kind: 'retry', detail: `Not sent: ${(error as Error).message}` };
       }
-      moves = outcome.kind === 'retry' ? [this.#retry(row, attempts, outcome.detail)] : [{ ...outcome.move, changes: { ...done, last_error: outcome.kind === 'bounced' ? (outcome.move.detail ?? null) : null } }];
+      moves = outcome.kind === 'retry' ? [this.#retry(row, attempts, outcome.detail)] : [movedBy(outcome, { ...done, last_error: outcome.kind === 'bounced' ? outcome.detail : null })];
     }
     await this.#settle(row, moves);
   }
@@ -177,4 +177,9 @@ export class MailWorker {
       if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion(), requestId: newId('req') }, events);
     });
   }
+}
+
+/** The status move of a send the server answered for good: sent or bounced, with the recipients it refused. */
+function movedBy(outcome: Exclude<SentOrNot, { kind: 'retry' }>, changes: Move['changes']): Move {
+  return { status: outcome.kind, detail: outcome.detail, changes, ...(outcome.suppress ? { suppress: outcome.suppress } : {}) };
 }

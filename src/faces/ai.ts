@@ -4,8 +4,8 @@
  * reaches the caller piece by piece as the model produces it.
  */
 import type { AiHandlers } from '../../generated/server/types.js';
-import type { HandlerContext } from '../runtime/context.js';
-import { ApiError } from '../runtime/errors.js';
+import type { HandlerContext } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
 
 export const ai: AiHandlers = {
   async generate(payload, ctx) {

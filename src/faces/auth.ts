@@ -27,8 +27,8 @@ import {
 } from '../store/auth.js';
 import { failedLogin, refuseThrottledLogin } from '../auth/login-throttle.js';
 import { BulkHasher } from '../providers/bulk-hashing.js';
-import { ApiError } from '../runtime/errors.js';
-import { listPage } from '../runtime/list-page.js';
+import { ApiError } from '../core/errors.js';
+import { listPage } from '../core/list-page.js';
 import { DECOY_PASSWORD_HASH, hashPassword, newId, randomBase62, sha256, verifyPassword } from '../store/secrets.js';
 import type { AuthUserTable, Db } from '../store/schema.js';
 

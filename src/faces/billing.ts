@@ -10,8 +10,8 @@ import { closePeriod, finalizeInvoice, loadInvoice, payInvoice, readInvoice, set
 import { endOfMinute, period, wholeMinute } from '../billing/periods.js';
 import { checkedPrice, toPrice } from '../billing/prices.js';
 import { toSubscription } from '../billing/wire.js';
-import { ApiError, invalidField } from '../runtime/errors.js';
-import { listPage } from '../runtime/list-page.js';
+import { ApiError, invalidField } from '../core/errors.js';
+import { listPage } from '../core/list-page.js';
 import { cancelAtPeriodEnd, getPrices, getSubscription, insertPrice, insertSubscription, listInvoices, listPrices, listSubscriptions } from '../store/billing.js';
 import { getCustomer } from '../store/payments.js';
 import type { BillingSubscriptionTable, Mode } from '../store/schema.js';

@@ -12,9 +12,9 @@ import { movedInMemory, suppressFor, type EmailEvent } from '../email/status.js'
 import { checkTemplate } from '../email/templates.js';
 import { TemplateBudget } from '../email/template-budget.js';
 import { toMessage, toSuppression, toTemplate } from '../email/wire.js';
-import type { HandlerContext } from '../runtime/context.js';
-import { ApiError } from '../runtime/errors.js';
-import { listPage } from '../runtime/list-page.js';
+import type { HandlerContext } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
+import { listPage } from '../core/list-page.js';
 import * as store from '../store/email.js';
 import type { Mode } from '../store/schema.js';
 import { newId } from '../store/secrets.js';

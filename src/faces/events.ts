@@ -3,8 +3,8 @@
  * kept for the retention period. Each event is answered exactly as a delivery posts it (`wireEvent`).
  */
 import type { EventsHandlers } from '../../generated/server/types.js';
-import { ApiError } from '../runtime/errors.js';
-import { listPage } from '../runtime/list-page.js';
+import { ApiError } from '../core/errors.js';
+import { listPage } from '../core/list-page.js';
 import type { Partition } from '../store/auth.js';
 import { listEvents } from '../store/event-log.js';
 import { isoInstant, parseInstant } from '../store/instant.js';

@@ -5,9 +5,8 @@
 import { platform } from '../../generated/server/platform.js';
 import { scopes as knownScopes } from '../../generated/server/scopes.js';
 import type { KeysHandlers, KeysKey } from '../../generated/server/types.js';
-import { ApiError } from '../runtime/errors.js';
-import { coversEntity } from '../runtime/stages/entity.js';
-import { holdsScope } from '../runtime/stages/scope.js';
+import { ApiError } from '../core/errors.js';
+import { coversEntity, holdsScope } from '../core/grants.js';
 import { parseInstant } from '../store/instant.js';
 import { createKey, expireKey, getKey, listKeys, revokeKey, type Entities, type KeyRecord } from '../store/keys.js';
 

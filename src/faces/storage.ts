@@ -1,12 +1,12 @@
 /**
  * The `storage` face (docs/contract.md § Storage): objects under keys in the call's (mode, entity), content inline or
  * through signed URLs, per-tier limits. Storing and deleting live in src/storage/objects.ts, the content in
- * the configured blob store (files or S3), the signed URLs' receiving end in src/runtime/storage-routes.ts.
+ * the configured blob store (files or S3), the signed URLs' receiving end in src/server/storage-routes.ts.
  * Keys and prefixes are taken in Unicode NFC (src/storage/keys.ts).
  */
 import type { StorageHandlers } from '../../generated/server/types.js';
-import type { HandlerContext } from '../runtime/context.js';
-import { ApiError } from '../runtime/errors.js';
+import type { HandlerContext } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
 import { getObject, insertUpload, listObjects, storedBytes } from '../store/storage.js';
 import { newId } from '../store/secrets.js';
 import { keyPrefix, objectKey } from '../storage/keys.js';

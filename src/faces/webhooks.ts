@@ -4,8 +4,8 @@
  * Sending is the delivery worker's job (src/webhooks/worker.ts); this face only writes to the queue.
  */
 import type { WebhooksDelivery, WebhooksEndpoint, WebhooksHandlers } from '../../generated/server/types.js';
-import { ApiError } from '../runtime/errors.js';
-import { listPage } from '../runtime/list-page.js';
+import { ApiError } from '../core/errors.js';
+import { listPage } from '../core/list-page.js';
 import { newId } from '../store/secrets.js';
 import type { Partition } from '../store/auth.js';
 import { matchesEventPattern, queueDeliveries } from '../store/events.js';

@@ -15,7 +15,7 @@ export const PLATFORM_PATH = 'server/platform.ts';
 export const SCOPES_PATH = 'server/scopes.ts';
 
 const json = (value: unknown) => JSON.stringify(value);
-const TYPES = '../../src/runtime/dispatch-types.js';
+const TYPES = '../../src/core/dispatch-types.js';
 
 /**
  * The file in chunks: the imports, one constant per face, then the maps. A face's chunk names only that
@@ -23,7 +23,7 @@ const TYPES = '../../src/runtime/dispatch-types.js';
  * (`preformat`; without it, every chunk is left to prettier).
  */
 export function emitDispatch(catalog: Catalog, preformat = true): (string | Formatted)[] {
-  // Imported on first use (runtime/validator-module.ts): a server starts without parsing every face's validators.
+  // Imported on first use (server/validator-module.ts): a server starts without parsing every face's validators.
   const modules = catalog.faces.map((f) => `const ${validators(f.name)}: ValidatorLoader = () => import('./validators/${f.name}.js');`);
   const faceOfEvent = new Map(catalog.faces.flatMap((f) => f.events.map((e) => [e.type, f.name] as const)));
   return [

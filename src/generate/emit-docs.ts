@@ -6,7 +6,7 @@
  */
 import { describeChange, type Change, type NameStyle } from '../diff/change.js';
 import { memo } from '../memo/memo.js';
-import { BATCH_ACTION } from '../runtime/dispatch-types.js';
+import { BATCH_ACTION } from '../core/dispatch-types.js';
 import type { Action, ApiVersion, Catalog, Example, Face, FaceError, RatePolicy, Tier } from '../spec/model.js';
 import { isZeroPrice } from '../spec/price.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';

@@ -18,7 +18,7 @@ export function emitServerTypes(catalog: Catalog): StatementStructures[][] {
     {
       kind: StructureKind.ImportDeclaration,
       isTypeOnly: true,
-      moduleSpecifier: '../../src/runtime/context.js',
+      moduleSpecifier: '../../src/core/context.js',
       namedImports: ['HandlerContext'],
     },
   ];

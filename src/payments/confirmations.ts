@@ -7,7 +7,7 @@
  */
 import type { PaymentsIntent } from '../../generated/server/types.js';
 import type { Authorization, DeclineCode, PaymentMethodInput, PaymentProcessor } from '../providers/payments/processor.js';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 import { openAccounts, postTransfer, type Partition, type Transfer } from '../store/ledger.js';
 import { getIntent, moveIntent } from '../store/payments.js';
 import type { Db, PaymentIntentTable } from '../store/schema.js';

@@ -9,8 +9,8 @@
  * failure event is sent) while the call answers 402 with the decline code.
  */
 import type { PaymentsCreateIntentPayload, PaymentsIntent, PaymentsPaymentMethod } from '../../generated/server/types.js';
-import type { HandlerContext } from '../runtime/context.js';
-import { ApiError, invalidField } from '../runtime/errors.js';
+import type { HandlerContext } from '../core/context.js';
+import { ApiError, invalidField } from '../core/errors.js';
 import type { Authorization, PaymentMethodInput, PaymentProcessor } from '../providers/payments/processor.js';
 import { openAccounts } from '../store/ledger.js';
 import { deleteIntent, deleteRecovery, getCustomer, getIntent, getRecovery, insertIntent, insertRecovery, moveIntent } from '../store/payments.js';

@@ -4,7 +4,7 @@
  * amounts are integer minor units, which the payload schemas already require. A bad currency is
  * `payload_invalid` naming the field.
  */
-import { invalidField } from '../runtime/errors.js';
+import { invalidField } from '../core/errors.js';
 import { moneyDigits } from './currencies.js';
 
 /** The ISO 4217 data of a lower-case code, or undefined when it is not the money of a country. */

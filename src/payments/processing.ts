@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Providers } from '../providers/index.js';
-import type { HandlerContext } from '../runtime/context.js';
-import { ApiError } from '../runtime/errors.js';
+import type { HandlerContext } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
 import type { PaymentProcessor } from '../providers/payments/processor.js';
 import type { Partition } from '../store/ledger.js';
 

@@ -9,8 +9,8 @@
  * store, as each settlement is a conditional move out of `processing` that one transaction wins.
  */
 import type { Providers } from '../providers/index.js';
-import { log } from '../runtime/log.js';
-import { Poller } from '../runtime/poller.js';
+import { log } from '../core/log.js';
+import { Poller } from '../core/poller.js';
 import type { Partition } from '../store/auth.js';
 import { writeEvents, type EmittedEvent } from '../store/events.js';
 import { getIntent, processingIntents, processingRefunds } from '../store/payments.js';

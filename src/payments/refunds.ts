@@ -10,8 +10,8 @@
  */
 import type { PaymentsCreateRefundPayload, PaymentsRefund } from '../../generated/server/types.js';
 import type { PaymentProcessor } from '../providers/payments/processor.js';
-import type { HandlerContext } from '../runtime/context.js';
-import { ApiError } from '../runtime/errors.js';
+import type { HandlerContext } from '../core/context.js';
+import { ApiError } from '../core/errors.js';
 import { OverdraftError, openAccounts, postTransfer, type Partition } from '../store/ledger.js';
 import { addRefunded, deleteRecovery, getRecovery, getRefund, insertRecovery, insertRefund, settleRefundRow } from '../store/payments.js';
 import type { Db, PaymentRefundTable } from '../store/schema.js';

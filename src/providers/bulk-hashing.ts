@@ -6,7 +6,7 @@
  * calls always find threads free; and at most `maxQueued` passwords wait, beyond which an import is refused
  * at once (503 `import_busy`, retry later) rather than queued for minutes.
  */
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 import { hashPassword } from '../store/secrets.js';
 
 export interface BulkHashingOptions {

@@ -2,7 +2,7 @@
  * Builds the backends from the environment. Bad settings fail at start-up, naming the variable, rather than
  * on the first live call.
  */
-import { smtpTransport } from '../email/smtp.js';
+import { smtpTransport } from './smtp.js';
 import { httpUrl } from './http-url.js';
 import type { Providers } from './index.js';
 import { mappedModels, TEST_MODELS, type ModelInfo } from './model-list.js';

@@ -2,7 +2,7 @@
  * The backends handlers call. Test mode always gets a sandbox backend (no network, no cost); live mode gets
  * the configured one, or none when it is not configured (handlers then answer 503 provider_unavailable).
  */
-import type { MailTransport } from '../email/smtp.js';
+import type { MailTransport } from './smtp.js';
 import type { EmbeddingModel } from './embedding-model.js';
 import type { PaymentProcessor } from './payments/processor.js';
 import type { StorageService } from '../storage/service.js';

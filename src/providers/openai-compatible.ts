@@ -4,7 +4,7 @@
  * provider's own server-sent events. The HTTP call and its errors are openai-http.ts's.
  */
 import { createParser } from 'eventsource-parser';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 import { isCount, openAiEndpoint, parseJson, providerModel, redact, unexpectedAnswer, type OpenAiCompatibleOptions } from './openai-http.js';
 import type { TextGenerationRequest, TextGenerationResult, TextModel } from './text-model.js';
 

@@ -4,7 +4,7 @@
  * provider errors: 503 when trying again later may help (unreachable, rate-limited, overloaded, too slow),
  * 400 `model_not_available` for a model the provider does not have, 502 when the provider answered wrongly.
  */
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 
 export interface OpenAiCompatibleOptions {
   /** Base URL up to and including the version, e.g. `https://api.openai.com/v1`. */

@@ -8,7 +8,7 @@ import { IndentationText, Node, Project, QuoteKind, SyntaxKind, type ObjectLiter
 import { ScaffoldError } from './names.js';
 
 /** Handler modules sit beside the runtime in `src/`, as the generated registry and types assume. */
-export const ERRORS_MODULE = '../runtime/errors.js';
+export const ERRORS_MODULE = '../core/errors.js';
 
 export interface NewHandlerModule {
   face: string;

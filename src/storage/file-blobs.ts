@@ -3,7 +3,7 @@
  * otherwise), `blobs/<first two hex digits>/<sha256>`. Content is written to `tmp/` while it is hashed,
  * flushed to disk, checked against the size counted, and only then renamed to its SHA-256, so a crash leaves
  * at most a stray temporary file, never a half-written blob. Signed URLs point at this server
- * (src/runtime/storage-routes.ts), which receives uploads itself: none ever lands on its own.
+ * (src/server/storage-routes.ts), which receives uploads itself: none ever lands on its own.
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';

@@ -9,7 +9,7 @@
  * loses bytes another holds. Content placed by a transaction that rolls back is released after the rollback,
  * so it is collected too; the caller's transaction must be a `CallTransaction` for that (afterRollback).
  */
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { Partition } from '../store/auth.js';
 import { storeKind } from '../store/open.js';
 import type { Db, StorageObjectTable } from '../store/schema.js';

@@ -3,7 +3,7 @@
  * transaction, the upload row is taken (so only one process completes it), its size checked against what
  * was signed and the tier's limits, the object stored and `storage.object.created` written to the outbox.
  */
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 import { writeEvents } from '../store/events.js';
 import type { Db, StorageObjectTable } from '../store/schema.js';
 import { newId } from '../store/secrets.js';

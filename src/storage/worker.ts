@@ -10,9 +10,9 @@ import { TooLargeError } from './digest.js';
 import { collectReleasedBlobs } from './objects.js';
 import type { StorageService } from './service.js';
 import { completeUpload } from './uploads.js';
-import { ApiError } from '../runtime/errors.js';
-import { Poller } from '../runtime/poller.js';
-import { log } from '../runtime/log.js';
+import { ApiError } from '../core/errors.js';
+import { Poller } from '../core/poller.js';
+import { log } from '../core/log.js';
 
 export interface StorageWorkerOptions {
   /** How often landed uploads are looked for (`STORAGE_POLL_MS`). */

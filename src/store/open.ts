@@ -10,7 +10,7 @@ import type pg from 'pg';
 import { migrationNames, migrationProvider } from './migrations.js';
 import { WorkerSqliteDialect } from './sqlite/dialect.js';
 import type { Database, Db } from './schema.js';
-import { log } from '../runtime/log.js';
+import { log } from '../core/log.js';
 import { makeDirectory } from '../make-directory.js';
 
 export interface StoreConfig {

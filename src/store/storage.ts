@@ -8,7 +8,7 @@ import { sql } from 'kysely';
 import type { Partition } from './auth.js';
 import { decimalAdd, decimalQuotient, Exact, METER_PLACES } from './exact-decimal.js';
 import { storeKind } from './open.js';
-import { periodOf } from '../usage/rollups.js';
+import { periodOf } from './periods.js';
 import type { Db, Mode, StorageObjectTable, StorageUploadTable } from './schema.js';
 
 const inPartition = (p: Partition) => ({ mode: p.mode, entity_id: p.entityId });

@@ -13,7 +13,7 @@
  */
 import { Kysely, SelectQueryNode, type CompiledQuery, type ConnectionProvider, type ControlledTransaction, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
 import type { Database, Db } from './schema.js';
-import { log } from '../runtime/log.js';
+import { log } from '../core/log.js';
 
 /** What must wait for a call's transaction to commit, by the `db` of that transaction. */
 const afterCommits = new WeakMap<Db, (() => void)[]>();

@@ -5,7 +5,7 @@
  * queue while the client is behind; past it they are counted as dropped rather than held.
  */
 import type { UsageLiveResult } from '../../generated/server/types.js';
-import type { HandlerContext } from '../runtime/context.js';
+import type { HandlerContext } from '../core/context.js';
 import type { UsageRecordTable } from '../store/schema.js';
 import { toRecord } from './records.js';
 import { scopePredicate, type UsageScope } from './scope.js';

@@ -16,7 +16,7 @@ import type { UsageIngestOutcome, UsageIngestPayload, UsageIngestResult, UsageMe
 import { chunks } from '../store/bulk-insert.js';
 import { addDecimals, decimalAdd, decimalText, METER_PLACES } from '../store/exact-decimal.js';
 import { isoInstant, parseInstant } from '../store/instant.js';
-import { periodOf } from './rollups.js';
+import { periodOf } from '../store/periods.js';
 import type { Db, Mode, UsageMeterEventTable, UsageMeterRollupTable } from '../store/schema.js';
 
 const DAY_MS = 86_400_000;

@@ -4,8 +4,8 @@
  */
 import { sql } from 'kysely';
 import type { UsageEventsPayload, UsageEventsResult } from '../../generated/server/types.js';
-import { ApiError } from '../runtime/errors.js';
-import { listPage } from '../runtime/list-page.js';
+import { ApiError } from '../core/errors.js';
+import { listPage } from '../core/list-page.js';
 import { parseInstant } from '../store/instant.js';
 import type { Db } from '../store/schema.js';
 import { idTimePrefix } from '../store/secrets.js';

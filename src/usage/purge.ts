@@ -5,7 +5,7 @@
  */
 import type { Db } from '../store/schema.js';
 import { idTimePrefix } from '../store/secrets.js';
-import { periodOf } from './rollups.js';
+import { periodOf } from '../store/periods.js';
 
 /** Deletes raw records answered before `recordsBefore` and rollups of minutes before `rollupsBefore` (ISO times). */
 export async function purgeUsage(db: Db, recordsBefore: string, rollupsBefore: string): Promise<void> {

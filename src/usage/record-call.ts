@@ -6,8 +6,8 @@
  * refused as a whole, or replayed, since its requests did not run again). Only a call that succeeded is
  * priced; a replay is recorded at zero cost.
  */
-import type { AfterAnswer } from '../runtime/call.js';
-import { BATCH_ACTION, type Catalogue } from '../runtime/dispatch-types.js';
+import type { AfterAnswer } from '../core/answer.js';
+import { BATCH_ACTION, type Catalogue } from '../core/dispatch-types.js';
 import { newId } from '../store/secrets.js';
 import { callCostNanos, nanosToDecimal } from './cost.js';
 import type { UsageRecorder } from './recorder.js';

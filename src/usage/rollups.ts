@@ -12,14 +12,7 @@ import type { Db, UsageRecordTable } from '../store/schema.js';
 import { chunks } from '../store/bulk-insert.js';
 import { addDecimals, decimalAdd, decimalText } from '../store/exact-decimal.js';
 import { LATENCY_COLUMNS, latencyBucket } from './latency.js';
-
-export type Grain = 'minute' | 'hour' | 'day';
-
-/** The length of an ISO time's prefix that names its period: `YYYY-MM-DDTHH:MM`, `YYYY-MM-DDTHH`, `YYYY-MM-DD`. */
-export const PERIOD_LENGTH: Record<Grain, number> = { minute: 16, hour: 13, day: 10 };
-
-/** The period of `grain` an ISO time falls in, as the rollups name it (these texts sort as time does). */
-export const periodOf = (iso: string, grain: Grain): string => iso.slice(0, PERIOD_LENGTH[grain]);
+import { PERIOD_LENGTH, periodOf } from '../store/periods.js';
 
 export interface RecordWithCost {
   row: UsageRecordTable;

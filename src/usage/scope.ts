@@ -6,7 +6,7 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { UsageFilter } from '../../generated/server/types.js';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Mode, UsageRecordTable } from '../store/schema.js';
 

@@ -3,6 +3,7 @@
  * whether URLs may use http and private addresses, and how the workers poll. Read from the environment at
  * start; the defaults are the contract's.
  */
+import { parseSchedule } from '../core/schedule.js';
 
 export interface WebhookConfig {
   /** When each retry is due, in ms after the first attempt; a delivery makes one attempt more than this lists. */
@@ -17,8 +18,6 @@ export interface WebhookConfig {
   pollMs: number;
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 export const DEFAULT_RETRY_SCHEDULE = { live: '5s,5m,30m,2h,5h,10h,14h,20h,24h', test: '5s,30s' };
 
 export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = {
@@ -28,23 +27,6 @@ export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = {
   concurrency: 8,
   pollMs: 1000,
 };
-
-/**
- * Parses a schedule such as `5s,5m,30m,2h` into ms after the first attempt. An empty text means no retries.
- * @throws Error naming `name` when an entry is malformed or the offsets do not grow.
- */
-export function parseSchedule(text: string, name = 'schedule'): number[] {
-  const entries = text.split(',').map((e) => e.trim()).filter((e) => e !== '');
-  const offsets = entries.map((entry) => {
-    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(entry);
-    if (!match) throw new Error(`${name}: "${entry}" is not a duration such as 500ms, 5s, 5m or 2h.`);
-    return Math.round(Number(match[1]) * UNITS[match[2]!]!);
-  });
-  offsets.forEach((offset, i) => {
-    if (offset <= 0 || (i > 0 && offset <= offsets[i - 1]!)) throw new Error(`${name}: each retry must come after the one before (${text}).`);
-  });
-  return offsets;
-}
 
 /** The settings from `WEBHOOK_*` variables, defaults for those unset. */
 export function readWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {

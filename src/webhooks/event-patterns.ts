@@ -4,7 +4,7 @@
  * type of the catalogue, so a typo is refused at its field instead of silently matching nothing.
  */
 import { eventTypes } from '../../generated/server/dispatch.js';
-import { ApiError } from '../runtime/errors.js';
+import { ApiError } from '../core/errors.js';
 
 const knownFaces = new Set([...eventTypes.values()].map((e) => e.face));
 

@@ -8,7 +8,7 @@
  *
  * Delivery is at least once: a worker that dies mid-send leaves its lease to lapse, and another sends again.
  */
-import { Poller } from '../runtime/poller.js';
+import { Poller } from '../core/poller.js';
 import { onDeliveriesQueued } from '../store/events.js';
 import type { Db, WebhookDeliveryTable } from '../store/schema.js';
 import { storeKind } from '../store/open.js';
@@ -16,7 +16,7 @@ import { leaseDueDeliveries, loadDeliveries, settleDelivery, type DeliveryJob, t
 import type { WebhookConfig } from './config.js';
 import { eventBody, signatures } from './message.js';
 import { postWebhook, type AttemptOutcome } from './post.js';
-import { log } from '../runtime/log.js';
+import { log } from '../core/log.js';
 
 const JITTER = 0.1;
 

@@ -9,9 +9,9 @@
 import { InsertQueryNode, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryId, type RootOperationNode } from 'kysely';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyHandler, Catalogue } from '../../src/runtime/dispatch-types.js';
-import type { EventName, HandlerContext } from '../../src/runtime/context.js';
-import { shippedCatalogue } from '../../src/runtime/shipped.js';
+import type { AnyHandler, Catalogue } from '../../src/core/dispatch-types.js';
+import type { EventName, HandlerContext } from '../../src/core/context.js';
+import { shippedCatalogue } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { startServer, type TestServer } from '../helpers/server.js';

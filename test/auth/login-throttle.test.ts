@@ -8,8 +8,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHandlers } from '../../src/faces/auth.js';
-import type { Catalogue } from '../../src/runtime/dispatch-types.js';
-import { shippedCatalogue } from '../../src/runtime/shipped.js';
+import type { Catalogue } from '../../src/core/dispatch-types.js';
+import { shippedCatalogue } from '../../src/server/shipped.js';
 import { newId } from '../../src/store/secrets.js';
 import { startServer, type TestServer, type Reply } from '../helpers/server.js';
 

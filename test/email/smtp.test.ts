@@ -5,7 +5,7 @@
  * that keeps deferring bounced when the retry schedule is spent. Every status change is kept in order.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { smtpTransport } from '../../src/email/smtp.js';
+import { smtpTransport } from '../../src/providers/smtp.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.js';
 

@@ -12,7 +12,7 @@ import { generate } from '../../src/generate/index.js';
 import { buildCatalog } from '../../src/spec/index.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-// Beside generated/, so that the tables' imports of ../../src/runtime resolve to the real modules.
+// Beside generated/, so that the tables' imports of ../../src/core resolve to the real modules.
 const CHECKED = join(ROOT, 'generated-notes-check');
 
 const PINS = `face: pins

@@ -1,12 +1,12 @@
 /**
  * A throwaway TypeScript project around a generated server, for checking that what the generator emits
  * for some catalogue compiles: `generated/` as the generator wrote it, one handler stub per face under
- * `src/faces/`, and the runtime modules the generated server imports.
+ * `src/faces/`, and the core modules the generated server imports.
  *
- * Those runtime modules (`dispatch-types.ts`, `context.ts`) are copied rather than linked: `context.ts`
+ * Those core modules (`dispatch-types.ts`, `context.ts`) are copied rather than linked: `context.ts`
  * takes the event types from `../../generated/server/types.js`, which must be the catalogue's own, while
  * the repository modules it reaches (store, providers, e-mail...) import the repository's own generated
- * types and must keep seeing those. So the copies import everything outside the runtime from the
+ * types and must keep seeing those. So the copies import everything outside the core from the
  * repository, and only the generated types from the project.
  */
 import { spawnSync } from 'node:child_process';
@@ -16,20 +16,20 @@ import { writeGenerated } from '../../src/generate/write.js';
 import type { Catalog } from '../../src/spec/model.js';
 
 const REPO = resolve(new URL('../..', import.meta.url).pathname);
-const RUNTIME = join(REPO, 'src', 'runtime');
-const GENERATED_IMPORT = /from '\.\.\/\.\.\/src\/runtime\/([\w-]+)\.js'/g;
+const CORE = join(REPO, 'src', 'core');
+const GENERATED_IMPORT = /from '\.\.\/\.\.\/src\/core\/([\w-]+)\.js'/g;
 const RELATIVE_IMPORT = /from '(\.{1,2}\/[^']+)'/g;
 
 /** Writes the project into `dir` (which should be empty). */
 export function layOutServerProject(dir: string, catalog: Catalog, files: Map<string, string>): void {
   writeGenerated(join(dir, 'generated'), files);
-  copyRuntime(dir, files);
+  copyCore(dir, files);
   mkdirSync(join(dir, 'src', 'faces'), { recursive: true });
   for (const face of catalog.faces.filter((f) => !f.builtin)) {
     writeFileSync(join(dir, 'src', 'faces', `${face.name}.ts`), handlerStub(face.name, face.typeName, face.actions.map((a) => a.typeName), face.actions.map((a) => a.name)));
   }
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  // ESM, as the repository is: without it NodeNext compiles the runtime's `import.meta` as CommonJS.
+  // ESM, as the repository is: without it NodeNext compiles the core's `import.meta` as CommonJS.
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   const { compilerOptions } = JSON.parse(readFileSync(join(REPO, 'tsconfig.json'), 'utf8')) as { compilerOptions: object };
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['generated/server/**/*.ts', 'src/faces/*.ts'] }, null, 2));
@@ -42,9 +42,9 @@ export function typecheck(dir: string): { status: number | null; output: string 
   return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
-/** The runtime modules the generated server imports, and the runtime modules those import in turn. */
-function copyRuntime(dir: string, files: Map<string, string>): void {
-  const target = join(dir, 'src', 'runtime');
+/** The core modules the generated server imports, and the core modules those import in turn. */
+function copyCore(dir: string, files: Map<string, string>): void {
+  const target = join(dir, 'src', 'core');
   mkdirSync(target, { recursive: true });
   const pending = [...files].filter(([path]) => path.startsWith('server/') && path.endsWith('.ts')).flatMap(([, text]) => [...text.matchAll(GENERATED_IMPORT)].map((m) => `${m[1]}.ts`));
   const done = new Set<string>();
@@ -52,13 +52,13 @@ function copyRuntime(dir: string, files: Map<string, string>): void {
     const name = pending.pop()!;
     if (done.has(name)) continue;
     done.add(name);
-    const text = readFileSync(join(RUNTIME, name), 'utf8').replace(RELATIVE_IMPORT, (whole, specifier: string) => {
+    const text = readFileSync(join(CORE, name), 'utf8').replace(RELATIVE_IMPORT, (whole, specifier: string) => {
       if (specifier.startsWith('./')) {
         pending.push(specifier.slice(2).replace(/\.js$/, '.ts'));
         return whole;
       }
       if (specifier.startsWith('../../generated/')) return whole;
-      return `from '${relative(target, resolve(RUNTIME, specifier))}'`;
+      return `from '${relative(target, resolve(CORE, specifier))}'`;
     });
     mkdirSync(dirname(join(target, name)), { recursive: true });
     writeFileSync(join(target, name), text);

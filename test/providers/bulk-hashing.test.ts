@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { BulkHasher } from '../../src/providers/bulk-hashing.js';
 import { errors } from '../../generated/server/platform.js';
-import { ApiError, registerErrorCodes } from '../../src/runtime/errors.js';
+import { ApiError, registerErrorCodes } from '../../src/core/errors.js';
 
 // import_busy is the auth face's own code, which a server registers when it serves the catalogue.
 registerErrorCodes(errors.values());

@@ -11,7 +11,7 @@ import { openAiCompatibleModel } from '../../src/providers/openai-compatible.js'
 import { testTextModel } from '../../src/providers/test-model.js';
 import type { TextGenerationRequest, TextModel } from '../../src/providers/text-model.js';
 import { errors } from '../../generated/server/platform.js';
-import { ApiError, registerErrorCodes } from '../../src/runtime/errors.js';
+import { ApiError, registerErrorCodes } from '../../src/core/errors.js';
 import { startServer } from '../helpers/server.js';
 import { postStream } from '../helpers/sse.js';
 

@@ -12,7 +12,7 @@ import type { EmbeddingRequest } from '../../src/providers/embedding-model.js';
 import { TEST_MODELS } from '../../src/providers/model-list.js';
 import { openAiCompatibleEmbeddings } from '../../src/providers/openai-embeddings.js';
 import { testEmbeddingModel } from '../../src/providers/test-embeddings.js';
-import { ApiError, registerErrorCodes } from '../../src/runtime/errors.js';
+import { ApiError, registerErrorCodes } from '../../src/core/errors.js';
 import { FAKE_API_KEY, fakeTokens, fakeVector, json, openAiError, startFakeEmbeddings, type FakeEmbeddings } from '../helpers/fake-openai-embeddings.js';
 
 // The provider raises the ai face's own codes, which a server registers when it serves the catalogue.

@@ -10,7 +10,7 @@ import Stripe from 'stripe';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PaymentProcessor } from '../../src/providers/payments/processor.js';
 import { declineCode, stripeIdempotencyKey, stripeProcessor, stripeSettingsFromEnv, type StripeSettings } from '../../src/providers/payments/stripe.js';
-import { ApiError } from '../../src/runtime/errors.js';
+import { ApiError } from '../../src/core/errors.js';
 import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe.js';
 
 const API_KEY = 'sk_test_51FakeKeyForTheLocalStripe0123456789abcdefABCDEF';

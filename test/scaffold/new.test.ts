@@ -1,7 +1,7 @@
 /**
  * `dispatch new face` and `dispatch new action` as a user runs them, in a scratch layout: a copy of faces/,
  * a handler directory holding links to the shipped handler modules, empty test and output directories, and
- * src/runtime and node_modules linked to the repository's,
+ * src/core, src/server and node_modules linked to the repository's,
  * so that the scaffolded module and the generated tree resolve as they do in place. The face file builds
  * clean and keeps the author's comments; the handler module has both methods and type-checks against the
  * generated interface; served, an action answers 501 not_implemented in the error envelope; refused input
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Node, Project, SyntaxKind } from 'ts-morph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyHandler, Catalogue } from '../../src/runtime/dispatch-types.js';
+import type { AnyHandler, Catalogue } from '../../src/core/dispatch-types.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import { versionInForce } from '../../src/spec/version-in-force.js';
 import { DISPATCH, ROOT } from '../helpers/process.js';
@@ -52,7 +52,7 @@ let faceFileBefore: string;
 beforeAll(() => {
   cpSync(join(ROOT, 'faces'), at('faces'), { recursive: true });
   mkdirSync(at('src'));
-  symlinkSync(join(ROOT, 'src/runtime'), at('src/runtime'));
+  for (const part of ['core', 'server']) symlinkSync(join(ROOT, 'src', part), at(`src/${part}`));
   // The shipped faces' handler modules, one link each, so the directory the scaffold writes into stays its own.
   mkdirSync(at('src/faces'));
   for (const file of readdirSync(join(ROOT, 'src/faces'))) symlinkSync(join(ROOT, 'src/faces', file), at(`src/faces/${file}`));

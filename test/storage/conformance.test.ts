@@ -7,8 +7,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalogue } from '../../src/runtime/dispatch-types.js';
-import { shippedCatalogue } from '../../src/runtime/shipped.js';
+import type { Catalogue } from '../../src/core/dispatch-types.js';
+import { shippedCatalogue } from '../../src/server/shipped.js';
 import type { BlobStore } from '../../src/storage/blob-store.js';
 import { collectReleasedBlobs } from '../../src/storage/objects.js';
 import { accrueStoredBytes, STORED_BYTES_METER } from '../../src/store/storage.js';

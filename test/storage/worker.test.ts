@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { shippedCatalogue } from '../../src/runtime/shipped.js';
+import { shippedCatalogue } from '../../src/server/shipped.js';
 import { FileBlobStore } from '../../src/storage/file-blobs.js';
 import { storeObject, removeObject } from '../../src/storage/objects.js';
 import { storageService } from '../../src/storage/service.js';

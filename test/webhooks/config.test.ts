@@ -3,7 +3,8 @@
  * settings that would make no sense, naming the variable.
  */
 import { describe, expect, it } from 'vitest';
-import { parseSchedule, readWebhookConfig } from '../../src/webhooks/config.js';
+import { parseSchedule } from '../../src/core/schedule.js';
+import { readWebhookConfig } from '../../src/webhooks/config.js';
 
 describe('webhook settings', () => {
   it("defaults to the contract's schedules: nine live retries over a day, two in test mode", () => {

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
-import { ApiError } from '../../runtime/errors.js';
+import { ApiError } from '../../core/errors.js';
 import type { Authorization, CardSummary, DeclineCode, PaymentProcessor } from './processor.js';
 import type { StripeSettings } from './stripe-settings.js';
 

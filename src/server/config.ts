@@ -1,0 +1,169 @@
+/**
+ * Server settings from the environment, read once at start. Every setting has a default that runs the
+ * embedded mode on a fresh machine.
+ */
+import { readFileSync } from 'node:fs';
+import { fromRoot } from '../package-root.js';
+import { parseSchedule } from '../core/schedule.js';
+import { DEFAULT_EMAIL_QUEUE, type EmailQueueConfig } from '../email/queue-config.js';
+import { readWebhookConfig, type WebhookConfig } from '../webhooks/config.js';
+import { LOG_LEVELS } from '../core/log-levels.js';
+import { corsOrigins } from './cors.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
+
+export interface RuntimeConfig {
+  /** Origins browser pages may call the API from (`CORS_ORIGINS`: a comma-separated list, or `*`). */
+  corsOrigins: '*' | string[];
+  port: number;
+  host: string;
+  dataDir: string;
+  /** PostgreSQL for everything durable when several processes share state; SQLite under dataDir otherwise. */
+  databaseUrl?: string;
+  /** Redis for rate limits shared by several processes; in-process limits otherwise. */
+  redisUrl?: string;
+  /** Prefix of every Redis key, so that deployments (and test runs) sharing a Redis stay apart. */
+  redisPrefix: string;
+  /** What a request meets when Redis cannot be reached: let through (and counted), or 503. */
+  rateLimitWhenUnavailable: 'allow' | 'refuse';
+  keyCacheTtlMs: number;
+  idempotencyTtlSeconds: number;
+  idempotencyLeaseMarginMs: number;
+  /** How long events and their deliveries are kept. */
+  eventRetentionDays: number;
+  logRequests: boolean;
+  /** LOG_LEVEL, checked here so that a wrong one stops the start with one line (log.ts reads it itself). */
+  logLevel: string;
+  serverVersion: string;
+  webhooks: WebhookConfig;
+  /** Runs the webhook delivery worker inside the server; off when `dispatch worker` processes do it. */
+  webhookWorker: boolean;
+  http: HttpLimits;
+  /** Asked of `GET /metrics` as a bearer token when set. */
+  metricsToken?: string;
+  /** Seals secrets at rest; made into the data directory in the embedded mode when unset. */
+  secretKey?: string;
+  /** Keys that sealed before the current one, still used to open what they sealed. */
+  previousSecretKeys: string[];
+  /** How long a usage record may wait to be written (the most a crash loses), and how long records and rollups are kept. */
+  usage: { flushMs: number; retentionDays: number; rollupRetentionDays: number };
+  /** The billing period closer: whether it runs in this server, how long drafts wait for late usage, how often it looks. */
+  billing: BillingCloserConfig;
+  /** The mail queue: whether its worker runs in this server, and its retry schedule. */
+  email: EmailQueueConfig;
+  /** The payments reconciler: whether it runs in this server (src/payments/reconciler.ts). */
+  payments: PaymentsReconcilerConfig;
+}
+
+export interface PaymentsReconcilerConfig {
+  reconciler: boolean;
+  graceMs: number;
+  intervalMs: number;
+}
+
+/** Past the longest time-out a call may have (2 min) before it asks about what a call left in flight; a look every 15 s. */
+export const DEFAULT_PAYMENTS_RECONCILER: Omit<PaymentsReconcilerConfig, 'reconciler'> = { graceMs: 180_000, intervalMs: 15_000 };
+
+/** One hour of grace, as Stripe leaves a draft before finalizing it; a look every 15 s. */
+export const DEFAULT_BILLING_CLOSER: Omit<BillingCloserConfig, 'closer'> = { graceMs: 3_600_000, intervalMs: 15_000 };
+
+export interface BillingCloserConfig {
+  closer: boolean;
+  graceMs: number;
+  intervalMs: number;
+}
+
+/** A setting of the environment that cannot be used; its message names the setting and what it must be. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** REDIS_URL, when set: a redis://, rediss:// or unix: URL, or a socket path (what the Redis client reads as such). */
+function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.REDIS_URL || undefined;
+  if (value === undefined || value.startsWith('/')) return value;
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    // Reported below, as any value that is not such a URL.
+  }
+  if (protocol !== 'redis:' && protocol !== 'rediss:' && protocol !== 'unix:') {
+    throw new ConfigError('REDIS_URL is not a redis:// URL: write it as redis://host:6379, rediss:// for TLS, or a socket path.');
+  }
+  return value;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig {
+  return {
+    port: portNumber(env),
+    host: env.HOST || '127.0.0.1',
+    dataDir: env.DATA_DIR || '.data',
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl: redisUrl(env),
+    redisPrefix: env.REDIS_PREFIX || 'dispatch:',
+    rateLimitWhenUnavailable: choice(env, 'RATE_LIMIT_WHEN_UNAVAILABLE', ['allow', 'refuse'] as const, 'allow'),
+    keyCacheTtlMs: integer(env, 'KEY_CACHE_TTL_MS', 2000),
+    idempotencyTtlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400),
+    idempotencyLeaseMarginMs: integer(env, 'IDEMPOTENCY_LEASE_MARGIN_MS', 5_000),
+    eventRetentionDays: integer(env, 'EVENT_RETENTION_DAYS', 30),
+    logRequests: env.LOG_REQUESTS === '1',
+    logLevel: choice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    serverVersion: packageVersion(),
+    webhooks: readWebhookConfig(env),
+    webhookWorker: choice(env, 'WEBHOOK_WORKER', ['on', 'off'] as const, 'on') === 'on',
+    http: {
+      requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.requestTimeoutMs),
+      headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.headersTimeoutMs),
+      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs),
+      maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections),
+    },
+    metricsToken: env.METRICS_TOKEN || undefined,
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
+    secretKey: env.DISPATCH_SECRET_KEY || undefined,
+    previousSecretKeys: (env.DISPATCH_PREVIOUS_SECRET_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
+    usage: {
+      flushMs: integer(env, 'USAGE_FLUSH_MS', 1000),
+      retentionDays: integer(env, 'USAGE_RETENTION_DAYS', 30),
+      rollupRetentionDays: integer(env, 'USAGE_ROLLUP_RETENTION_DAYS', 400),
+    },
+    email: {
+      worker: choice(env, 'EMAIL_WORKER', ['on', 'off'] as const, 'on') === 'on',
+      retryOffsetsMs: env.EMAIL_RETRY_SCHEDULE ? parseSchedule(env.EMAIL_RETRY_SCHEDULE, 'EMAIL_RETRY_SCHEDULE') : DEFAULT_EMAIL_QUEUE.retryOffsetsMs,
+      pollMs: integer(env, 'EMAIL_POLL_MS', DEFAULT_EMAIL_QUEUE.pollMs),
+      concurrency: integer(env, 'EMAIL_CONCURRENCY', DEFAULT_EMAIL_QUEUE.concurrency),
+    },
+    billing: {
+      closer: choice(env, 'BILLING_CLOSER', ['on', 'off'] as const, 'on') === 'on',
+      graceMs: integer(env, 'BILLING_GRACE_SECONDS', DEFAULT_BILLING_CLOSER.graceMs / 1000) * 1000,
+      intervalMs: integer(env, 'BILLING_CLOSE_INTERVAL_MS', DEFAULT_BILLING_CLOSER.intervalMs),
+    },
+    payments: { reconciler: choice(env, 'PAYMENTS_RECONCILER', ['on', 'off'] as const, 'on') === 'on', ...DEFAULT_PAYMENTS_RECONCILER },
+  };
+}
+
+/** The server's semantic version (`meta.version`), from package.json. */
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!allowed.includes(raw as T)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not "${raw}".`);
+  return raw as T;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be a whole number, not "${raw}".`);
+  return value;
+}
+
+function portNumber(env: NodeJS.ProcessEnv): number {
+  const port = integer(env, 'PORT', 8787);
+  if (port > 65_535) throw new ConfigError(`PORT must be a port number from 0 to 65535, not "${env.PORT}".`);
+  return port;
+}

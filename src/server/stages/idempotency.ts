@@ -1,0 +1,65 @@
+/**
+ * Idempotency (docs/contract.md § Idempotency). A key (header or option) is scoped to (API key, mode, entity) and bound to a
+ * fingerprint of the call: face, action, resolved version and canonical payload. The first call claims it
+ * and its reply is stored once execution has started, errors included (but for the two that leave the key to
+ * a retry: see storeFailure in execution.ts); a later call with the same key
+ * and fingerprint gets that reply again with `Idempotent-Replayed: true` and causes nothing; the same key
+ * while the first is still running is 409, and with another fingerprint 422.
+ */
+import { canonicalJson } from '../../spec/json-schema.js';
+import { claimIdempotencyKey, completeIdempotencyKey } from '../../store/idempotency.js';
+import type { Db } from '../../store/schema.js';
+import { assertRouted, type CallState, type Reply } from '../call.js';
+import type { Stage } from '../stage.js';
+import { ApiError } from '../../core/errors.js';
+import { sha256 } from '../../store/secrets.js';
+import { callTimeout } from '../deadline.js';
+
+/** Per-request headers that a replay takes from the new request, not from the stored reply. */
+const PER_REQUEST = new Set(['RateLimit', 'RateLimit-Policy']);
+
+/** Claims the call's idempotency key; returns the stored reply when the call was already answered. */
+export const claimIdempotency: Stage = async (call, runtime) => {
+  assertRouted(call);
+  const key = call.envelope.options.idempotencyKey;
+  if (key === undefined) return undefined;
+  const { face, action, payload } = call.envelope;
+  const now = Date.now();
+  const claim = {
+    scope: `${call.key.id}:${call.mode}:${call.entityId}`,
+    key,
+    fingerprint: sha256(canonicalJson({ face, action, version: call.apiVersion, payload })),
+    leaseUntil: new Date(now + callTimeout(call, runtime) + runtime.idempotencyLeaseMarginMs).toISOString(),
+  };
+  const result = await claimIdempotencyKey(runtime.db, {
+    ...claim,
+    now: new Date(now).toISOString(),
+    expiresAt: new Date(now + runtime.idempotencyTtlSeconds * 1000).toISOString(),
+  });
+  if (result.claimed) {
+    call.idempotency = { ...claim, since: result.since };
+    return undefined;
+  }
+  const record = result.record;
+  if (record.fingerprint !== claim.fingerprint) {
+    throw new ApiError('idempotency_key_reused', 'This idempotency key was used with a different request.', { param: '/options/idempotencyKey' });
+  }
+  if (record.state === 'running' || record.status === null || record.body === null) {
+    throw new ApiError('idempotency_key_in_use', 'A request with this idempotency key is still running; retry shortly.', { headers: { 'Retry-After': '1' } });
+  }
+  const stored = JSON.parse(record.headers ?? '{}') as Record<string, string>;
+  call.replayed = true;
+  const current = Object.fromEntries(Object.entries(call.responseHeaders).filter(([name]) => PER_REQUEST.has(name)));
+  return { status: record.status, headers: { ...stored, ...current, 'Idempotent-Replayed': 'true' }, body: JSON.parse(record.body) };
+};
+
+/**
+ * Stores the reply of a call that claimed a key. Given the call's transaction, the reply commits with the
+ * call's effects, so an answer is never lost for work that was done. False when the claim is no longer this
+ * call's: it ran past its lease and another request took the key over.
+ */
+export async function completeIdempotency(call: CallState, db: Db, reply: Reply): Promise<boolean> {
+  if (!call.idempotency) return true;
+  const headers = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => !PER_REQUEST.has(name)));
+  return completeIdempotencyKey(db, { ...call.idempotency, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) });
+}

@@ -1,0 +1,112 @@
+/**
+ * Rate limits (docs/contract.md § Rate limits): every call is checked at once against every policy that applies to it — the
+ * key's tier per token and per entity, and the face's and action's overrides for that tier — and a
+ * refused call consumes nothing. The state of the policies is reported on every response.
+ */
+import type { RatePolicy, Tier } from '../../spec/model.js';
+import { assertRouted, type CallState, type RoutedCall } from '../call.js';
+import type { Stage } from '../stage.js';
+import type { PlatformData } from '../../core/dispatch-types.js';
+import { BATCH_ACTION } from '../../core/dispatch-types.js';
+import { ApiError } from '../../core/errors.js';
+import { policyHeader, rateLimitHeader, type PolicyCheck, type RateDecision } from '../rate-limit/limiter.js';
+import { RateLimiterUnavailableError } from '../rate-limit/limiter.js';
+import type { Runtime } from '../runtime.js';
+
+const tierTables = new WeakMap<PlatformData, Map<string, Tier>>();
+
+/** The key's tier; a key whose tier was removed from platform.yaml falls back to the lowest rather than to none. */
+function tierOf(platform: PlatformData, name: string): Tier {
+  let tiers = tierTables.get(platform);
+  if (!tiers) tierTables.set(platform, (tiers = new Map(platform.tiers.map((t) => [t.name, t]))));
+  return tiers.get(name) ?? platform.tiers[0]!;
+}
+
+const policy = (name: string, key: string, p: RatePolicy): PolicyCheck => ({ name, key, limit: p.limit, windowSeconds: p.windowSeconds });
+
+/**
+ * The policies that apply to a call, most general first. The entity's bucket is per tier too: keys of
+ * different tiers acting for one entity each get their tier's entity quota.
+ */
+export function policiesFor(call: RoutedCall, runtime: Runtime): PolicyCheck[] {
+  const { key, action } = call;
+  const tier = tierOf(runtime.catalogue.platform, key.tier);
+  const checks = [policy('token', `token:${key.id}`, tier.token), policy('entity', `entity:${tier.name}:${call.mode}:${call.entityId}`, tier.entity)];
+  const faceRate = runtime.catalogue.faces.get(action.face)?.rate[tier.name];
+  if (faceRate) checks.push(policy(`face-${action.face}`, `face:${action.face}:${key.id}`, faceRate));
+  const actionRate = action.rate[tier.name];
+  if (actionRate) checks.push(policy(`action-${action.id}`, `action:${action.id}:${key.id}`, actionRate));
+  return checks;
+}
+
+export const rateLimit: Stage = async (call, runtime) => {
+  assertRouted(call);
+  // A batch is counted by its requests, each as its own call (src/server/batch.ts), not by its envelope.
+  if (call.action.id === BATCH_ACTION) return;
+  const policies = policiesFor(call, runtime);
+  const weight = weightOf(call, policies);
+  // The requests of an atomic batch are charged together, all or nothing, once every one is checked: a
+  // bucket listed n times is charged n times. Listing a bucket more than its limit times cannot change the
+  // answer (the batch needs more than a whole window and is refused), so it stops there: the check stays of
+  // bounded size however heavy the batch.
+  const collected = call.item?.atomicLimits;
+  if (collected) {
+    for (const policy of policies) {
+      const listed = collected.reduce((n, p) => n + (p.key === policy.key ? 1 : 0), 0);
+      for (let i = 0; i < Math.min(weight, policy.limit + 1 - listed); i++) collected.push(policy);
+    }
+    return;
+  }
+  const decision = await decide(runtime, policies, weight);
+  reportPolicies(call, decision);
+  if (!decision.allowed) {
+    throw new ApiError('rate_limit_exceeded', `Rate limit exceeded (${decision.violated.join(', ')}); retry in ${decision.retryAfterSeconds} s.`, {
+      details: { violatedPolicies: decision.violated },
+      headers: retryAfter(decision),
+    });
+  }
+};
+
+/** Checks policies all at once; a limiter that cannot be reached in `refuse` mode is 503. */
+export async function decide(runtime: Runtime, policies: PolicyCheck[], weight = 1): Promise<RateDecision> {
+  try {
+    return await runtime.limiter.check(policies, weight);
+  } catch (error) {
+    if (error instanceof RateLimiterUnavailableError) {
+      throw new ApiError('provider_unavailable', 'Rate limits cannot be checked right now; retry shortly.', { headers: { 'Retry-After': '1' } });
+    }
+    throw error;
+  }
+}
+
+/**
+ * What a call counts for: its action's weight (face file `weight`) for this payload, rounded up. A call
+ * never counts for more than its tightest policy's whole limit, so the heaviest call still passes once the
+ * window is fresh instead of never.
+ */
+export function weightOf(call: RoutedCall, policies: PolicyCheck[]): number {
+  const { perCall, perItem } = call.action.weight;
+  let weight = perCall;
+  for (const field in perItem) {
+    // Checked before validation (docs/contract.md § Pipeline): a field that is not an array counts for nothing here.
+    const items = call.envelope.payload[field];
+    if (Array.isArray(items)) weight += perItem[field]! * items.length;
+  }
+  if (weight === 1) return 1;
+  let cap = Infinity;
+  for (const p of policies) cap = Math.min(cap, p.limit);
+  return Math.min(Math.ceil(weight), cap);
+}
+
+/**
+ * Puts the state of the policies in the call's response headers. A policy checked several times (the token
+ * policy of every request of a batch) is shown once, as it stands after the last.
+ */
+export function reportPolicies(call: CallState, decision: RateDecision): void {
+  const policies = [...new Map(decision.policies.map((p) => [p.name, p])).values()];
+  if (policies.length === 0) return;
+  call.responseHeaders['RateLimit-Policy'] = policyHeader(policies);
+  call.responseHeaders['RateLimit'] = rateLimitHeader(policies);
+}
+
+export const retryAfter = (decision: RateDecision) => ({ 'Retry-After': String(decision.retryAfterSeconds) });

@@ -1,0 +1,42 @@
+/**
+ * Routing: the face and action named in the body (or the path), as served in the resolved version, with its payload
+ * validator (its module imported on the face's first call). Also settles whether the caller asked for a
+ * stream; a stream the action cannot answer with (or its lack) is refused by stream.ts, after the scope check.
+ */
+import { assertIdentified, header } from '../call.js';
+import type { Stage } from '../stage.js';
+import type { FaceEntry } from '../../core/dispatch-types.js';
+import { ApiError } from '../../core/errors.js';
+import { loadAll, validatorOf } from '../validator-module.js';
+
+export const route: Stage = (call, runtime) => {
+  assertIdentified(call);
+  const { face: faceName, action: actionName } = call.envelope;
+  const version = call.apiVersion;
+  const faces = runtime.catalogue.faces;
+  const face = faces.get(faceName);
+  const action = face?.actions.get(actionName);
+  const validator = action?.versions.get(version);
+  if (!face || !action || !validator) {
+    const available = face ? servedActions(face, version) : [];
+    // `param` points into the body; `POST /do/{face}.{action}` names them in its path instead.
+    const at = (param: string) => (call.pathAction ? {} : { param });
+    if (available.length === 0) {
+      throw new ApiError('face_not_found', `No face "${faceName}" in API version ${version}.`, { ...at('/face'), details: { available: [...faces.keys()] } });
+    }
+    throw new ApiError('action_not_found', `Face "${faceName}" has no action "${actionName}" in API version ${version}.`, {
+      ...at('/action'),
+      details: { available },
+    });
+  }
+  call.action = action;
+  call.stream = call.envelope.options.stream === true || (header(call, 'accept')?.includes('text/event-stream') ?? false);
+  // The first call of a face (or of one whose events it emits) waits for their validators; later ones do not.
+  const loading = loadAll(action.validatorModules);
+  if (!loading) call.validate = validatorOf(validator);
+  else return loading.then(() => void (call.validate = validatorOf(validator)));
+};
+
+function servedActions(face: FaceEntry, version: string): string[] {
+  return [...face.actions.values()].filter((a) => a.versions.has(version)).map((a) => a.name);
+}

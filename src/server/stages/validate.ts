@@ -1,0 +1,36 @@
+/**
+ * Payload validation with the precompiled validator of the resolved version. Every violation is reported
+ * (`details.errors`), each with the JSON pointer of the field it is about.
+ */
+import type { ErrorObject } from 'ajv';
+import { assertRouted } from '../call.js';
+import type { Stage } from '../stage.js';
+import { ApiError } from '../../core/errors.js';
+
+export const validate: Stage = (call) => {
+  assertRouted(call);
+  const check = call.validate;
+  if (check(call.envelope.payload)) return;
+  const errors = (check.errors ?? []).map(violation);
+  const first = errors[0]!;
+  throw new ApiError('payload_invalid', `${first.param}: ${first.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, {
+    param: first.param,
+    details: { errors },
+  });
+};
+
+function violation(error: ErrorObject): { param: string; message: string; keyword: string } {
+  const params = error.params as Record<string, unknown>;
+  let param = `/payload${error.instancePath}`;
+  let message = error.message ?? 'is invalid';
+  if (error.keyword === 'required') {
+    param += `/${String(params.missingProperty)}`;
+    message = 'is required';
+  } else if (error.keyword === 'additionalProperties') {
+    param += `/${String(params.additionalProperty)}`;
+    message = 'is not a field of this action in this API version';
+  } else if (error.keyword === 'enum') {
+    message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  return { param, message, keyword: error.keyword };
+}
