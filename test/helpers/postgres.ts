@@ -23,3 +23,17 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
     },
   };
 }
+
+/**
+ * Loads a plain SQL dump (`pg_dump`'s text format, with `--inserts`) into the database at `url`. psql's own
+ * commands in it (`\restrict`, which recent pg_dump writes) are psql's business, not SQL, and are left out.
+ */
+export async function restoreDump(url: string, dump: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(dump.split('\n').filter((line) => !line.startsWith('\\')).join('\n'));
+  } finally {
+    await client.end();
+  }
+}

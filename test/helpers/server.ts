@@ -1,7 +1,7 @@
 /**
  * Starts the real server on a free port over a fresh store (SQLite in a temporary directory, or a fresh
- * PostgreSQL database), with keys made straight in the store, and gives tests a small `post` helper for
- * raw HTTP calls.
+ * PostgreSQL database) or over one the test brings, with keys made straight in the store, and gives tests a
+ * small `post` helper for raw HTTP calls.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,6 +62,8 @@ export interface TestServerOptions {
   limiter?: RateLimiter;
   /** Runs on a fresh PostgreSQL database instead of SQLite. */
   postgres?: boolean;
+  /** Serves this store (migrated as it opens) instead of a fresh one; the test keeps it and removes it. */
+  store?: { dataDir: string; databaseUrl?: string };
   /** Webhook settings; by default private URLs are allowed (receivers listen on 127.0.0.1) and retries come fast. */
   webhooks?: Partial<WebhookConfig>;
   webhookWorker?: boolean;
@@ -96,8 +98,9 @@ export const TEST_WEBHOOKS: WebhookConfig = {
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'dispatch-test-'));
-  const database = options.postgres ? await createTestDatabase() : undefined;
-  const db = await openStore({ dataDir: dir, ...(database ? { databaseUrl: database.url } : {}) });
+  const database = options.postgres && !options.store ? await createTestDatabase() : undefined;
+  const db = await openStore(options.store ?? { dataDir: dir, ...(database ? { databaseUrl: database.url } : {}) });
+  const databaseUrl = database?.url ?? options.store?.databaseUrl;
   const limiter = options.limiter ?? new MemoryRateLimiter();
   const app = await buildServer(options.catalogue ?? shippedCatalogue(), {
     db,
@@ -152,7 +155,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   return {
     url,
     db,
-    ...(database ? { databaseUrl: database.url } : {}),
+    ...(databaseUrl ? { databaseUrl } : {}),
     adminKey,
     key,
     post,
