@@ -10,7 +10,7 @@
  *
  * Besides the test helpers, the test reaches the program only through these entry points, so that moving
  * files means changing import paths, never the test: `openStore` (src/store/open.ts), `buildServer`
- * (src/runtime/server.ts) and `shippedCatalogue` (src/runtime/shipped.ts), all three through `startServer`
+ * (src/server/server.ts) and `shippedCatalogue` (src/server/shipped.ts), all three through `startServer`
  * (test/helpers/server.ts); and `useSecretKeys` and `parseSecretKey` (src/store/sealed.ts), which
  * `dispatch serve` calls at start.
  */
