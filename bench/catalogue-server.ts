@@ -9,11 +9,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AnyHandler, Catalogue, EventEntry, FaceEntry } from '../src/core/dispatch-types.js';
+import type { AnyFaceModule } from '../src/core/face-module.js';
 import { openStore } from '../src/store/open.js';
+import { shippedMigrations } from '../src/server/shipped.js';
 
 const dir = process.env.CATALOGUE_DIR!;
 // As `dispatch serve` does: the store opens while the server's modules load.
-const opening = openStore({ dataDir: process.env.DATA_DIR! });
+const opening = openStore({ migrations: shippedMigrations(), dataDir: process.env.DATA_DIR! });
 const load = (path: string) => import(pathToFileURL(join(dir, 'generated', 'server', path)).href);
 const [tables, { platform, errors }, { sandboxProcessor }, { testEmbeddingModel }, { testTextModel }, { createLimiter }, { buildServer }] = await Promise.all([
   load('dispatch.js'),
@@ -27,12 +29,10 @@ const [tables, { platform, errors }, { sandboxProcessor }, { testEmbeddingModel 
 const db = await opening;
 const faces = tables.faces as ReadonlyMap<string, FaceEntry>;
 const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Record<string, unknown>;
-const handlers: Record<string, Record<string, AnyHandler>> = {};
-for (const face of faces.values()) {
-  if (face.builtin) continue;
-  handlers[face.name] = Object.fromEntries([...face.actions.values()].map((a) => [a.name, async () => results[a.id] ?? {}]));
-}
-const catalogue: Catalogue = { faces, eventTypes: tables.eventTypes as ReadonlyMap<string, EventEntry>, platform, errors, handlers };
+const modules: AnyFaceModule[] = [...faces.values()]
+  .filter((face) => !face.builtin)
+  .map((face) => ({ face: face.name, handlers: Object.fromEntries([...face.actions.values()].map((a): [string, AnyHandler] => [a.name, async () => results[a.id] ?? {}])) }));
+const catalogue: Catalogue = { faces, eventTypes: tables.eventTypes as ReadonlyMap<string, EventEntry>, platform, errors, modules };
 const limiter = await createLimiter({ redisPrefix: 'bench:', rateLimitWhenUnavailable: 'refuse' });
 const app = await buildServer(catalogue, { db, providers: { ai: { test: testTextModel }, embeddings: { test: testEmbeddingModel }, payments: { test: sandboxProcessor } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench' });
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { newId } from '../src/store/secrets.js';
 import { writeEvents, type EventOrigin } from '../src/store/events.js';
 import { openStore } from '../src/store/open.js';
+import { shippedMigrations } from '../src/server/shipped.js';
 import type { Db } from '../src/store/schema.js';
 import { CallTransaction } from '../src/store/transaction.js';
 import { DEFAULT_WEBHOOK_CONFIG } from '../src/webhooks/config.js';
@@ -35,7 +36,7 @@ export async function outbox(): Promise<void> {
   const receiver = await startReceiver();
   try {
     for (const [label, databaseUrl] of [['SQLite', undefined], ['PostgreSQL', database.url]] as const) {
-      const db = await openStore({ dataDir: mkdtempSync(join(tmpdir(), 'dispatch-bench-outbox-')), ...(databaseUrl ? { databaseUrl } : {}) });
+      const db = await openStore({ migrations: shippedMigrations(), dataDir: mkdtempSync(join(tmpdir(), 'dispatch-bench-outbox-')), ...(databaseUrl ? { databaseUrl } : {}) });
       try {
         await eventCost(db, label, receiver.url);
         await deliveryRate(db, label, receiver);

@@ -19,11 +19,12 @@ import { buildServer } from '../src/server/server.js';
 import { shippedCatalogue } from '../src/server/shipped.js';
 import { createKey } from '../src/store/keys.js';
 import { openStore } from '../src/store/open.js';
+import { shippedMigrations } from '../src/server/shipped.js';
 import { DEFAULT_STORAGE_WORKER } from '../src/storage/worker.js';
 
 const shared = process.env.BENCH_MODE === 'shared';
 const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-bench-'));
-const db = await openStore({ dataDir, databaseUrl: shared ? process.env.DATABASE_URL : undefined });
+const db = await openStore({ migrations: shippedMigrations(), dataDir, databaseUrl: shared ? process.env.DATABASE_URL : undefined });
 const keys: string[] = [];
 const keyIds: string[] = [];
 // A second set, for entities of their own, runs the batch row: a batch spends ten calls of rate limit at once.

@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely';
 import type { UsageSummaryPayload } from '../generated/server/types.js';
-import { usage } from '../src/faces/usage.js';
+import { handlers as usage } from '../src/faces/usage/handlers.js';
 import type { Db } from '../src/store/schema.js';
 import { CallTransaction } from '../src/store/transaction.js';
 import { median } from './rounds.js';

@@ -89,7 +89,7 @@ export interface AiGenerateCompletedData {
   streamed: boolean;
 }
 
-/** Handlers of the `ai` face, implemented in `src/faces/ai.ts`. */
+/** Handlers of the `ai` face, implemented in `src/faces/ai/handlers.ts`. */
 export interface AiHandlers {
   /** Turn texts into embedding vectors. */
   embed(payload: AiEmbedPayload, ctx: HandlerContext): Promise<AiEmbedResult>;
@@ -274,7 +274,7 @@ export type AuthUserDisabledData = AuthUserChange;
 /** Data of the `auth.user.enabled` event: A disabled user was enabled again. */
 export type AuthUserEnabledData = AuthUserChange;
 
-/** Handlers of the `auth` face, implemented in `src/faces/auth.ts`. */
+/** Handlers of the `auth` face, implemented in `src/faces/auth/handlers.ts`. */
 export interface AuthHandlers {
   /** Delete a user and its sessions; its e-mail address can sign up again. */
   deleteUser(payload: AuthDeleteUserPayload, ctx: HandlerContext<'auth.user.deleted'>): Promise<AuthDeleteUserResult>;
@@ -735,7 +735,7 @@ export type BillingSubscriptionCreatedData = BillingSubscription;
 /** Data of the `billing.subscription.updated` event: A subscription moved on to its next period, or was set to end with its current one. */
 export type BillingSubscriptionUpdatedData = BillingSubscription;
 
-/** Handlers of the `billing` face, implemented in `src/faces/billing.ts`. */
+/** Handlers of the `billing` face, implemented in `src/faces/billing/handlers.ts`. */
 export interface BillingHandlers {
   /** Cancel a subscription, at once or at the end of its period. */
   cancelSubscription(
@@ -1075,7 +1075,7 @@ export type EmailMessageDeliveredData = EmailMessage;
 /** Data of the `email.message.sent` event: A message was accepted by the mail server (test mode - captured). */
 export type EmailMessageSentData = EmailMessage;
 
-/** Handlers of the `email` face, implemented in `src/faces/email.ts`. */
+/** Handlers of the `email` face, implemented in `src/faces/email/handlers.ts`. */
 export interface EmailHandlers {
   /** Create a template (Handlebars subject, text and html). */
   createTemplate(payload: EmailCreateTemplatePayload, ctx: HandlerContext): Promise<EmailCreateTemplateResult>;
@@ -1168,7 +1168,7 @@ export interface EventsListResult {
   hasMore: boolean;
 }
 
-/** Handlers of the `events` face, implemented in `src/faces/events.ts`. */
+/** Handlers of the `events` face, implemented in `src/faces/events/handlers.ts`. */
 export interface EventsHandlers {
   /** Read one event. */
   get(payload: EventsGetPayload, ctx: HandlerContext): Promise<EventsGetResult>;
@@ -1295,7 +1295,7 @@ export interface KeysKeyRotatedData {
   previousKey: KeysKey;
 }
 
-/** Handlers of the `keys` face, implemented in `src/faces/keys.ts`. */
+/** Handlers of the `keys` face, implemented in `src/faces/keys/handlers.ts`. */
 export interface KeysHandlers {
   /** Create a key in the caller's mode. */
   create(payload: KeysCreatePayload, ctx: HandlerContext<'keys.key.created'>): Promise<KeysCreateResult>;
@@ -1584,7 +1584,7 @@ export type PaymentsIntentSucceededData = PaymentsIntent;
 /** Data of the `payments.refund.succeeded` event: A refund was made. */
 export type PaymentsRefundSucceededData = PaymentsRefund;
 
-/** Handlers of the `payments` face, implemented in `src/faces/payments.ts`. */
+/** Handlers of the `payments` face, implemented in `src/faces/payments/handlers.ts`. */
 export interface PaymentsHandlers {
   /** What was charged and is available, and what is held, per currency. */
   balance(payload: PaymentsBalancePayload, ctx: HandlerContext): Promise<PaymentsBalanceResult>;
@@ -1762,7 +1762,7 @@ export type StorageObjectCreatedData = StorageObject;
 /** Data of the `storage.object.deleted` event: An object was deleted. */
 export type StorageObjectDeletedData = StorageObject;
 
-/** Handlers of the `storage` face, implemented in `src/faces/storage.ts`. */
+/** Handlers of the `storage` face, implemented in `src/faces/storage/handlers.ts`. */
 export interface StorageHandlers {
   /** A signed URL to download one object with GET. */
   createDownloadUrl(
@@ -1996,7 +1996,7 @@ export interface UsageSummaryResult {
   meters: UsageMeter[];
 }
 
-/** Handlers of the `usage` face, implemented in `src/faces/usage.ts`. */
+/** Handlers of the `usage` face, implemented in `src/faces/usage/handlers.ts`. */
 export interface UsageHandlers {
   /** List call records, newest first. */
   events(payload: UsageEventsPayload, ctx: HandlerContext): Promise<UsageEventsResult>;
@@ -2202,7 +2202,7 @@ export interface WebhooksEndpointPingData {
   endpointId: string;
 }
 
-/** Handlers of the `webhooks` face, implemented in `src/faces/webhooks.ts`. */
+/** Handlers of the `webhooks` face, implemented in `src/faces/webhooks/handlers.ts`. */
 export interface WebhooksHandlers {
   /** Subscribe a URL to events. */
   create(payload: WebhooksCreatePayload, ctx: HandlerContext): Promise<WebhooksCreateResult>;
@@ -2259,7 +2259,7 @@ export interface EventTypes {
   'webhooks.endpoint.ping': WebhooksEndpointPingData;
 }
 
-/** Every face and its handlers; `src/faces/<face>.ts` exports each entry. Built-in faces (batch) have none. */
+/** Every face and its handlers; the module `src/faces/<face>/` serves each entry. Built-in faces (batch) have none. */
 export interface Handlers {
   ai: AiHandlers;
   auth: AuthHandlers;

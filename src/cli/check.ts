@@ -13,7 +13,7 @@ export function registerCheck(program: Command): void {
     .command('check')
     .description('Fail (exit 1) when generated/ is not exactly what the face files produce.')
     .option('--faces <dir>', 'directory of face files', 'faces')
-    .option('--handlers <dir>', 'directory of handler modules, checked against the face flags', 'src/faces')
+    .option('--handlers <dir>', 'directory of face modules, whose handlers are checked against the face flags', 'src/faces')
     .option('--out <dir>', 'output directory', 'generated')
     .option('--full', 'regenerate everything, without the memo or the record of the last verified state')
     .option('--format <format>', 'text, or json: one JSON document on stdout, for tools', parseFormat, 'text')

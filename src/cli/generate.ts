@@ -15,7 +15,7 @@ export function registerGenerate(program: Command): void {
     .command('generate')
     .description('Compile faces/*.yaml into generated/ (types, validators, dispatch and scope tables, client, docs, OpenAPI).')
     .option('--faces <dir>', 'directory of face files', 'faces')
-    .option('--handlers <dir>', 'directory of handler modules, checked against the face flags', 'src/faces')
+    .option('--handlers <dir>', 'directory of face modules, whose handlers are checked against the face flags', 'src/faces')
     .option('--out <dir>', 'output directory', 'generated')
     .option('--watch', 'regenerate whenever a face file or template changes')
     .option('--format <format>', 'text, or json: one JSON document on stdout, for tools (not with --watch)', parseFormat, 'text')
@@ -130,8 +130,10 @@ async function watchAndRun(paths: GeneratorPaths, firstOk: boolean): Promise<voi
   // Each directory is watched itself (not recursively): editors save by replacing the file, and a
   // directory watch sees the replacement where a watch on the old file would go quiet.
   const templates = fromRoot('templates');
-  // The handler modules too: the lint rules that match face flags against handlers read them.
-  const handlers = existsSync(paths.handlersDir) ? [paths.handlersDir] : [];
+  // The face modules too (the directory, for a new module, and each module's own): lint reads their handlers.
+  const handlers = existsSync(paths.handlersDir)
+    ? [paths.handlersDir, ...readdirSync(paths.handlersDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(paths.handlersDir, e.name))]
+    : [];
   const dirs = [paths.facesDir, ...handlers, ...readdirSync(templates, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(templates, e.name))];
   for (const dir of dirs) watch(dir, schedule);
   console.log(`Watching ${paths.facesDir} and ${templates} ...`);

@@ -30,7 +30,7 @@ export function registerNew(program: Command): void {
   withLocations(
     command
       .command('face <name>')
-      .description('Create faces/<name>.yaml with one action, src/faces/<name>.ts and a test of the action.')
+      .description('Create faces/<name>.yaml with one action, its module src/faces/<name>/ (index.ts, handlers.ts, tables.ts) and a test of the action.')
       .option('--action <name>', 'the starter action', 'get')
       .option('--scope <scope>', "the action's scope, one of platform.yaml's (default: the only <name>:* scope, if there is one)")
       .option('--summary <text>', "the face's one-line summary"),
@@ -40,7 +40,7 @@ export function registerNew(program: Command): void {
   withLocations(
     command
       .command('action <face> <name>')
-      .description("Add an action to faces/<face>.yaml, a method to src/faces/<face>.ts and a test of the action.")
+      .description("Add an action to faces/<face>.yaml, a method to src/faces/<face>/handlers.ts and a test of the action.")
       .option('--scope <scope>', "the action's scope, one of platform.yaml's (default: the face's, when its actions share one)")
       .option('--summary <text>', "the action's one-line summary"),
   ).action((face: string, name: string, options: NewOptions) =>
@@ -52,7 +52,7 @@ export function registerNew(program: Command): void {
 function withLocations(command: Command): Command {
   return command
     .option('--faces <dir>', 'directory of face files', 'faces')
-    .option('--handlers <dir>', 'directory of handler modules', 'src/faces')
+    .option('--handlers <dir>', 'directory of face modules', 'src/faces')
     .option('--out <dir>', 'output directory of the generator', 'generated')
     .option('--tests <dir>', 'directory of tests', 'test');
 }
@@ -73,8 +73,9 @@ async function run(options: LocationOptions, plan: (scaffold: Scaffold, paths: S
   // Generated in memory from the faces as they will be, before anything is written: should the generator
   // refuse them, its diagnostics are printed and every file is left as it was.
   const [{ buildOutput }, { writeGenerated }] = await Promise.all([import('./build.js'), import('../generate/write.js')]);
-  const handler = planned.writes.find((write) => write.path === planned.handlerFile);
-  const files = (await buildOutput(paths, planned.faceFiles, handler ? new Map([[handler.path, handler.text]]) : undefined))?.files;
+  // The module's files as they will be, for lint to read instead of the disk.
+  const pending = new Map(planned.writes.filter((write) => write.path.startsWith(paths.handlersDir)).map((write) => [write.path, write.text]));
+  const files = (await buildOutput(paths, planned.faceFiles, pending))?.files;
   if (!files) {
     process.exitCode = 1;
     return;

@@ -4,7 +4,8 @@
  * store (stop-signals.ts: a second signal is ignored, a third forces the exit).
  */
 import type { Command } from 'commander';
-import { ConfigError, type RuntimeConfig } from '../server/config.js';
+import { ConfigError } from '../core/settings.js';
+import type { RuntimeConfig } from '../server/config.js';
 import { asConfigError, redacted, settings, startOrExplain, withFlags, type StartFlags } from './startup.js';
 import { stopOnSignals } from './stop-signals.js';
 
@@ -23,16 +24,19 @@ export function registerServe(program: Command): void {
         const settled = config;
         // The store opens (its writer thread starting, its migrations checked) while the server's modules
         // load; loaded here so that the other commands never load the server.
-        const opening = import('../store/open.js').then(({ openStore }) => openStore({ dataDir: settled.dataDir, databaseUrl: settled.databaseUrl }));
+        const opening = Promise.all([import('../store/open.js'), import('../server/shipped.js')]).then(([{ openStore }, { shippedMigrations }]) =>
+          openStore({ dataDir: settled.dataDir, databaseUrl: settled.databaseUrl, migrations: shippedMigrations() }),
+        );
         // Awaited below; a configuration error thrown first must not leave its failure unhandled.
         opening.catch(() => {});
-        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { shippedCatalogue }, { storageSettingsFromEnv }, { configureSecretKeys }, { resealEndpointSecrets }, { log }] =
+        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { shippedCatalogue }, { readModuleSettings }, { storageSettingsFromEnv }, { configureSecretKeys }, { resealEndpointSecrets }, { log }] =
           await Promise.all([
             import('../providers/config.js'),
             import('../server/first-key.js'),
             import('../server/server.js'),
             import('../server/rate-limit/create.js'),
             import('../server/shipped.js'),
+            import('../server/modules.js'),
             import('../storage/config.js'),
             import('./secret-keys.js'),
             import('../store/webhooks.js'),
@@ -68,7 +72,7 @@ export function registerServe(program: Command): void {
           webhookWorker: config.webhookWorker,
           http: config.http,
           usage: config.usage,
-          billing: config.billing,
+          settings: readModuleSettings(catalogue.modules, env),
           storage: storageSettings,
           email: config.email,
           payments: config.payments,

@@ -3,7 +3,8 @@
  * the setting, with a hint, and exit code 2 (a configuration error) instead of a stack trace. Anything
  * else is a fault of the program and is thrown as it is.
  */
-import { ConfigError, readConfig, type RuntimeConfig } from '../server/config.js';
+import { ConfigError } from '../core/settings.js';
+import { readConfig, type RuntimeConfig } from '../server/config.js';
 
 /** The flags `serve` and `worker` take, which win over the environment variables they stand for. */
 export interface StartFlags {

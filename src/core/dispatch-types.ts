@@ -4,6 +4,7 @@
  */
 import type { ApiVersion, FaceError, Limits, RatePolicy, Tier } from '../spec/model.js';
 import type { EventName, HandlerContext } from './context.js';
+import type { AnyFaceModule } from './face-module.js';
 
 export type { ApiVersion };
 
@@ -88,7 +89,7 @@ export interface ScopeEntry {
 export type AnyHandler = (payload: unknown, ctx: HandlerContext<EventName>) => Promise<unknown>;
 
 /**
- * What one server serves: the tables the generator emitted for one set of face files, and the handlers of
+ * What one server serves: the tables the generator emitted for one set of face files, and the modules of
  * its faces. `buildServer` takes it as a parameter, so a server can serve any catalogue (tests serve
  * fixtures) and nothing in the runtime imports `generated/`.
  */
@@ -98,8 +99,8 @@ export interface Catalogue {
   readonly platform: PlatformData;
   /** Every error code: the platform's and those the faces declare. */
   readonly errors: ReadonlyMap<string, ErrorDefinition>;
-  /** Face → action → handler, for every face that is not built in. */
-  readonly handlers: Readonly<Record<string, Readonly<Record<string, AnyHandler>>>>;
+  /** The module of every face that is not built in: its handlers, tables, background work and routes. */
+  readonly modules: readonly AnyFaceModule[];
   /** Served as they are at `/openapi.json` and `/docs/*`, when given. */
   readonly documents?: { readonly openapi: string; readonly docs: ReadonlyMap<string, string> };
 }

@@ -1,20 +1,21 @@
 /**
- * `generated/server/handlers.ts`: the registry of handler modules, one import per face from
- * `src/faces/<face>.ts`, checked against the generated `Handlers` interface. Built-in faces (batch) have none.
+ * `generated/server/modules.ts`: the face modules, one import per face from `src/faces/<face>/index.ts`, each
+ * checked against its generated handler interface. Built-in faces (batch) have none.
  */
 import type { Catalog } from '../spec/model.js';
 
-export const HANDLERS_PATH = 'server/handlers.ts';
+export const MODULES_PATH = 'server/modules.ts';
 
-export function emitHandlers(catalog: Catalog): string {
+export function emitModules(catalog: Catalog): string {
   const faces = catalog.faces.filter((f) => !f.builtin);
-  const imports = faces.map((f) => `import { ${f.name} } from '../../src/faces/${f.name}.js';`);
+  const imports = faces.map((f) => `import { ${f.name} } from '../../src/faces/${f.name}/index.js';`);
   return [
+    `import type { FaceModule } from '../../src/core/face-module.js';`,
     `import type { Handlers } from './types.js';`,
     ...imports,
     '',
-    '/** Every face and its handlers; a missing module or method is a type error. */',
-    `export const handlers: Handlers = { ${faces.map((f) => f.name).join(', ')} };`,
+    '/** Every face\'s module; a missing module, or handlers that do not match the face\'s interface, is a type error. */',
+    `export const modules: { readonly [F in keyof Handlers]: FaceModule<Handlers[F], unknown> } = { ${faces.map((f) => f.name).join(', ')} };`,
     '',
   ].join('\n');
 }

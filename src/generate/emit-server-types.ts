@@ -34,7 +34,7 @@ export function emitServerTypes(catalog: Catalog): StatementStructures[][] {
     kind: StructureKind.Interface,
     name: 'Handlers',
     isExported: true,
-    docs: ['Every face and its handlers; `src/faces/<face>.ts` exports each entry. Built-in faces (batch) have none.'],
+    docs: ['Every face and its handlers; the module `src/faces/<face>/` serves each entry. Built-in faces (batch) have none.'],
     properties: catalog.faces.filter((f) => !f.builtin).map((f) => ({ name: f.name, type: `${f.typeName}Handlers` })),
   });
   return statementChunks([head, ...catalog.faces.map(faceStatements), tail]);
@@ -58,7 +58,7 @@ function faceStatements(face: Face): StatementStructures[] {
     kind: StructureKind.Interface,
     name: `${face.typeName}Handlers`,
     isExported: true,
-    docs: [`Handlers of the \`${face.name}\` face, implemented in \`src/faces/${face.name}.ts\`.`],
+    docs: [`Handlers of the \`${face.name}\` face, implemented in \`src/faces/${face.name}/handlers.ts\`.`],
     methods: face.actions.map((a) => ({
       name: a.name,
       docs: [a.summary],

@@ -11,7 +11,7 @@ import { emitClient } from './emit-client.js';
 import { DISPATCH_PATH, emitDispatch, emitPlatform, emitScopes, PLATFORM_PATH, SCOPES_PATH } from './emit-dispatch.js';
 import { emitDocs } from './emit-docs.js';
 import { EDITOR_SCHEMA_PATH, emitEditorSchema } from './emit-editor-schema.js';
-import { emitHandlers, HANDLERS_PATH } from './emit-handlers.js';
+import { emitModules, MODULES_PATH } from './emit-handlers.js';
 import { emitOpenApi, OPENAPI_PATH } from './emit-openapi.js';
 import { emitServerTypes, SERVER_TYPES_PATH } from './emit-server-types.js';
 import { emitValidators, validatorsPath, validatorTypesPath } from './emit-validators.js';
@@ -38,7 +38,7 @@ export async function generate(catalog: Catalog): Promise<Map<string, string>> {
     pending.set(path, formatting);
   };
   emitted(SERVER_TYPES_PATH, emitServerTypes(catalog));
-  emitted(HANDLERS_PATH, emitHandlers(catalog));
+  emitted(MODULES_PATH, emitModules(catalog));
   emitted(DISPATCH_PATH, emitDispatch(catalog));
   emitted(PLATFORM_PATH, emitPlatform(catalog));
   emitted(SCOPES_PATH, emitScopes(catalog));

@@ -5,11 +5,12 @@
  * `sha256` list, which catches a one-byte hand edit of any file without regenerating anything.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { sha256 } from '../hash.js';
 import { generatorFingerprint } from '../memo/fingerprint.js';
 import { writeCacheFile } from '../memo/memo.js';
 import type { Diagnostic } from '../spec/diagnostics.js';
+import { moduleFiles } from '../spec/handler-lint.js';
 import { listFiles } from './check.js';
 import { MANIFEST_PATH, type Manifest } from './manifest.js';
 
@@ -23,12 +24,14 @@ interface VerifiedState {
   diagnostics: Diagnostic[];
 }
 
-/** One hash over the face files (name → text) and the handler modules in `handlersDir`. */
-export function inputsHash(faceFiles: Map<string, string>, handlersDir: string): string {
+/** One hash over the face files (name → text) and what lint reads of the face modules in `modulesDir`. */
+export function inputsHash(faceFiles: Map<string, string>, modulesDir: string): string {
   const parts = [...faceFiles].sort(([a], [b]) => (a < b ? -1 : 1)).map(([name, text]) => `faces/${name}\0${sha256(text)}`);
-  if (existsSync(handlersDir)) {
-    for (const name of readdirSync(handlersDir).sort()) {
-      if (name.endsWith('.ts')) parts.push(`handlers/${name}\0${sha256(readFileSync(join(handlersDir, name), 'utf8'))}`);
+  if (existsSync(modulesDir)) {
+    for (const face of readdirSync(modulesDir).sort()) {
+      for (const file of Object.values(moduleFiles(modulesDir, face))) {
+        if (existsSync(file)) parts.push(`modules/${face}/${basename(file)}\0${sha256(readFileSync(file, 'utf8'))}`);
+      }
     }
   }
   return sha256(parts.join('\n'));

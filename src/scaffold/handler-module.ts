@@ -1,14 +1,14 @@
 /**
- * The handler side of `dispatch new`: a new module `src/faces/<face>.ts` exporting `<face>: <Face>Handlers`,
- * and one more method in an existing module's exported object. Each method is a skeleton that type-checks
+ * The handler side of `dispatch new`: a new file `src/faces/<face>/handlers.ts` exporting `handlers: <Face>Handlers`,
+ * and one more method in an existing one's exported object. Each method is a skeleton that type-checks
  * against the generated interface and answers `501 not_implemented` until it is written. Changes go through
  * the TypeScript syntax tree (ts-morph), never through text patterns.
  */
 import { IndentationText, Node, Project, QuoteKind, SyntaxKind, type ObjectLiteralExpression, type SourceFile } from 'ts-morph';
 import { ScaffoldError } from './names.js';
 
-/** Handler modules sit beside the runtime in `src/`, as the generated registry and types assume. */
-export const ERRORS_MODULE = '../core/errors.js';
+/** Face modules sit in `src/faces/<face>/`, beside the core in `src/`, as the generated module table and types assume. */
+export const ERRORS_MODULE = '../../core/errors.js';
 
 export interface NewHandlerModule {
   face: string;
@@ -29,20 +29,20 @@ export function newHandlerModule(input: NewHandlerModule): string {
     `import type { ${input.typeName}Handlers } from '${input.typesModule}';`,
     `import { ApiError } from '${ERRORS_MODULE}';`,
     '',
-    `export const ${input.face}: ${input.typeName}Handlers = {};`,
+    `export const handlers: ${input.typeName}Handlers = {};`,
     '',
   ].join('\n');
-  return addHandlerMethod(text, `${input.face}.ts`, input.face, input.action);
+  return addHandlerMethod(text, `${input.face}/handlers.ts`, input.face, input.action);
 }
 
-/** The module with a skeleton method `action` added last to `export const <face> = { ... }`. */
+/** The handlers with a skeleton method `action` added last to `export const handlers = { ... }`. */
 export function addHandlerMethod(text: string, file: string, face: string, action: string): string {
   const project = new Project({
     useInMemoryFileSystem: true,
     manipulationSettings: { indentationText: IndentationText.TwoSpaces, quoteKind: QuoteKind.Single },
   });
   const source = project.createSourceFile(`/${file}`, text);
-  const handlers = () => handlerObject(source, face, file);
+  const handlers = () => handlerObject(source, file);
   const properties = handlers().getProperties();
   if (properties.some((p) => Node.hasName(p) && p.getName() === action)) {
     throw new ScaffoldError(`${file} already has a handler "${action}".`);
@@ -69,14 +69,14 @@ export function addHandlerMethod(text: string, file: string, face: string, actio
   return source.getFullText();
 }
 
-/** The object literal of `export const <face> = { ... }` (with or without a type, `satisfies` or `as`). */
-function handlerObject(source: SourceFile, face: string, file: string): ObjectLiteralExpression {
-  let value = source.getVariableDeclaration(face)?.getInitializer();
+/** The object literal of `export const handlers = { ... }` (with or without a type, `satisfies` or `as`). */
+function handlerObject(source: SourceFile, file: string): ObjectLiteralExpression {
+  let value = source.getVariableDeclaration('handlers')?.getInitializer();
   while (value && (Node.isSatisfiesExpression(value) || Node.isAsExpression(value) || Node.isParenthesizedExpression(value))) {
     value = value.getExpression();
   }
   if (!value || !Node.isObjectLiteralExpression(value)) {
-    throw new ScaffoldError(`${file} has no \`export const ${face} = { ... }\` to add the handler to.`);
+    throw new ScaffoldError(`${file} has no \`export const handlers = { ... }\` to add the handler to.`);
   }
   return value;
 }

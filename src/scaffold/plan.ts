@@ -8,6 +8,7 @@ import { join, relative, sep } from 'node:path';
 import type { GeneratorPaths } from '../cli/paths.js';
 import { fromRoot } from '../package-root.js';
 import { pascalCase } from '../spec/resolve.js';
+import { moduleFiles } from '../spec/handler-lint.js';
 import { shownPath } from '../spec/shown-path.js';
 import { addAction, newFaceFile, starterAction } from './face-stanza.js';
 import { checkActionName, checkFaceName, checkNotBuiltin, ScaffoldError } from './names.js';
@@ -50,23 +51,26 @@ export async function planNewFace(paths: ScaffoldPaths, face: string, options: N
   checkNotBuiltin(face, builtinFaces(workspace));
   const faceFile = join(paths.facesDir, `${face}.yaml`);
   if (workspace.faces.has(face) || existsSync(faceFile)) throw new ScaffoldError(`face "${face}" already exists (${shownPath(faceFile)}).`);
-  const { handlerFile, testFile } = targets(paths, face, action);
-  if (existsSync(handlerFile)) throw new ScaffoldError(`${shownPath(handlerFile)} already exists.`);
+  const { moduleDir, moduleFile, handlerFile, tablesFile, testFile } = targets(paths, face, action);
+  if (existsSync(moduleDir)) throw new ScaffoldError(`${shownPath(moduleDir)} already exists.`);
   refuseExistingTest(testFile);
   // A scope of the face's own family is the sensible default when there is exactly one.
   const scope = chooseScope(workspace, options.scope, workspace.scopes.filter((s) => s.startsWith(`${face}:`)));
 
-  const { newHandlerModule, newTestFile } = await writers();
+  const { newHandlerModule, newModuleIndex, newTablesFile, newTestFile } = await writers();
   const summary = options.summary ?? `TODO: say in one line what the ${face} face offers.`;
   const stanza = starterAction(face, action, scope);
   const faceText = newFaceFile({ face, summary, since: workspace.since, action, stanza, schemaPath: importPath(paths.facesDir, join(paths.outDir, 'editor', 'face.schema.json')) });
-  const handlerText = newHandlerModule({ face, typeName: pascalCase(face), summary, action, typesModule: typesModule(paths) });
+  const typeName = pascalCase(face);
+  const handlerText = newHandlerModule({ face, typeName, summary, action, typesModule: typesModule(paths, face) });
   const testText = await newTestFile({ face, action, example: stanza.examples[0]!, faceFile: shownPath(faceFile), handlerFile: shownPath(handlerFile) });
   return {
     id: `${face}.${action}`,
     writes: [
       { path: faceFile, text: faceText, kind: 'created' },
+      { path: moduleFile, text: newModuleIndex({ face, typeName, typesModule: typesModule(paths, face) }), kind: 'created' },
       { path: handlerFile, text: handlerText, kind: 'created' },
+      { path: tablesFile, text: newTablesFile(face), kind: 'created' },
       { path: testFile, text: testText, kind: 'created' },
     ],
     faceFiles: withFile(workspace, `${face}.yaml`, faceText),
@@ -89,7 +93,7 @@ export async function planNewAction(paths: ScaffoldPaths, face: string, action: 
   const faceName = `${face}.yaml`;
   if (declared.actions.includes(action)) throw new ScaffoldError(`${shownPath(join(paths.facesDir, faceName))} already declares action "${action}".`);
   const { handlerFile, testFile } = targets(paths, face, action);
-  if (!existsSync(handlerFile)) throw new ScaffoldError(`${shownPath(handlerFile)} does not exist; face "${face}" needs its handler module first.`);
+  if (!existsSync(handlerFile)) throw new ScaffoldError(`${shownPath(handlerFile)} does not exist; face "${face}" needs its module first.`);
   refuseExistingTest(testFile);
   // The face's own scope is the sensible default when all its actions share one.
   const scope = chooseScope(workspace, options.scope, declared.scopes);
@@ -114,21 +118,24 @@ export async function planNewAction(paths: ScaffoldPaths, face: string, action: 
 
 /** ts-morph and prettier, loaded once the input has passed its checks: a refusal answers at once without them. */
 async function writers() {
-  const [handlerModule, testFile] = await Promise.all([import('./handler-module.js'), import('./test-file.js')]);
-  return { ...handlerModule, ...testFile };
+  const [handlerModule, moduleFiles, testFile] = await Promise.all([import('./handler-module.js'), import('./module-files.js'), import('./test-file.js')]);
+  return { ...handlerModule, ...moduleFiles, ...testFile };
 }
 
 
+/** The face's module folder and its files (the handlers where lint reads them), and the action's test. */
 function targets(paths: ScaffoldPaths, face: string, action: string) {
-  return { handlerFile: join(paths.handlersDir, `${face}.ts`), testFile: join(paths.testsDir, face, `${action}.test.ts`) };
+  const moduleDir = join(paths.handlersDir, face);
+  const { index, handlers } = moduleFiles(paths.handlersDir, face);
+  return { moduleDir, moduleFile: index, handlerFile: handlers, tablesFile: join(moduleDir, 'tables.ts'), testFile: join(paths.testsDir, face, `${action}.test.ts`) };
 }
 
 function refuseExistingTest(testFile: string): void {
   if (existsSync(testFile)) throw new ScaffoldError(`${shownPath(testFile)} already exists.`);
 }
 
-/** The generated server types, as the handler module imports them (`../../generated/server/types.js`). */
-const typesModule = (paths: ScaffoldPaths) => importPath(paths.handlersDir, join(paths.outDir, 'server', 'types.js'));
+/** The generated server types, as the module's files import them (`../../../generated/server/types.js`). */
+const typesModule = (paths: ScaffoldPaths, face: string) => importPath(join(paths.handlersDir, face), join(paths.outDir, 'server', 'types.js'));
 
 /** A relative module specifier with forward slashes, `./` first when it does not start with `..`. */
 function importPath(fromDir: string, target: string): string {

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fromRoot } from '../package-root.js';
 import { parseSchedule } from '../core/schedule.js';
+import { choice, ConfigError, integer } from '../core/settings.js';
 import { DEFAULT_EMAIL_QUEUE, type EmailQueueConfig } from '../email/queue-config.js';
 import { readWebhookConfig, type WebhookConfig } from '../webhooks/config.js';
 import { LOG_LEVELS } from '../core/log-levels.js';
@@ -46,8 +47,6 @@ export interface RuntimeConfig {
   previousSecretKeys: string[];
   /** How long a usage record may wait to be written (the most a crash loses), and how long records and rollups are kept. */
   usage: { flushMs: number; retentionDays: number; rollupRetentionDays: number };
-  /** The billing period closer: whether it runs in this server, how long drafts wait for late usage, how often it looks. */
-  billing: BillingCloserConfig;
   /** The mail queue: whether its worker runs in this server, and its retry schedule. */
   email: EmailQueueConfig;
   /** The payments reconciler: whether it runs in this server (src/payments/reconciler.ts). */
@@ -62,20 +61,6 @@ export interface PaymentsReconcilerConfig {
 
 /** Past the longest time-out a call may have (2 min) before it asks about what a call left in flight; a look every 15 s. */
 export const DEFAULT_PAYMENTS_RECONCILER: Omit<PaymentsReconcilerConfig, 'reconciler'> = { graceMs: 180_000, intervalMs: 15_000 };
-
-/** One hour of grace, as Stripe leaves a draft before finalizing it; a look every 15 s. */
-export const DEFAULT_BILLING_CLOSER: Omit<BillingCloserConfig, 'closer'> = { graceMs: 3_600_000, intervalMs: 15_000 };
-
-export interface BillingCloserConfig {
-  closer: boolean;
-  graceMs: number;
-  intervalMs: number;
-}
-
-/** A setting of the environment that cannot be used; its message names the setting and what it must be. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 /** REDIS_URL, when set: a redis://, rediss:// or unix: URL, or a socket path (what the Redis client reads as such). */
 function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -132,11 +117,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       pollMs: integer(env, 'EMAIL_POLL_MS', DEFAULT_EMAIL_QUEUE.pollMs),
       concurrency: integer(env, 'EMAIL_CONCURRENCY', DEFAULT_EMAIL_QUEUE.concurrency),
     },
-    billing: {
-      closer: choice(env, 'BILLING_CLOSER', ['on', 'off'] as const, 'on') === 'on',
-      graceMs: integer(env, 'BILLING_GRACE_SECONDS', DEFAULT_BILLING_CLOSER.graceMs / 1000) * 1000,
-      intervalMs: integer(env, 'BILLING_CLOSE_INTERVAL_MS', DEFAULT_BILLING_CLOSER.intervalMs),
-    },
     payments: { reconciler: choice(env, 'PAYMENTS_RECONCILER', ['on', 'off'] as const, 'on') === 'on', ...DEFAULT_PAYMENTS_RECONCILER },
   };
 }
@@ -145,21 +125,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string };
   return pkg.version;
-}
-
-function choice<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!allowed.includes(raw as T)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, not "${raw}".`);
-  return raw as T;
-}
-
-function integer(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be a whole number, not "${raw}".`);
-  return value;
 }
 
 function portNumber(env: NodeJS.ProcessEnv): number {

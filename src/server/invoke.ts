@@ -30,7 +30,7 @@ export interface Invocation {
 const NO_STREAM: StreamSink = { active: false, delta() {}, progress() {}, event() {} };
 
 export function invoke(call: RoutedCall, runtime: Runtime, invocation: Invocation): Promise<unknown> {
-  const handler = runtime.catalogue.handlers[call.action.face]?.[call.action.name];
+  const handler = runtime.handlers.get(call.action.id);
   if (!handler) throw new Error(`No handler serves ${call.action.id}.`);
   return handler(call.envelope.payload, new CallContext(call, runtime, invocation));
 }

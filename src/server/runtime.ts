@@ -9,11 +9,14 @@ import type { UsageFeed } from '../store/usage-feed.js';
 import type { AfterAnswer } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
 import type { Catalogue } from '../core/dispatch-types.js';
+import type { HandlerTable } from './handler-table.js';
 import type { KeyCache } from './key-cache.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
 
 export interface Runtime {
   readonly catalogue: Catalogue;
+  /** The handlers of the catalogue's modules, by action id. */
+  readonly handlers: HandlerTable;
   readonly db: Db;
   readonly providers: Providers;
   readonly keys: KeyCache;

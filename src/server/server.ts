@@ -17,8 +17,7 @@ import { postgresPool } from '../store/open.js';
 import { equalSecrets, newId } from '../store/secrets.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
 import { WebhookWorker } from '../webhooks/worker.js';
-import { PeriodCloser } from '../billing/period-closer.js';
-import { DEFAULT_BILLING_CLOSER, DEFAULT_PAYMENTS_RECONCILER, type BillingCloserConfig, type PaymentsReconcilerConfig } from './config.js';
+import { DEFAULT_PAYMENTS_RECONCILER, type PaymentsReconcilerConfig } from './config.js';
 import type { EmailQueueConfig } from '../email/queue-config.js';
 import { PaymentReconciler } from '../payments/reconciler.js';
 import { mailWorker } from '../email/worker.js';
@@ -27,6 +26,8 @@ import type { HandlerSettings } from '../core/context.js';
 import type { Catalogue } from '../core/dispatch-types.js';
 import { errorReply } from './envelope.js';
 import { ApiError, registerErrorCodes, toApiError, type ErrorCode } from '../core/errors.js';
+import { handlerTable } from './handler-table.js';
+import { startModules } from './modules.js';
 import { KeyCache } from './key-cache.js';
 import { registerCors } from './cors.js';
 import { registerReferenceRoutes } from './reference-routes.js';
@@ -85,8 +86,8 @@ export interface ServerOptions {
   corsOrigins?: '*' | string[];
   /** Usage records: how long one may wait to be written (the most a crash loses; default 1 s), and how long raw records (30 days) and minute rollups (400 days) are kept. */
   usage?: { flushMs?: number; retentionDays?: number; rollupRetentionDays?: number; /** false records nothing (for measuring the stage's cost). */ enabled?: boolean };
-  /** The billing period closer (default: on, one hour of grace, a look every 15 s); `closer: false` when workers run it. */
-  billing?: Partial<BillingCloserConfig>;
+  /** Each face module's settings, by face (`readModuleSettings`); a module given none runs with its defaults. */
+  settings?: Readonly<Record<string, unknown>>;
   /** Where the storage face keeps content; without it, storage calls answer 503 provider_unavailable. */
   storage?: StorageSettings;
   /** The mail queue's worker (default: on, the default retry schedule); `worker: false` when workers run it. */
@@ -137,7 +138,6 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const worker = options.webhookWorker === false ? undefined : new WebhookWorker(options.db, webhooks);
   // Not the newest version declared: one dated later is only announced until its date.
   const defaultVersion = versionInForceNow(catalogue.platform, options.now);
-  const closer = options.billing?.closer === false ? undefined : new PeriodCloser(options.db, { ...DEFAULT_BILLING_CLOSER, ...options.billing, apiVersion: defaultVersion });
   const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
   const usageFeed = new UsageFeed();
   const pool = postgresPool(options.db);
@@ -149,6 +149,14 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const mail = options.email?.worker === false ? undefined : mailWorker(options.db, providers, options.email, defaultVersion);
   const reconciler =
     options.payments?.reconciler === false ? undefined : new PaymentReconciler(options.db, providers.payments, { ...DEFAULT_PAYMENTS_RECONCILER, ...options.payments, apiVersion: defaultVersion });
+  const modules = await startModules(catalogue.modules, {
+    db: options.db,
+    providers,
+    platform: catalogue.platform,
+    apiVersion: defaultVersion,
+    process: 'server',
+    ...(options.settings ? { settings: options.settings } : {}),
+  });
   const usage = new UsageRecorder(options.db, { flushMs: options.usage?.flushMs ?? 1000, feed: usageFeed, ...(relay ? { relay } : {}) });
   // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
   const observe: AfterAnswer = (call, reply) => {
@@ -158,6 +166,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   };
   const runtime: Runtime = {
     catalogue,
+    handlers: handlerTable(catalogue.modules),
     db: options.db,
     providers,
     keys: new KeyCache(options.db, options.keyCacheTtlMs),
@@ -169,7 +178,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls, aiModels: options.aiModels ?? { test: TEST_MODELS } },
     commits: new CommitGroup(options.db),
     usageFeed,
-    afterAnswer: options.usage?.enabled === false ? [observe] : [observe, usageStage(usage, catalogue)],
+    afterAnswer: [observe, ...(options.usage?.enabled === false ? [] : [usageStage(usage, catalogue)]), ...modules.afterAnswer],
   };
   const streamLimits: StreamLimits = {
     pingMs: options.streamPingMs ?? DEFAULT_STREAM_LIMITS.pingMs,
@@ -297,6 +306,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   registerDashboardRoutes(app);
   if (documents) registerReferenceRoutes(app);
   storage?.register(app);
+  modules.routes(app);
 
   app.setNotFoundHandler((request, reply) =>
     sendError(reply, new ApiError('route_not_found', `No endpoint ${request.method} ${request.url.split('?')[0]}; the API is POST /do.`)),
@@ -324,14 +334,14 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     purgeEvents(options.db, new Date(Date.now() - retentionMs).toISOString()).catch((error: unknown) => log.error({ err: error }, 'event purge failed'));
   }, PURGE_INTERVAL_MS).unref();
   worker?.start();
-  closer?.start();
+  modules.startBackground();
   storage?.worker.start();
   mail?.start();
   reconciler?.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     runtime.keys.close();
-    await Promise.all([worker?.stop(), closer?.stop(), mail?.stop(), reconciler?.stop(), storage?.worker.stop()]);
+    await Promise.all([worker?.stop(), modules.stop(), mail?.stop(), reconciler?.stop(), storage?.worker.stop()]);
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
     relay?.close();

@@ -1,5 +1,5 @@
 /**
- * The catalogue generated from `faces/`: what `dispatch serve` serves, with the handlers of `src/faces/`
+ * The catalogue generated from `faces/`: what `dispatch serve` serves, with the face modules of `src/faces/`
  * and the documents the generator wrote beside them (the OpenAPI document and the markdown docs the
  * manifest lists). The documents are read next to this module's own copy of the tables (`generated/` from
  * the sources, `dist/generated/` in the compiled program), so the served OpenAPI always describes the
@@ -8,10 +8,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eventTypes, faces } from '../../generated/server/dispatch.js';
-import { handlers } from '../../generated/server/handlers.js';
+import { modules } from '../../generated/server/modules.js';
 import { errors, platform } from '../../generated/server/platform.js';
 import { fromProgram } from '../package-root.js';
 import type { Catalogue } from '../core/dispatch-types.js';
+import { moduleMigrations, type ModuleMigration } from '../core/face-module.js';
 
 export function shippedCatalogue(): Catalogue {
   const read = (path: string) => readFileSync(join(fromProgram('generated'), path), 'utf8');
@@ -22,8 +23,12 @@ export function shippedCatalogue(): Catalogue {
     eventTypes,
     platform,
     errors,
-    // The generated interfaces type each handler's payload; the runtime has checked it against them.
-    handlers: handlers as unknown as Catalogue['handlers'],
+    modules: Object.values(modules),
     documents: { openapi: read('openapi.json'), docs },
   };
+}
+
+/** The migrations of the shipped modules: what a store that serves the shipped catalogue runs besides the core's. */
+export function shippedMigrations(): ModuleMigration[] {
+  return moduleMigrations(Object.values(modules));
 }

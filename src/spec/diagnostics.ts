@@ -21,7 +21,7 @@ export const DIAGNOSTICS = {
   'reserved-face-name': { severity: 'error', message: 'Face name "{face}" is reserved: {reason}.' },
   'handler-module-missing': {
     severity: 'error',
-    message: 'Face "{face}" has no handler module {file}: create it, exporting `const {face}: {type}Handlers` (see the generated server/types.ts).',
+    message: 'Face "{face}" has no module {file}: create it, exporting `const {face}: FaceModule<{type}Handlers>` (`dispatch new face` writes one; see the generated server/types.ts).',
   },
   'schema-violation': { severity: 'error', message: '{detail}' },
   'unknown-scope': { severity: 'error', message: 'Scope "{scope}" is not declared in platform.yaml.{hint}' },

@@ -9,7 +9,7 @@ export const RESERVED_FACE_NAMES: ReadonlyMap<string, string> = new Map<string, 
   ['stream', "it would shadow the generated client's stream() method (the runtime's server-sent-event calls)"],
   ['list', "it would shadow the generated client's list() method (the pages of list actions)"],
   ['constructor', 'the generated client cannot have a property of that name'],
-  // The face name is a variable of its handler module and an import of generated/server/handlers.ts.
+  // The face name is the variable its module (src/faces/<face>/index.ts) exports and generated/server/modules.ts imports.
   ...[
     'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else',
     'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'implements', 'import', 'in',

@@ -1,8 +1,11 @@
 /**
- * Versioned schema migrations, run on start. Written with Kysely's schema builder so the same
- * migrations serve SQLite and PostgreSQL. Never edit a shipped migration: add the next one.
+ * The core's versioned schema migrations (keys, idempotency, events and the outbox, usage, and the tables
+ * of faces not yet moved to their modules), run on start with the modules' own (migration-set.ts). Written
+ * with Kysely's schema builder so the same migrations serve SQLite and PostgreSQL. Never edit a shipped
+ * migration: add the next one.
  */
-import { PostgresAdapter, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
+import type { ModuleMigration } from '../core/face-module.js';
 import { exactMeterSums } from './exact-sums-migration.js';
 
 const migrations: Record<string, Migration> = {
@@ -383,81 +386,6 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('payment_intents').addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     },
   },
-  '0011_billing': {
-    // Prices, subscriptions and invoices of the billing face (src/billing/). The period closer finds what is
-    // due across every partition, by status and time.
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('billing_prices')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('currency', 'text', (c) => c.notNull())
-        .addColumn('nickname', 'text')
-        .addColumn('definition', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('billing_prices_pkey', ['mode', 'entity_id', 'id'])
-        .execute();
-      await db.schema
-        .createTable('billing_subscriptions')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('customer_id', 'text', (c) => c.notNull())
-        .addColumn('price_ids', 'text', (c) => c.notNull())
-        .addColumn('currency', 'text', (c) => c.notNull())
-        .addColumn('interval', 'text', (c) => c.notNull())
-        .addColumn('interval_count', 'integer', (c) => c.notNull())
-        .addColumn('start_date', 'text', (c) => c.notNull())
-        .addColumn('periods_closed', 'integer', (c) => c.notNull())
-        .addColumn('current_period_start', 'text', (c) => c.notNull())
-        .addColumn('current_period_end', 'text', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('cancel_at_period_end', 'integer', (c) => c.notNull())
-        .addColumn('canceled_at', 'text')
-        .addColumn('latest_invoice_id', 'text')
-        .addColumn('metadata', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('billing_subscriptions_pkey', ['mode', 'entity_id', 'id'])
-        .execute();
-      await db.schema.createIndex('billing_subscriptions_due').on('billing_subscriptions').columns(['status', 'current_period_end']).execute();
-      await db.schema
-        .createTable('billing_invoices')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('number', 'text')
-        .addColumn('subscription_id', 'text', (c) => c.notNull())
-        .addColumn('customer_id', 'text', (c) => c.notNull())
-        .addColumn('currency', 'text', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('period_start', 'text', (c) => c.notNull())
-        .addColumn('period_end', 'text', (c) => c.notNull())
-        .addColumn('lines', 'text')
-        .addColumn('total', 'bigint', (c) => c.notNull())
-        .addColumn('amount_paid', 'bigint', (c) => c.notNull())
-        .addColumn('payment_intent_id', 'text')
-        .addColumn('attempt_count', 'integer', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('finalized_at', 'text')
-        .addColumn('paid_at', 'text')
-        .addColumn('voided_at', 'text')
-        .addColumn('uncollectible_at', 'text')
-        .addPrimaryKeyConstraint('billing_invoices_pkey', ['mode', 'entity_id', 'id'])
-        // One invoice per period of a subscription, however many closers race to make it.
-        .addUniqueConstraint('billing_invoices_period', ['mode', 'entity_id', 'subscription_id', 'period_start'])
-        .addUniqueConstraint('billing_invoices_number', ['mode', 'entity_id', 'number'])
-        .execute();
-      await db.schema.createIndex('billing_invoices_due').on('billing_invoices').columns(['status', 'period_end']).execute();
-      await db.schema
-        .createTable('billing_invoice_numbers')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('last', 'integer', (c) => c.notNull())
-        .addPrimaryKeyConstraint('billing_invoice_numbers_pkey', ['mode', 'entity_id'])
-        .execute();
-    },
-  },
   '0012_event_log': {
     // The event log (events.list) reads a partition newest first by stored time, from a cursor; the primary
     // key and the purge's created_at index serve neither, so each page would scan the partition's events.
@@ -672,9 +600,5 @@ const migrations: Record<string, Migration> = {
   },
 };
 
-export const migrationProvider: MigrationProvider = {
-  getMigrations: async () => migrations,
-};
-
-/** The names of every migration, in the order they run. */
-export const migrationNames = (): string[] => Object.keys(migrations).sort();
+/** The core's migrations, as the migration set takes them (migration-set.ts). */
+export const CORE_MIGRATIONS: readonly ModuleMigration[] = Object.entries(migrations).map(([name, migration]) => ({ name, ...migration }));

@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type CompiledQuery } from 'kysely';
 import type pg from 'pg';
-import { migrationNames, migrationProvider } from './migrations.js';
+import type { ModuleMigration } from '../core/face-module.js';
+import { migrationSet, type MigrationSet } from './migration-set.js';
 import { WorkerSqliteDialect } from './sqlite/dialect.js';
 import type { Database, Db } from './schema.js';
 import { log } from '../core/log.js';
@@ -20,6 +21,8 @@ export interface StoreConfig {
   databaseUrl?: string;
   /** Most PostgreSQL connections this process holds at once (default 10). */
   poolSize?: number;
+  /** The face modules' migrations, in the order of the modules (the core's are the store's own). */
+  migrations: readonly ModuleMigration[];
 }
 
 /** Which database a store runs on, for the few queries that differ (row locks). */
@@ -29,9 +32,11 @@ export function storeKind(db: Db): 'sqlite' | 'postgres' {
 
 /** Opens the store the configuration names and migrates it to the latest schema. */
 export async function openStore(config: StoreConfig): Promise<Db> {
+  // Checked before the store is opened: a misnamed migration is a fault of the program, not of the store.
+  const migrations = migrationSet(config.migrations);
   const db = config.databaseUrl ? await openPostgres(config.databaseUrl, config.poolSize ?? 10) : openSqlite(config.dataDir);
   try {
-    await migrate(db);
+    await migrate(db, migrations);
   } catch (error) {
     await db.destroy();
     throw error;
@@ -85,9 +90,9 @@ export function postgresPool(db: Db): pg.Pool | undefined {
  * applied migrations and runs the rest in one transaction, so processes starting together on one database
  * apply each migration exactly once.
  */
-export async function migrate(db: Db): Promise<void> {
-  if (await isCurrent(db)) return;
-  const { error, results } = await new Migrator({ db, provider: migrationProvider }).migrateToLatest();
+export async function migrate(db: Db, migrations: MigrationSet): Promise<void> {
+  if (await isCurrent(db, migrations.names)) return;
+  const { error, results } = await new Migrator({ db, provider: migrations.provider }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) throw new Error(`Store migration ${failed ? `${failed.migrationName} ` : ''}failed: ${String(error)}`, { cause: error });
 }
@@ -97,10 +102,9 @@ export async function migrate(db: Db): Promise<void> {
  * already up to date (nearly every start) then skips the migrator, whose lock and introspection take longer
  * than the rest of the start. Anything else, a new store included, goes through the migrator.
  */
-async function isCurrent(db: Db): Promise<boolean> {
+async function isCurrent(db: Db, expected: readonly string[]): Promise<boolean> {
   try {
     const { rows } = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)} order by name`.execute(db);
-    const expected = migrationNames();
     return rows.length === expected.length && rows.every((row, i) => row.name === expected[i]);
   } catch {
     return false;

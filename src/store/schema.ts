@@ -362,80 +362,6 @@ export interface PaymentRecoveryTable {
   created_at: string;
 }
 
-export interface BillingPriceTable {
-  mode: Mode;
-  entity_id: string;
-  /** `price_…` */
-  id: string;
-  currency: string;
-  nickname: string | null;
-  /** JSON: the price as rated (src/billing/rating.ts) and its usage source, `{type, amount?, unitAmount?, tiers?, usage?}`. */
-  definition: string;
-  created_at: string;
-}
-
-export type SubscriptionStatus = 'active' | 'canceled';
-
-export interface BillingSubscriptionTable {
-  mode: Mode;
-  entity_id: string;
-  /** `sub_…` */
-  id: string;
-  customer_id: string;
-  /** JSON array of price ids, in the order given. */
-  price_ids: string;
-  currency: string;
-  interval: 'day' | 'week' | 'month';
-  interval_count: number;
-  /** The anchor of the periods: the start, on a whole minute. */
-  start_date: string;
-  /** Periods closed so far: the current one is number `periods_closed` from the anchor. */
-  periods_closed: number;
-  current_period_start: string;
-  current_period_end: string;
-  status: SubscriptionStatus;
-  cancel_at_period_end: number;
-  canceled_at: string | null;
-  latest_invoice_id: string | null;
-  metadata: string | null;
-  created_at: string;
-}
-
-export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
-
-export interface BillingInvoiceTable {
-  mode: Mode;
-  entity_id: string;
-  /** `in_…` */
-  id: string;
-  /** Given when finalized. */
-  number: string | null;
-  subscription_id: string;
-  customer_id: string;
-  currency: string;
-  status: InvoiceStatus;
-  period_start: string;
-  period_end: string;
-  /** JSON array of the lines, frozen when finalized; null while a draft (rated when read). */
-  lines: string | null;
-  total: number | string;
-  amount_paid: number | string;
-  payment_intent_id: string | null;
-  attempt_count: number;
-  created_at: string;
-  finalized_at: string | null;
-  paid_at: string | null;
-  voided_at: string | null;
-  uncollectible_at: string | null;
-}
-
-/** The last invoice number given per (mode, entity). */
-export interface BillingInvoiceNumberTable {
-  mode: Mode;
-  entity_id: string;
-  last: number;
-}
-
 export type EmailStatus = 'queued' | 'deferred' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'suppressed';
 
 export interface EmailMessageTable {
@@ -574,10 +500,6 @@ export interface Database {
   payment_intents: PaymentIntentTable;
   payment_refunds: PaymentRefundTable;
   payment_recoveries: PaymentRecoveryTable;
-  billing_prices: BillingPriceTable;
-  billing_subscriptions: BillingSubscriptionTable;
-  billing_invoices: BillingInvoiceTable;
-  billing_invoice_numbers: BillingInvoiceNumberTable;
   email_messages: EmailMessageTable;
   email_templates: EmailTemplateTable;
   email_suppressions: EmailSuppressionTable;

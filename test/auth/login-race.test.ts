@@ -14,6 +14,7 @@ import type { EventName, HandlerContext } from '../../src/core/context.js';
 import { shippedCatalogue } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
+import { withHandlers } from '../helpers/catalogue.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const PASSWORD = 'correct horse battery';
@@ -52,13 +53,14 @@ class Pause implements KyselyPlugin {
 
 /** The shipped catalogue, with a login that runs through the next pause the test sets, if any. */
 function pausingCatalogue(nextPause: () => Pause | undefined): Catalogue {
-  const shipped = shippedCatalogue();
-  const login = shipped.handlers.auth!.login!;
-  const paused: AnyHandler = (payload, ctx) => {
-    const pause = nextPause();
-    return login(payload, pause ? withDb(ctx, ctx.db.withPlugin(pause)) : ctx);
-  };
-  return { ...shipped, handlers: { ...shipped.handlers, auth: { ...shipped.handlers.auth, login: paused } } };
+  return withHandlers(shippedCatalogue(), 'auth', (auth) => {
+    const login = auth.login!;
+    const paused: AnyHandler = (payload, ctx) => {
+      const pause = nextPause();
+      return login(payload, pause ? withDb(ctx, ctx.db.withPlugin(pause)) : ctx);
+    };
+    return { ...auth, login: paused };
+  });
 }
 
 /** The call's context with another view of its store (the context keeps its state in private fields). */

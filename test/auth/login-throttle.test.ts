@@ -7,10 +7,11 @@
  * counts although an atomic batch rolls it back; and rows whose failures are all past the window are swept.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { authHandlers } from '../../src/faces/auth.js';
+import { authHandlers } from '../../src/faces/auth/handlers.js';
 import type { Catalogue } from '../../src/core/dispatch-types.js';
 import { shippedCatalogue } from '../../src/server/shipped.js';
 import { newId } from '../../src/store/secrets.js';
+import { withHandlers } from '../helpers/catalogue.js';
 import { startServer, type TestServer, type Reply } from '../helpers/server.js';
 
 const PASSWORD = 'correct horse battery';
@@ -24,8 +25,7 @@ describe.each([
   let server: TestServer;
   let now = T0;
   beforeAll(async () => {
-    const shipped = shippedCatalogue();
-    const catalogue: Catalogue = { ...shipped, handlers: { ...shipped.handlers, auth: authHandlers({ now: () => now }) as unknown as Catalogue['handlers'][string] } };
+    const catalogue = withHandlers(shippedCatalogue(), 'auth', () => authHandlers({ now: () => now }));
     server = await startServer({ postgres, catalogue });
   });
   afterAll(() => server?.close());

@@ -6,11 +6,11 @@
  * drafts; a price of the calls' cost is in the platform's currency.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePeriod } from '../../src/billing/invoices.js';
-import { PeriodCloser } from '../../src/billing/period-closer.js';
+import { closePeriod } from '../../src/faces/billing/invoices.js';
+import { PeriodCloser } from '../../src/faces/billing/period-closer.js';
 import { sandboxProcessor } from '../../src/providers/payments/sandbox.js';
 import type { PaymentProcessor } from '../../src/providers/payments/processor.js';
-import { getSubscription } from '../../src/store/billing.js';
+import { getSubscription } from '../../src/faces/billing/store.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const VISA = { card: { number: '4242424242424242', expMonth: 12, expYear: 2035 } };

@@ -6,8 +6,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PeriodCloser } from '../../src/billing/period-closer.js';
-import { rate, type GraduatedPrice } from '../../src/billing/rating.js';
+import { PeriodCloser } from '../../src/faces/billing/period-closer.js';
+import { rate, type GraduatedPrice } from '../../src/faces/billing/rating.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const DAY = 86_400_000;

@@ -3,7 +3,7 @@
  * months (31 January → 28 or 29 February → 31 March), never drifting; periods follow one another without gaps.
  */
 import { describe, expect, it } from 'vitest';
-import { endOfMinute, period, wholeMinute } from '../../src/billing/periods.js';
+import { endOfMinute, period, wholeMinute } from '../../src/faces/billing/periods.js';
 
 describe('billing periods', () => {
   it.each([

@@ -5,7 +5,7 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { rate, validatePrice, type GraduatedPrice, type Price, type Tier } from '../../src/billing/rating.js';
+import { rate, validatePrice, type GraduatedPrice, type Price, type Tier } from '../../src/faces/billing/rating.js';
 
 // The test's own decimal arithmetic must not round either (decimal.js defaults to 20 significant digits).
 const D = Decimal.clone({ precision: 1e9 });

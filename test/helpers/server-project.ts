@@ -1,7 +1,7 @@
 /**
  * A throwaway TypeScript project around a generated server, for checking that what the generator emits
- * for some catalogue compiles: `generated/` as the generator wrote it, one handler stub per face under
- * `src/faces/`, and the core modules the generated server imports.
+ * for some catalogue compiles: `generated/` as the generator wrote it, one module stub per face under
+ * `src/faces/<face>/`, and the core modules the generated server imports.
  *
  * Those core modules (`dispatch-types.ts`, `context.ts`) are copied rather than linked: `context.ts`
  * takes the event types from `../../generated/server/types.js`, which must be the catalogue's own, while
@@ -24,15 +24,15 @@ const RELATIVE_IMPORT = /from '(\.{1,2}\/[^']+)'/g;
 export function layOutServerProject(dir: string, catalog: Catalog, files: Map<string, string>): void {
   writeGenerated(join(dir, 'generated'), files);
   copyCore(dir, files);
-  mkdirSync(join(dir, 'src', 'faces'), { recursive: true });
   for (const face of catalog.faces.filter((f) => !f.builtin)) {
-    writeFileSync(join(dir, 'src', 'faces', `${face.name}.ts`), handlerStub(face.name, face.typeName, face.actions.map((a) => a.typeName), face.actions.map((a) => a.name)));
+    mkdirSync(join(dir, 'src', 'faces', face.name), { recursive: true });
+    writeFileSync(join(dir, 'src', 'faces', face.name, 'index.ts'), moduleStub(face.name, face.typeName, face.actions.map((a) => a.typeName), face.actions.map((a) => a.name)));
   }
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   // ESM, as the repository is: without it NodeNext compiles the core's `import.meta` as CommonJS.
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   const { compilerOptions } = JSON.parse(readFileSync(join(REPO, 'tsconfig.json'), 'utf8')) as { compilerOptions: object };
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['generated/server/**/*.ts', 'src/faces/*.ts'] }, null, 2));
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['generated/server/**/*.ts', 'src/faces/**/*.ts'] }, null, 2));
 }
 
 /** Runs the repository's tsc on the project; `output` is what it printed. */
@@ -65,15 +65,19 @@ function copyCore(dir: string, files: Map<string, string>): void {
   }
 }
 
-/** A handler module whose every method has the generated signature and throws. */
-function handlerStub(face: string, typeName: string, actionTypes: string[], actions: string[]): string {
+/** A face module whose every handler has the generated signature and throws. */
+function moduleStub(face: string, typeName: string, actionTypes: string[], actions: string[]): string {
   const types = actionTypes.flatMap((t) => [`${t}Payload`, `${t}Result`]);
-  const methods = actions.map((name, i) => `  async ${name}(_payload: ${actionTypes[i]}Payload, _ctx): Promise<${actionTypes[i]}Result> {\n    throw new Error('stub');\n  },`);
+  const methods = actions.map((name, i) => `    async ${name}(_payload: ${actionTypes[i]}Payload, _ctx): Promise<${actionTypes[i]}Result> {\n      throw new Error('stub');\n    },`);
   return [
-    `import type { ${typeName}Handlers, ${types.join(', ')} } from '../../generated/server/types.js';`,
+    `import type { ${typeName}Handlers, ${types.join(', ')} } from '../../../generated/server/types.js';`,
+    `import type { FaceModule } from '../../core/face-module.js';`,
     '',
-    `export const ${face}: ${typeName}Handlers = {`,
+    `export const ${face}: FaceModule<${typeName}Handlers> = {`,
+    `  face: '${face}',`,
+    '  handlers: {',
     ...methods,
+    '  },',
     '};',
     '',
   ].join('\n');

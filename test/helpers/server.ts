@@ -22,7 +22,10 @@ import { buildServer } from '../../src/server/server.js';
 import { shippedCatalogue } from '../../src/server/shipped.js';
 import { createKey, type NewKey } from '../../src/store/keys.js';
 import { openStore } from '../../src/store/open.js';
-import type { BillingCloserConfig, PaymentsReconcilerConfig } from '../../src/server/config.js';
+import { moduleMigrations } from '../../src/core/face-module.js';
+import type { PaymentsReconcilerConfig } from '../../src/server/config.js';
+import type { BillingSettings } from '../../src/faces/billing/settings.js';
+import { readModuleSettings } from '../../src/server/modules.js';
 import type { EmailQueueConfig } from '../../src/email/queue-config.js';
 import type { MailTransport } from '../../src/providers/smtp.js';
 import type { Db } from '../../src/store/schema.js';
@@ -77,7 +80,7 @@ export interface TestServerOptions {
   /** Where storage keeps content: files in the test's directory, landed uploads looked for every 50 ms, by default. */
   storage?: Partial<StorageSettings>;
   /** The billing period closer; on with its defaults unless given. */
-  billing?: Partial<BillingCloserConfig>;
+  billing?: Partial<BillingSettings>;
   /** The payments reconciler; on with its defaults (which leave anything in flight alone for minutes) unless given. */
   reconciler?: Partial<PaymentsReconcilerConfig>;
   /** Live e-mail (an SMTP transport to a local server), and the mail queue's settings. */
@@ -99,10 +102,11 @@ export const TEST_WEBHOOKS: WebhookConfig = {
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'dispatch-test-'));
   const database = options.postgres && !options.store ? await createTestDatabase() : undefined;
-  const db = await openStore(options.store ?? { dataDir: dir, ...(database ? { databaseUrl: database.url } : {}) });
+  const catalogue = options.catalogue ?? shippedCatalogue();
+  const db = await openStore({ ...(options.store ?? { dataDir: dir, ...(database ? { databaseUrl: database.url } : {}) }), migrations: moduleMigrations(catalogue.modules) });
   const databaseUrl = database?.url ?? options.store?.databaseUrl;
   const limiter = options.limiter ?? new MemoryRateLimiter();
-  const app = await buildServer(options.catalogue ?? shippedCatalogue(), {
+  const app = await buildServer(catalogue, {
     db,
     providers: {
       ai: { test: testTextModel, ...options.providers },
@@ -123,7 +127,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
-    ...(options.billing ? { billing: options.billing } : {}),
+    // Each module with its defaults, as a server started with no variables set, and what the test gives.
+    settings: readModuleSettings(catalogue.modules, {}, { ...(options.billing ? { billing: options.billing } : {}) }),
     ...(options.reconciler ? { payments: options.reconciler } : {}),
     ...(options.idempotencyTtlSeconds !== undefined ? { idempotencyTtlSeconds: options.idempotencyTtlSeconds } : {}),
     storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },

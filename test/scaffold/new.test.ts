@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Node, Project, SyntaxKind } from 'ts-morph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyHandler, Catalogue } from '../../src/core/dispatch-types.js';
+import type { Catalogue } from '../../src/core/dispatch-types.js';
+import type { AnyFaceModule } from '../../src/core/face-module.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import { versionInForce } from '../../src/spec/version-in-force.js';
 import { DISPATCH, ROOT } from '../helpers/process.js';
@@ -71,14 +72,14 @@ describe('dispatch new face, then new action', () => {
     expect(faceRun.stderr).toBe('');
     expect(faceRun.code).toBe(0);
     expect(faceRun.stdout).toContain('created faces/widgets.yaml');
-    expect(faceRun.stdout).toContain('created src/faces/widgets.ts');
+    for (const file of ['index.ts', 'handlers.ts', 'tables.ts']) expect(faceRun.stdout).toContain(`created src/faces/widgets/${file}`);
     expect(faceRun.stdout).toContain('created test/widgets/get.test.ts');
     expect(faceRun.stdout).toContain('wrote   generated/server/types.ts');
     expect(faceRun.stdout).toContain('`npx vitest run test/widgets/get.test.ts` fails');
     expect(actionRun.stderr).toBe('');
     expect(actionRun.code).toBe(0);
     expect(actionRun.stdout).toContain('updated faces/widgets.yaml');
-    expect(actionRun.stdout).toContain('updated src/faces/widgets.ts');
+    expect(actionRun.stdout).toContain('updated src/faces/widgets/handlers.ts');
     expect(actionRun.stdout).toContain('`npx vitest run test/widgets/list.test.ts` fails');
   });
 
@@ -102,9 +103,9 @@ describe('dispatch new face, then new action', () => {
     expect(text.slice(faceFileBefore.length)).toMatch(/^ {2}list:\n {4}summary: /);
   });
 
-  it('writes a handler module whose exported object has both methods', () => {
-    const source = new Project({ useInMemoryFileSystem: true }).createSourceFile('/widgets.ts', readFileSync(at('src/faces/widgets.ts'), 'utf8'));
-    const handlers = source.getVariableDeclarationOrThrow('widgets');
+  it('writes a module whose exported handlers have both methods', () => {
+    const source = new Project({ useInMemoryFileSystem: true }).createSourceFile('/handlers.ts', readFileSync(at('src/faces/widgets/handlers.ts'), 'utf8'));
+    const handlers = source.getVariableDeclarationOrThrow('handlers');
     expect(handlers.isExported()).toBe(true);
     expect(handlers.getTypeNode()?.getText()).toBe('WidgetsHandlers');
     const methods = handlers.getInitializerIfKindOrThrow(SyntaxKind.ObjectLiteralExpression).getProperties();
@@ -115,12 +116,13 @@ describe('dispatch new face, then new action', () => {
     const types = readFileSync(at('generated/server/types.ts'), 'utf8');
     const handlers = types.slice(types.indexOf('export interface WidgetsHandlers {'));
     expect(handlers.slice(0, handlers.indexOf('\n}'))).toMatch(/\n {2}get\(payload: WidgetsGetPayload, ctx: HandlerContext\): Promise<WidgetsGetResult>;[\s\S]*\n {2}list\(payload: WidgetsListPayload/);
-    expect(readFileSync(at('generated/server/handlers.ts'), 'utf8')).toContain("import { widgets } from '../../src/faces/widgets.js';");
+    expect(readFileSync(at('generated/server/modules.ts'), 'utf8')).toContain("import { widgets } from '../../src/faces/widgets/index.js';");
   });
 
-  it('writes a handler module that type-checks against the generated interface (and one missing a method does not)', () => {
+  it('writes a module that type-checks against the generated interface (and one missing a method does not)', () => {
     const project = new Project({ tsConfigFilePath: join(ROOT, 'tsconfig.json'), skipAddingFilesFromTsConfig: true });
-    const module = project.addSourceFileAtPath(at('src/faces/widgets.ts'));
+    const module = project.addSourceFileAtPath(at('src/faces/widgets/handlers.ts'));
+    const index = project.addSourceFileAtPath(at('src/faces/widgets/index.ts'));
     project.resolveSourceFileDependencies();
     const messages = (source: typeof module) =>
       source.getPreEmitDiagnostics().map((d) => {
@@ -128,8 +130,9 @@ describe('dispatch new face, then new action', () => {
         return typeof text === 'string' ? text : text.getMessageText();
       });
     expect(messages(module)).toEqual([]);
+    expect(messages(index)).toEqual([]);
     const withoutList = module.getFullText().replace(/\n\n {2}async list\([\s\S]*?\n {2}},/, '');
-    const broken = project.createSourceFile(at('src/faces/widgets-broken.ts'), withoutList);
+    const broken = project.createSourceFile(at('src/faces/widgets/handlers-broken.ts'), withoutList);
     expect(messages(broken).join('\n')).toMatch(/Property 'list' is missing/);
   }, 30_000);
 
@@ -147,9 +150,9 @@ describe('dispatch new face, then new action', () => {
     const [{ faces, eventTypes }, { platform, errors }, { widgets }] = await Promise.all([
       load('dispatch.ts'),
       load('platform.ts'),
-      import(pathToFileURL(at('src/faces/widgets.ts')).href) as Promise<{ widgets: Record<string, AnyHandler> }>,
+      import(pathToFileURL(at('src/faces/widgets/index.ts')).href) as Promise<{ widgets: AnyFaceModule }>,
     ]);
-    const catalogue: Catalogue = { faces, eventTypes, platform, errors, handlers: { widgets } };
+    const catalogue: Catalogue = { faces, eventTypes, platform, errors, modules: [widgets] };
     const server = await startServer({ catalogue });
     try {
       const reply = await server.post({ face: 'widgets', action: 'list', payload: { id: 'example' } });
@@ -183,13 +186,13 @@ describe('dispatch new refuses bad input with exit 2, one line on stderr and not
     expect(lines[0]).toMatch(message);
     expect(result.stdout).toBe('');
     expect(snapshot()).toEqual(before);
-    expect(existsSync(at('faces/gadgets.yaml')) || existsSync(at('src/faces/gadgets.ts')) || existsSync(at('test/gadgets'))).toBe(false);
+    expect(existsSync(at('faces/gadgets.yaml')) || existsSync(at('src/faces/gadgets')) || existsSync(at('test/gadgets'))).toBe(false);
   });
 
   it('the scratch layout holds what the scaffold wrote and nothing else beside the copies', () => {
     expect(statSync(at('src/faces')).isDirectory()).toBe(true);
     const shipped = readdirSync(join(ROOT, 'src/faces'));
-    expect(readdirSync(at('src/faces')).filter((name) => !shipped.includes(name))).toEqual(['widgets.ts']);
+    expect(readdirSync(at('src/faces')).filter((name) => !shipped.includes(name))).toEqual(['widgets']);
     expect(readdirSync(at('test/widgets')).sort()).toEqual(['get.test.ts', 'list.test.ts']);
   });
 });

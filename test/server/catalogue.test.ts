@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyHandler, Catalogue } from '../../src/core/dispatch-types.js';
 import { ApiError } from '../../src/core/errors.js';
+import { handlersModule } from '../helpers/catalogue.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 import { postStream } from '../helpers/sse.js';
 
@@ -30,7 +31,7 @@ const notes: Record<string, AnyHandler> = {
 let server: TestServer;
 beforeAll(async () => {
   const [{ faces, eventTypes }, { platform, errors }] = await Promise.all([load('dispatch.ts'), load('platform.ts')]);
-  const catalogue: Catalogue = { faces, eventTypes, platform, errors, handlers: { notes } };
+  const catalogue: Catalogue = { faces, eventTypes, platform, errors, modules: [handlersModule('notes', notes)] };
   server = await startServer({ catalogue });
 });
 afterAll(() => server.close());

@@ -2,7 +2,7 @@
  * Every diagnostic of the face language, asserted by code and `line:col` on small in-memory catalogues,
  * and all reported at once.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -266,10 +266,12 @@ actions:`;
 });
 
 describe('handler diagnostics', () => {
-  /** Builds the demo face against a handler module written to a temporary `src/faces`. */
+  /** Builds the demo face against a module (its index and its handlers) written to a temporary `src/faces`. */
   function withHandler(face: string, handler: string) {
     const dir = mkdtempSync(join(tmpdir(), 'dispatch-handlers-'));
-    writeFileSync(join(dir, 'demo.ts'), handler);
+    mkdirSync(join(dir, 'demo'));
+    writeFileSync(join(dir, 'demo', 'index.ts'), MODULE_INDEX);
+    writeFileSync(join(dir, 'demo', 'handlers.ts'), handler);
     try {
       const result = buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['demo.yaml', face]]), handlersDir: dir });
       return result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`);
@@ -277,11 +279,12 @@ describe('handler diagnostics', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  const handler = (body: string) => `export const demo = {\n  async echo(payload, ctx) {\n    ${body}\n    return payload;\n  },\n};\n`;
+  const MODULE_INDEX = "import { handlers } from './handlers.js';\nexport const demo = { face: 'demo', handlers };\n";
+  const handler = (body: string) => `export const handlers = {\n  async echo(payload, ctx) {\n    ${body}\n    return payload;\n  },\n};\n`;
 
   it('requires atomic: false of a handler that reaches ctx.providers', () => {
     const [found] = withHandler(FACE, handler('await ctx.providers.ai.test.generate(payload);'));
-    expect(found).toMatch(/^9:3 atomic-flag-missing Action demo\.echo reaches ctx\.providers \(.*demo\.ts:3\)/);
+    expect(found).toMatch(/^9:3 atomic-flag-missing Action demo\.echo reaches ctx\.providers \(.*demo\/handlers\.ts:3\)/);
     expect(withHandler(FACE.replace('    scope: demo:read', '    scope: demo:read\n    atomic: false'), handler('await ctx.providers.ai.test.generate(payload);'))).toEqual([]);
   });
 
@@ -294,13 +297,16 @@ describe('handler diagnostics', () => {
     expect(withHandler(FACE.replace('    scope: demo:read', '    scope: demo:read\n    stream: true'), handler("ctx.stream.delta('x');"))).toEqual([]);
   });
 
-  it("reports a face without its handler module at the face's name, and none when there is no handlers directory", () => {
+  it("reports a face without its module at the face's name, and none when there is no modules directory", () => {
     const dir = mkdtempSync(join(tmpdir(), 'dispatch-handlers-'));
     try {
       const files = new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE]]);
       const found = buildCatalog('spec', { files, handlersDir: dir }).diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`);
-      expect(found).toEqual([expect.stringMatching(/^1:7 handler-module-missing Face "demo" has no handler module .*demo\.ts: create it, exporting `const demo: DemoHandlers`/)]);
-      const pending = new Map([[join(dir, 'demo.ts'), handler('return payload;')]]);
+      expect(found).toEqual([expect.stringMatching(/^1:7 handler-module-missing Face "demo" has no module .*demo\/index\.ts: create it, exporting `const demo: FaceModule<DemoHandlers>`/)]);
+      const pending = new Map([
+        [join(dir, 'demo', 'index.ts'), MODULE_INDEX],
+        [join(dir, 'demo', 'handlers.ts'), handler('return payload;')],
+      ]);
       expect(buildCatalog('spec', { files, handlersDir: dir, pendingHandlers: pending }).diagnostics).toEqual([]);
       expect(buildCatalog('spec', { files, handlersDir: join(dir, 'none') }).diagnostics).toEqual([]);
     } finally {

@@ -13,6 +13,7 @@ import { storeObject, removeObject } from '../../src/storage/objects.js';
 import { storageService } from '../../src/storage/service.js';
 import { StorageWorker } from '../../src/storage/worker.js';
 import { openStore } from '../../src/store/open.js';
+import { shippedMigrations } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { insertUpload } from '../../src/store/storage.js';
 
@@ -20,7 +21,7 @@ let dir: string;
 let db: Db;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dispatch-storage-worker-'));
-  db = await openStore({ dataDir: dir });
+  db = await openStore({ migrations: shippedMigrations(), dataDir: dir });
 });
 afterAll(async () => {
   await db?.destroy();

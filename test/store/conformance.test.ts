@@ -14,15 +14,19 @@ import {
   type IdempotencyClaim,
 } from '../../src/store/idempotency.js';
 import { countKeys, createKey, expireKey, findKeyByHash, getKey, KEY_PATTERN, listKeys, revokeKey } from '../../src/store/keys.js';
-import { migrationProvider } from '../../src/store/migrations.js';
+import { migrationSet } from '../../src/store/migration-set.js';
 import { openStore } from '../../src/store/open.js';
+import { shippedMigrations } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId, sha256 } from '../../src/store/secrets.js';
 import { implementations, type StoreLocation } from './implementations.js';
 
+/** The migrations of a store that serves the shipped catalogue: the core's and the modules'. */
+const SHIPPED = migrationSet(shippedMigrations());
+
 // Every migration the store ships, in the order they run: a migration added for a new face is checked
 // here without editing this file.
-const MIGRATIONS = Object.keys(await migrationProvider.getMigrations()).sort();
+const MIGRATIONS = Object.keys(await SHIPPED.provider.getMigrations()).sort();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const unique = (prefix: string) => `${prefix}_${newId('t')}`;
@@ -40,8 +44,8 @@ describe.each(implementations)('store on $name', (impl) => {
 
   beforeAll(async () => {
     location = await impl.create();
-    db = await openStore(location.config);
-    other = await openStore(location.config);
+    db = await openStore({ ...location.config, migrations: shippedMigrations() });
+    other = await openStore({ ...location.config, migrations: shippedMigrations() });
   });
 
   afterAll(async () => {
@@ -53,7 +57,7 @@ describe.each(implementations)('store on $name', (impl) => {
   describe('migrations', () => {
     it('applies every migration once, and a second open applies nothing', async () => {
       expect(await appliedMigrations(db)).toEqual(MIGRATIONS);
-      const again = await new Migrator({ db: other, provider: migrationProvider }).migrateToLatest();
+      const again = await new Migrator({ db: other, provider: SHIPPED.provider }).migrateToLatest();
       expect(again.error).toBeUndefined();
       expect(again.results).toEqual([]);
       expect(await appliedMigrations(other)).toEqual(MIGRATIONS);
@@ -62,10 +66,10 @@ describe.each(implementations)('store on $name', (impl) => {
     it('refuses a store that a newer program migrated further, rather than serve it', async () => {
       const newer = await impl.create();
       try {
-        const store = await openStore(newer.config);
+        const store = await openStore({ ...newer.config, migrations: shippedMigrations() });
         await sql`insert into kysely_migration (name, timestamp) values (${'9999_from_a_newer_program'}, ${new Date().toISOString()})`.execute(store);
         await store.destroy();
-        await expect(openStore(newer.config)).rejects.toThrow(/Store migration failed.*9999_from_a_newer_program/);
+        await expect(openStore({ ...newer.config, migrations: shippedMigrations() })).rejects.toThrow(/Store migration failed.*9999_from_a_newer_program/);
       } finally {
         await newer.remove();
       }
@@ -84,7 +88,7 @@ describe.each(implementations)('store on $name', (impl) => {
     it.skipIf(!impl.shared)('applies each migration once when several processes start together on an empty store', async () => {
       const fresh = await impl.create();
       try {
-        const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openStore(fresh.config)));
+        const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openStore({ ...fresh.config, migrations: shippedMigrations() })));
         const stores = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
         try {
           expect(opened.filter((o) => o.status === 'rejected')).toEqual([]);

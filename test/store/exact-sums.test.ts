@@ -9,15 +9,19 @@ import { join } from 'node:path';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usageQuantities } from '../../src/billing/usage-quantity.js';
-import { migrationNames, migrationProvider } from '../../src/store/migrations.js';
+import { usageQuantities } from '../../src/faces/billing/usage-quantity.js';
+import { migrationSet } from '../../src/store/migration-set.js';
 import { openStore } from '../../src/store/open.js';
+import { shippedMigrations } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { ingest } from '../../src/usage/ingest.js';
 import { UsageRecorder } from '../../src/usage/recorder.js';
 import { summarize } from '../../src/usage/summary.js';
 import { implementations, type StoreLocation } from './implementations.js';
+
+/** The migrations of a store that serves the shipped catalogue: the core's and the modules'. */
+const SHIPPED = migrationSet(shippedMigrations());
 
 const BIG = 999_999_999_999_999;
 const EXACT_BIG_SUM = '10999999999999989';
@@ -31,7 +35,7 @@ describe.each(implementations)('exact sums on $name', (impl) => {
   let db: Db;
   beforeAll(async () => {
     location = await impl.create();
-    db = await openStore(location.config);
+    db = await openStore({ ...location.config, migrations: shippedMigrations() });
   });
   afterAll(async () => {
     await db?.destroy();
@@ -84,9 +88,9 @@ describe.each(implementations)('exact sums on $name', (impl) => {
   it('corrects a store whose rollups were summed in floating point', async () => {
     const old = await impl.create();
     try {
-      const previous = migrationNames()[migrationNames().indexOf(MIGRATION) - 1]!;
+      const previous = SHIPPED.names[SHIPPED.names.indexOf(MIGRATION) - 1]!;
       const plain = plainKysely(old);
-      expect((await new Migrator({ db: plain, provider: migrationProvider }).migrateTo(previous)).error).toBeUndefined();
+      expect((await new Migrator({ db: plain, provider: SHIPPED.provider }).migrateTo(previous)).error).toBeUndefined();
 
       // What the store held before: events as floats, and their rollups summed as floats (0.30000000000000004,
       // 10999999999999988), a platform meter with no events, and units summed as floats.
@@ -107,7 +111,7 @@ describe.each(implementations)('exact sums on $name', (impl) => {
         values (${minute}, 'test', 'old', 'key_old', 'storage', 'put', 200, 'bytes', 1234)`.execute(plain);
       await plain.destroy();
 
-      const migrated = await openStore(old.config);
+      const migrated = await openStore({ ...old.config, migrations: shippedMigrations() });
       try {
         const range = { from: hourAgo(), to: new Date(Date.now() + 120_000).toISOString() };
         const summary = await summarize(migrated, scopeOf('old'), range, 'usd');

@@ -10,7 +10,8 @@ import type { StoreConfig } from '../../src/store/open.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 export interface StoreLocation {
-  config: StoreConfig;
+  /** Where the store is; `openStore` is given the migrations with it. */
+  config: Omit<StoreConfig, 'migrations'>;
   remove(): Promise<void>;
 }
 

@@ -11,10 +11,14 @@ import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrationProvider } from '../../src/store/migrations.js';
+import { migrationSet } from '../../src/store/migration-set.js';
+import { shippedMigrations } from '../../src/server/shipped.js';
 import { defineDecimalFunctions } from '../../src/store/sqlite/decimal-functions.worker.mjs';
 import type { Database, StorageObjectTable } from '../../src/store/schema.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+
+/** The migrations of a store that serves the shipped catalogue: the core's and the modules'. */
+const SHIPPED = migrationSet(shippedMigrations());
 
 const NFC = 'caf\u00e9/r\u00e9sum\u00e9.pdf';
 const NFD = NFC.normalize('NFD');
@@ -59,7 +63,7 @@ const stores = [
 describe.each(stores)('migration 0020_storage_nfc_keys on $name', (store) => {
   it('renames keys to NFC, keeps the later of two objects that become one, and releases the other', async () => {
     const db = await store.open();
-    const migrator = new Migrator({ db, provider: migrationProvider });
+    const migrator = new Migrator({ db, provider: SHIPPED.provider });
     const before = await migrator.migrateTo('0019_login_throttle');
     expect(before.error).toBeUndefined();
 

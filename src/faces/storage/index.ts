@@ -1,0 +1,8 @@
+/**
+ * The `storage` face module: its handlers (handlers.ts).
+ */
+import type { StorageHandlers } from '../../../generated/server/types.js';
+import type { FaceModule } from '../../core/face-module.js';
+import { handlers } from './handlers.js';
+
+export const storage: FaceModule<StorageHandlers> = { face: 'storage', handlers };

@@ -1,0 +1,34 @@
+/**
+ * The `usage` face (docs/contract.md § Usage): summaries over the minute rollups, the raw records, a live stream of
+ * records as they are written, and the caller's own metered events. Every read is confined to the key's
+ * mode and to entities it may act for (src/usage/scope.ts); ingested events belong to the call's entity.
+ */
+import { platform } from '../../../generated/server/platform.js';
+import type { UsageHandlers } from '../../../generated/server/types.js';
+import { follow } from '../../usage/follow.js';
+import { ingest } from '../../usage/ingest.js';
+import { listRecords } from '../../usage/list-records.js';
+import { usageScope } from '../../usage/scope.js';
+import { summarize } from '../../usage/summary.js';
+import { summaryForVersion } from '../../usage/versions.js';
+
+export const handlers: UsageHandlers = {
+  async summary(payload, ctx) {
+    return summaryForVersion(await summarize(ctx.db, usageScope(ctx, payload.filter), payload, platform.currency), ctx.apiVersion);
+  },
+
+  async events(payload, ctx) {
+    return listRecords(ctx.db, usageScope(ctx, payload.filter), payload);
+  },
+
+  // Declared streamOnly: the router refuses a call that does not ask for a stream before it gets here.
+  async live(payload, ctx) {
+    return follow(ctx, usageScope(ctx, payload.filter), payload.maxSeconds ?? 60);
+  },
+
+  async ingest(payload, ctx) {
+    const result = await ingest(ctx.db, { mode: ctx.mode, entityId: ctx.entityId, keyId: ctx.key.id }, payload);
+    ctx.reportUnits({ meterEvents: result.accepted });
+    return result;
+  },
+};

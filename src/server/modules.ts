@@ -1,0 +1,66 @@
+/**
+ * The face modules as one process runs them (a server, or `dispatch worker`): each started with its host and
+ * settings, in the catalogue's order; their background work started and stopped together; their routes, the
+ * work they do after each answer, and the services they offer each other and the handlers.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { AfterAnswer } from '../core/answer.js';
+import type { PlatformData } from '../core/dispatch-types.js';
+import type { AnyFaceModule, ModuleHost, RunningModule } from '../core/face-module.js';
+import type { Providers } from '../providers/index.js';
+import type { Db } from '../store/schema.js';
+
+export interface ModuleProcess {
+  readonly db: Db;
+  readonly providers: Providers;
+  readonly platform: PlatformData;
+  readonly apiVersion: () => string;
+  readonly process: ModuleHost<unknown>['process'];
+  /** Each module's settings by face (`readModuleSettings`); a module given none gets its defaults. */
+  readonly settings?: Readonly<Record<string, unknown>>;
+}
+
+export interface RunningModules {
+  readonly afterAnswer: readonly AfterAnswer[];
+  /** The service a module offers, by its face. */
+  service<T>(face: string): T | undefined;
+  routes(app: FastifyInstance): void;
+  startBackground(): void;
+  /** Stops the background work, then lets each module release what it holds. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Each module's settings: what its `settings` reads from `env`, with `given` (a test's, a server built in
+ * code) laid over it. A setting that cannot be used throws its module's one-line ConfigError.
+ */
+export function readModuleSettings(modules: readonly AnyFaceModule[], env: NodeJS.ProcessEnv, given: Readonly<Record<string, object>> = {}): Record<string, unknown> {
+  const settings: Record<string, unknown> = {};
+  for (const module of modules) {
+    if (module.settings) settings[module.face] = { ...(module.settings(env) as object), ...given[module.face] };
+  }
+  return settings;
+}
+
+export async function startModules(modules: readonly AnyFaceModule[], common: ModuleProcess): Promise<RunningModules> {
+  const running = new Map<string, RunningModule>();
+  const service = <T>(face: string) => running.get(face)?.service as T | undefined;
+  for (const module of modules) {
+    if (!module.start) continue;
+    const settings = common.settings?.[module.face] ?? module.settings?.({});
+    const host: ModuleHost<unknown> = { db: common.db, providers: common.providers, platform: common.platform, apiVersion: common.apiVersion, process: common.process, settings, service };
+    running.set(module.face, await module.start(host));
+  }
+  const all = [...running.values()];
+  const background = all.flatMap((m) => m.background ?? []);
+  return {
+    afterAnswer: all.flatMap((m) => (m.afterAnswer ? [m.afterAnswer] : [])),
+    service,
+    routes: (app) => all.forEach((m) => m.routes?.(app)),
+    startBackground: () => background.forEach((work) => work.start()),
+    async stop() {
+      await Promise.all(background.map((work) => work.stop()));
+      await Promise.all(all.map((m) => m.close?.()));
+    },
+  };
+}
