@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AnyHandler, Catalogue, EventEntry, FaceEntry } from '../src/core/dispatch-types.js';
+import type { AnyHandler, EventEntry, FaceEntry } from '../src/core/dispatch-types.js';
+import type { Catalogue } from '../src/core/catalogue.js';
 import type { AnyFaceModule } from '../src/core/face-module.js';
 import { openStore } from '../src/store/open.js';
 import { shippedMigrations } from '../src/server/shipped.js';

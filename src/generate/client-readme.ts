@@ -5,7 +5,7 @@
 import { payloadIn } from '../spec/json-schema.js';
 import type { Action, Catalog } from '../spec/model.js';
 import { clientPackageOf } from './client-package.js';
-import { pagingOf } from './emit-client.js';
+import { pagingOf } from './client-paging.js';
 import { literal } from './ts-literal.js';
 
 export const CLIENT_README_PATH = 'client/README.md';

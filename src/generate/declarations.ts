@@ -1,16 +1,17 @@
 /**
- * Turns named JSON Schemas into ts-morph statement structures (an interface for a plain object schema,
- * a type alias otherwise), and groups them into the chunks of a file.
+ * Turns named JSON Schemas into declarations (an interface for a plain object schema, a type alias
+ * otherwise), and prints the chunks of a file.
  */
-import type { StatementStructures } from 'ts-morph';
 import { StructureKind } from './structure-kinds.js';
 import { isObject } from '../spec/json-schema.js';
 import type { JsonSchema } from '../spec/model.js';
+import type { Formatted } from './format.js';
+import { printStatements, type Declaration, type InterfaceDeclaration, type TypeAliasDeclaration } from './print-declarations.js';
 import { docLines, propertySignatures, typeOf, type TypeOptions } from './schema-to-type.js';
 
 const COMBINATORS = ['allOf', 'anyOf', 'oneOf', 'const', 'enum', '$ref'];
 
-export function declaration(name: string, schema: JsonSchema, options: TypeOptions, extraDocs: string[] = []): StatementStructures {
+export function declaration(name: string, schema: JsonSchema, options: TypeOptions, extraDocs: string[] = []): InterfaceDeclaration | TypeAliasDeclaration {
   const lines = [...extraDocs, ...docLines(schema)];
   const docs = lines.length ? [lines.join('\n')] : [];
   const plainObject = schema.type === 'object' && !COMBINATORS.some((k) => k in schema) && !isObject(schema.additionalProperties);
@@ -21,7 +22,8 @@ export function declaration(name: string, schema: JsonSchema, options: TypeOptio
 }
 
 /**
- * The groups of structures that are the chunks of a large file (one per face), without the empty ones:
- * generate() prints, formats and memoizes them one by one, so a run reprints only the faces that changed.
+ * The groups of statements that are the chunks of a large file (one per face), printed, without the empty
+ * ones: generate() joins them by a blank line. Printing a chunk costs less than keying it in the memo.
  */
-export const statementChunks = (groups: StatementStructures[][]): StatementStructures[][] => groups.filter((group) => group.length > 0);
+export const statementChunks = (groups: (Declaration | string)[][]): Formatted[] =>
+  groups.filter((group) => group.length > 0).map((group) => ({ formatted: printStatements(group) }));

@@ -1,14 +1,15 @@
 /**
  * The changelog of one API version, derived from the face files by the classifier `dispatch diff` uses:
  * the catalogue as served at the version before against the catalogue as served at this one, each change
- * breaking (a call or a client that worked before may fail) or additive. No git: both views come from the
- * one catalogue.
+ * breaking (a call or a client that worked before may fail) or additive, and written as the sentences of
+ * `docs/versions.md`. No git: both views come from the one catalogue.
  */
-import type { Change } from '../diff/change.js';
+import { describeChange, type Change, type NameStyle } from '../diff/change.js';
 import { classifyViews } from '../diff/classify.js';
 import { catalogView, emptyView, type CatalogView } from '../diff/views.js';
 import { memo } from '../memo/memo.js';
 import type { Catalog, Face } from '../spec/model.js';
+import { actionLink, code, eventLink, facePath } from './docs-tables.js';
 
 export interface VersionChanges {
   breaking: Change[];
@@ -22,6 +23,24 @@ export function versionChanges(catalog: Catalog, date: string, previous: string 
   const changes = catalog.faces.flatMap((face) => memo('changelog-face', { face, date, previous: previous ?? null }, () => faceChanges(catalog, face, date, previous)));
   return { breaking: changes.filter((c) => c.breaking), additive: changes.filter((c) => !c.breaking) };
 }
+
+/** The changelog of one version: breaking changes, then additive ones, each a sentence with its links. */
+export function changes(catalog: Catalog, date: string, previous: string | undefined) {
+  const { breaking, additive } = versionChanges(catalog, date, previous);
+  const sentence = (change: Change) => {
+    const text = describeChange(change, docNames);
+    return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+  };
+  return {
+    breaking: breaking.map(sentence),
+    additive: additive.map(sentence),
+    both: breaking.length > 0 && additive.length > 0,
+    none: breaking.length + additive.length === 0,
+  };
+}
+
+/** Faces, actions and event types as links to their pages. */
+const docNames: NameStyle = (kind, id) => (kind === 'action' ? actionLink(id) : kind === 'event' ? eventLink(id) : `[${code(id)}](${facePath(id)})`);
 
 /**
  * The face's changes. Its views leave out the platform's tiers, which are not versioned (both sides would hold

@@ -5,7 +5,7 @@
  */
 import { isObject } from '../spec/json-schema.js';
 import type { Catalog, EventType, Face, JsonSchema } from '../spec/model.js';
-import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_CONFIG } from '../webhooks/config.js';
+import { WEBHOOK_RETRY_SCHEDULE, WEBHOOK_TIMEOUT_MS, webhookAttempts } from '../spec/webhook-delivery.js';
 import { actionLink, byString, code, durations, facePath, oneLine, schemaView, slug, table, type Fact } from './docs-tables.js';
 
 /** Stands in for the time of an event in examples. */
@@ -19,8 +19,8 @@ export function eventsView(catalog: Catalog) {
   const link = (id: string) => (actions.has(id) ? actionLink(id) : code(id));
   const emitters = (event: EventType) => event.emittedBy.map(link).join(', ') || 'no action yet';
   const retries = (mode: 'live' | 'test') => ({
-    schedule: durations(DEFAULT_RETRY_SCHEDULE[mode]),
-    attempts: DEFAULT_WEBHOOK_CONFIG.retryOffsetsMs[mode].length + 1,
+    schedule: durations(WEBHOOK_RETRY_SCHEDULE[mode]),
+    attempts: webhookAttempts(mode),
   });
   return {
     count: events.length,
@@ -41,7 +41,7 @@ export function eventsView(catalog: Catalog) {
       replay: link('webhooks.replay'),
       test: link('webhooks.test'),
     },
-    timeoutSeconds: DEFAULT_WEBHOOK_CONFIG.timeoutMs / 1000,
+    timeoutSeconds: WEBHOOK_TIMEOUT_MS / 1000,
     live: retries('live'),
     test: retries('test'),
   };

@@ -7,8 +7,8 @@
 import type { Action, Catalog, Face } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import type { Formatted } from './format.js';
-import { fits, Unsupported } from './prettier-layout.js';
-import { quoted, valueLines } from './print-values.js';
+import { fits } from './layout.js';
+import { Code, MapOf, valueLines } from './print-values.js';
 
 export const DISPATCH_PATH = 'server/dispatch.ts';
 export const PLATFORM_PATH = 'server/platform.ts';
@@ -18,111 +18,74 @@ const json = (value: unknown) => JSON.stringify(value);
 const TYPES = '../../src/core/dispatch-types.js';
 
 /**
- * The file in chunks: the imports, one constant per face, then the maps. A face's chunk names only that
- * face, so generate() reformats only the faces that changed; it comes formatted where the values allow
- * (`preformat`; without it, every chunk is left to prettier).
+ * The file in chunks, laid out here (print-values.ts): the imports, one constant per face, then the maps. A
+ * face's chunk names only that face, so a watch run reprints only the faces that changed.
  */
-export function emitDispatch(catalog: Catalog, preformat = true): (string | Formatted)[] {
+export function emitDispatch(catalog: Catalog): Formatted[] {
   // Imported on first use (server/validator-module.ts): a server starts without parsing every face's validators.
   const modules = catalog.faces.map((f) => `const ${validators(f.name)}: ValidatorLoader = () => import('./validators/${f.name}.js');`);
   const faceOfEvent = new Map(catalog.faces.flatMap((f) => f.events.map((e) => [e.type, f.name] as const)));
+  const faces = new MapOf('<string, FaceEntry>', catalog.faces.map((f) => [f.name, new Code(faceConstant(f))]));
+  const events = new MapOf(
+    '<string, EventEntry>',
+    catalog.faces.flatMap((f) => f.events.map((e): [string, unknown] => [e.type, { type: e.type, face: f.name, summary: e.summary, validator: ref(f.name, e.validator) }])),
+  );
   return [
-    [`import type { ActionEntry, EventEntry, FaceEntry, ValidatorLoader } from '${TYPES}';`, '', ...modules, ''].join('\n'),
-    ...catalog.faces.map((f) => faceEntry(f, faceOfEvent, preformat)),
+    [`import type { ActionEntry, EventEntry, FaceEntry, ValidatorLoader } from '${TYPES}';`, '', ...modules.flatMap(loaderLines), ''].join('\n'),
+    ...catalog.faces.map((f) => faceEntryText(f, faceOfEvent)),
     [
       '/** Every face and action the server routes to. */',
-      `export const faces: ReadonlyMap<string, FaceEntry> = new Map<string, FaceEntry>([`,
-      ...catalog.faces.map((f) => `[${json(f.name)}, ${faceConstant(f)}],`),
-      ']);',
+      ...valueLines(faces, 'export const faces: ReadonlyMap<string, FaceEntry> = ', '', ';'),
       '',
       '/** Every event type the faces declare, with the validator of its data. */',
-      `export const eventTypes: ReadonlyMap<string, EventEntry> = new Map<string, EventEntry>([`,
-      ...catalog.faces.flatMap((f) =>
-        f.events.map((e) => `[${json(e.type)}, { type: ${json(e.type)}, face: ${json(f.name)}, summary: ${json(e.summary)}, validator: ${ref(f.name, e.validator)} }],`),
-      ),
-      ']);',
+      ...valueLines(events, 'export const eventTypes: ReadonlyMap<string, EventEntry> = ', '', ';'),
       '',
     ].join('\n'),
-  ];
+  ].map((formatted) => ({ formatted }));
+}
+
+/** A face's loader of its validator module: on its line, or broken after the arrow where it does not fit. */
+function loaderLines(line: string): string[] {
+  if (fits(line)) return [line];
+  const arrow = line.indexOf(' => ') + ' =>'.length;
+  return [line.slice(0, arrow), `  ${line.slice(arrow + 1)}`];
 }
 
 const faceConstant = (face: Face) => `${face.name}Face`;
 const validators = (face: string) => `${face}Validators`;
-const ref = (face: string, name: string) => `{ module: ${validators(face)}, name: ${quoted(name)} }`;
-
-/** Each served version of the action and the validator of its payload, as `[date, ref]` source. */
-const versionEntries = (face: Face, action: Action) => action.variants.flatMap((v) => v.versions.map((date) => `[${quoted(date)}, ${ref(face.name, v.validator)}]`));
+const ref = (face: string, name: string) => ({ module: new Code(validators(face)), name });
 
 /** The validator modules the action's calls need: its face's and those of the faces whose events it emits. */
 const validatorModules = (face: Face, action: Action, faceOfEvent: Map<string, string>) =>
-  `[${[...new Set([face.name, ...action.emits.map((e) => faceOfEvent.get(e)!)])].sort().map(validators).join(', ')}]`;
+  [...new Set([face.name, ...action.emits.map((e) => faceOfEvent.get(e)!)])].sort().map((name) => new Code(validators(name)));
 
-/** How a face's constant is laid out: each value on the lines it takes, and each line of code as it is. */
-interface Layout {
-  value: (value: unknown, head: string, indent: string, end: string) => string[];
-  line: (line: string) => string;
+function faceEntryText(face: Face, faceOfEvent: Map<string, string>): string {
+  const actions = new MapOf(
+    '<string, ActionEntry>',
+    face.actions.map((action) => [action.name, actionEntry(face, action, faceOfEvent)]),
+  );
+  const entry = { name: face.name, builtin: face.builtin, rate: face.rate, actions };
+  return `${valueLines(entry, `const ${faceConstant(face)}: FaceEntry = `, '', ';').join('\n')}\n`;
 }
 
-/**
- * As prettier formats it (see print-values.ts): a value or a line that does not fit throws Unsupported.
- * test/generate/own-printers.test.ts holds the result equal to prettier's on both catalogues.
- */
-const FORMATTED: Layout = { value: valueLines, line: fitting };
-/** Every value as JSON on its line, whatever its length: valid TypeScript for prettier to format. */
-const UNFORMATTED: Layout = { value: (value, head, _indent, end) => [`${head}${json(value)}${end}`], line: (line) => line };
-
-/**
- * A face's constant, laid out by prettier's rules where they are known (the large catalogue's dispatch table is
- * a quarter of its TypeScript, and prettier need not format it), left to prettier where they are not.
- */
-function faceEntry(face: Face, faceOfEvent: Map<string, string>, preformat: boolean): string | Formatted {
-  if (preformat) {
-    try {
-      return { formatted: faceEntryText(face, faceOfEvent, FORMATTED) };
-    } catch (error) {
-      if (!(error instanceof Unsupported)) throw error;
-    }
-  }
-  return faceEntryText(face, faceOfEvent, UNFORMATTED);
-}
-
-function faceEntryText(face: Face, faceOfEvent: Map<string, string>, layout: Layout): string {
-  const lines = [`const ${faceConstant(face)}: FaceEntry = {`, `  name: ${quoted(face.name)},`, `  builtin: ${face.builtin},`, ...layout.value(face.rate, '  rate: ', '  ', ',')];
-  lines.push('  actions: new Map<string, ActionEntry>([');
-  for (const action of face.actions) lines.push('    [', `      ${quoted(action.name)},`, ...actionEntryLines(face, action, faceOfEvent, layout), '    ],');
-  lines.push('  ]),', '};');
-  return `${lines.join('\n')}\n`;
-}
-
-function actionEntryLines(face: Face, action: Action, faceOfEvent: Map<string, string>, layout: Layout): string[] {
-  const indent = '        ';
-  const property = (name: string, value: unknown) => layout.value(value, `${indent}${name}: `, indent, ',');
-  const versions = versionEntries(face, action);
-  return [
-    '      {',
-    ...property('id', action.id),
-    ...property('face', face.name),
-    ...property('name', action.name),
-    ...property('scope', action.scope),
-    ...property('stream', action.stream),
-    ...(action.streamOnly ? property('streamOnly', true) : []),
-    ...property('streamEvents', action.streamEvents.map((e) => e.name)),
-    ...property('atomic', action.atomic),
-    ...property('cost', action.cost),
-    ...property('weight', action.weight),
-    ...property('emits', action.emits),
-    ...property('rate', action.rate),
-    // Two versions or more: prettier breaks an array of arrays one a line; one stays on the line if it fits.
-    ...(versions.length > 1 ? [`${indent}versions: new Map([`, ...versions.map((v) => `${indent}  ${v},`), `${indent}]),`] : [`${indent}versions: new Map([${versions[0]}]),`]).map(layout.line),
-    layout.line(`${indent}validatorModules: ${validatorModules(face, action, faceOfEvent)},`),
-    '      },',
-  ];
-}
-
-/** The line, which must fit: prettier's layout of these, when they do not, is its own. */
-function fitting(line: string): string {
-  if (!fits(line)) throw new Unsupported();
-  return line;
+function actionEntry(face: Face, action: Action, faceOfEvent: Map<string, string>): Record<string, unknown> {
+  return {
+    id: action.id,
+    face: face.name,
+    name: action.name,
+    scope: action.scope,
+    stream: action.stream,
+    ...(action.streamOnly ? { streamOnly: true } : {}),
+    streamEvents: action.streamEvents.map((e) => e.name),
+    atomic: action.atomic,
+    cost: action.cost,
+    weight: action.weight,
+    emits: action.emits,
+    rate: action.rate,
+    // Each served version and the validator of its payload.
+    versions: new MapOf('', action.variants.flatMap((v) => v.versions.map((date): [string, unknown] => [date, ref(face.name, v.validator)]))),
+    validatorModules: validatorModules(face, action, faceOfEvent),
+  };
 }
 
 export function emitPlatform(catalog: Catalog): string {

@@ -4,14 +4,14 @@
  * the templates hold layout and prose only. Links are relative, so the pages read the same on a code host
  * and under the server's `/docs/`.
  */
-import { describeChange, type Change, type NameStyle } from '../diff/change.js';
 import { memo } from '../memo/memo.js';
 import { BATCH_ACTION } from '../core/dispatch-types.js';
 import type { Action, ApiVersion, Catalog, Example, Face, FaceError, RatePolicy, Tier } from '../spec/model.js';
 import { isZeroPrice } from '../spec/price.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
-import { versionChanges } from './docs-changes.js';
-import { eventsView, sampleValue } from './docs-events.js';
+import { changes } from './docs-changes.js';
+import { eventsView } from './docs-events.js';
+import { abortExample, exampleView } from './docs-examples.js';
 import {
   actionLink,
   byString,
@@ -116,40 +116,6 @@ function indexFeatures(catalog: Catalog) {
   };
 }
 
-/**
- * The error body of an atomic batch whose second request failed: the first is rolled back, the third never
- * ran. The failure is a platform error so that the example holds for any catalogue.
- */
-function abortExample(errorDocsUrl: string): { status: number; body: string } {
-  const failure = STANDARD_ERRORS.find((e) => e.code === 'resource_not_found')!;
-  const error = (errorCode: string, type: string, message: string, extra: object = {}) => ({
-    type,
-    code: errorCode,
-    message,
-    ...extra,
-    docUrl: `${errorDocsUrl}#${errorCode}`,
-  });
-  const body = {
-    error: error(
-      'batch_aborted',
-      'batch_error',
-      `Request "second" failed with ${failure.code}; the request before it was rolled back. Nothing in the batch took effect.`,
-      {
-        param: '/payload/requests/1',
-        details: {
-          results: [
-            { id: 'first', outcome: 'succeeded' },
-            { id: 'second', outcome: 'failed', status: failure.status, error: error(failure.code, failure.type, failure.message) },
-            { id: 'third', outcome: 'notExecuted' },
-          ],
-        },
-      },
-    ),
-    meta: { timing: 8.1, requestId: 'req_…', version: '…' },
-  };
-  return { status: failure.status, body: JSON.stringify(body, null, 2) };
-}
-
 /** The first example of an action the latest version serves, to show a whole request and response. */
 function indexExample(catalog: Catalog) {
   const { latest } = catalog.platform;
@@ -243,47 +209,6 @@ function atomicity(action: Action): string {
   return action.atomic ? 'yes' : 'no: it has effects outside the store, so an atomic batch refuses it';
 }
 
-/**
- * A curl call and its response. The call pins the newest version serving the action, in which the
- * example holds. `number` tells untitled examples apart when an action has several; 0 when it has one.
- */
-function exampleView(action: Action, example: Example, number: number) {
-  const version = action.variants.at(-1)?.versions.at(-1);
-  const body = JSON.stringify({ face: action.face, action: action.name, payload: example.payload }, null, 2);
-  const request = [
-    'curl http://localhost:8787/do \\',
-    `  -H "Authorization: Bearer $API_KEY" \\`,
-    `  -H 'X-Entity-ID: acme' \\`,
-    ...(version ? [`  -H 'X-API-Version: ${version}' \\`] : []),
-    ...(action.streamOnly ? [`  -H 'Accept: text/event-stream' \\`] : []),
-    `  -H 'Content-Type: application/json' \\`,
-    `  --data @- <<'JSON'`,
-    body,
-    'JSON',
-  ].join('\n');
-  const meta = { timing: 12.5, requestId: 'req_…', version: '…' };
-  return {
-    heading: ['Example', number ? ` ${number}` : '', example.title ? `: ${oneLine(example.title)}` : ''].join(''),
-    request,
-    ...(action.streamOnly
-      ? { responseLanguage: 'text', response: streamResponse(action, version, { data: example.result, meta }) }
-      : { responseLanguage: 'json', response: JSON.stringify({ data: example.result, meta }, null, 2) }),
-  };
-}
-
-/**
- * A stream-only action's answer as it comes (docs/contract.md § Streaming): `start`, one of each of its events (data made up
- * from its schema, as the face file gives no example of it), then the `result` event with the example's envelope.
- */
-function streamResponse(action: Action, version: string | undefined, envelope: unknown): string {
-  const events: [string, string][] = [
-    ['start', JSON.stringify({ requestId: 'req_…', apiVersion: version ?? '…' })],
-    ...action.streamEvents.map((event): [string, string] => [event.name, JSON.stringify(sampleValue(event.dataSchema))]),
-    ['result', JSON.stringify(envelope)],
-  ];
-  return events.map(([name, data], i) => `id: ${i + 1}\nevent: ${name}\ndata: ${data}`).join('\n\n');
-}
-
 function scopesView(catalog: Catalog) {
   const actions = new Set(catalog.faces.flatMap((f) => f.actions.map((a) => a.id)));
   const scopes = [...catalog.platform.scopes].sort((a, b) => byString(a.name, b.name));
@@ -361,24 +286,6 @@ function versionFacts(version: ApiVersion, latest: string): Fact[] {
   if (version.sunset) facts.push({ label: 'Sunset', value: version.sunset });
   return facts;
 }
-
-/** The changelog of one version: breaking changes, then additive ones, each a sentence with its links. */
-function changes(catalog: Catalog, date: string, previous: string | undefined) {
-  const { breaking, additive } = versionChanges(catalog, date, previous);
-  const sentence = (change: Change) => {
-    const text = describeChange(change, docNames);
-    return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
-  };
-  return {
-    breaking: breaking.map(sentence),
-    additive: additive.map(sentence),
-    both: breaking.length > 0 && additive.length > 0,
-    none: breaking.length + additive.length === 0,
-  };
-}
-
-/** Faces, actions and event types as links to their pages. */
-const docNames: NameStyle = (kind, id) => (kind === 'action' ? actionLink(id) : kind === 'event' ? eventLink(id) : `[${code(id)}](${facePath(id)})`);
 
 function weight(action: Action): string {
   const parts = [`${action.weight.perCall} per call`];

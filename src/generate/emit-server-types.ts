@@ -4,17 +4,18 @@
  * handler interface per face, whose context allows exactly the events each action declares. A face without a
  * handler module, or a handler without an action's method, fails to type-check.
  */
-import type { StatementStructures } from 'ts-morph';
 import { StructureKind } from './structure-kinds.js';
 import type { Catalog, Face } from '../spec/model.js';
 import { declaration, statementChunks } from './declarations.js';
+import type { Formatted } from './format.js';
+import type { Declaration } from './print-declarations.js';
 import type { TypeOptions } from './schema-to-type.js';
 
 export const SERVER_TYPES_PATH = 'server/types.ts';
 
 /** The file in chunks: the import, one per face, then the catalogue-wide interfaces. */
-export function emitServerTypes(catalog: Catalog): StatementStructures[][] {
-  const head: StatementStructures[] = [
+export function emitServerTypes(catalog: Catalog): Formatted[] {
+  const head: Declaration[] = [
     {
       kind: StructureKind.ImportDeclaration,
       isTypeOnly: true,
@@ -22,7 +23,7 @@ export function emitServerTypes(catalog: Catalog): StatementStructures[][] {
       namedImports: ['HandlerContext'],
     },
   ];
-  const tail: StatementStructures[] = [];
+  const tail: Declaration[] = [];
   tail.push({
     kind: StructureKind.Interface,
     name: 'EventTypes',
@@ -40,9 +41,9 @@ export function emitServerTypes(catalog: Catalog): StatementStructures[][] {
   return statementChunks([head, ...catalog.faces.map(faceStatements), tail]);
 }
 
-function faceStatements(face: Face): StatementStructures[] {
+function faceStatements(face: Face): Declaration[] {
   const options: TypeOptions = { server: true, refName: (name) => face.typeName + name };
-  const out: StatementStructures[] = face.schemas.map((s) => declaration(face.typeName + s.name, s.schema, options));
+  const out: Declaration[] = face.schemas.map((s) => declaration(face.typeName + s.name, s.schema, options));
   for (const action of face.actions) {
     const range = action.until ? `Served from ${action.since} until ${action.until}.` : `Served since ${action.since}.`;
     out.push(declaration(`${action.typeName}Payload`, action.payload, options, [`Payload of \`${action.id}\`. ${range}`]));

@@ -7,12 +7,15 @@ import { memo } from '../memo/memo.js';
 import { faceValidators } from '../spec/face-ajv.js';
 import type { Face } from '../spec/model.js';
 import type { Formatted } from './format.js';
-import { fits, Unsupported } from './prettier-layout.js';
 
 export const validatorsPath = (face: string) => `server/validators/${face}.js`;
 export const validatorTypesPath = (face: string) => `server/validators/${face}.d.ts`;
 
-export function emitValidators(face: Face): { code: string; types: string | Formatted[] } {
+/**
+ * The validators' code, as ajv prints it, and their declarations, written as they are: one line each, which
+ * has nowhere to break.
+ */
+export function emitValidators(face: Face): { code: string; types: Formatted[] } {
   const names = [...face.actions.flatMap((a) => a.variants.map((v) => v.validator)), ...face.events.map((e) => e.validator)];
   const schemas = [...face.actions.flatMap((a) => a.variants.map((v) => v.schema)), ...face.events.map((e) => e.dataSchema)];
   // The printed code depends on these schemas under these names and nothing else (see faceValidators).
@@ -24,18 +27,7 @@ export function emitValidators(face: Face): { code: string; types: string | Form
     const types = [`import type { ValidateFunction } from 'ajv';`, ...names.map((n) => `export declare const ${n}: ValidateFunction;`), ''].join('\n');
     return { code, types };
   });
-  return { code, types: asPrettierLeavesThem(types) ? [{ formatted: types }] : types };
-}
-
-/** True when prettier leaves the declarations as they are: one a line, each fitting its line. */
-function asPrettierLeavesThem(types: string): boolean {
-  try {
-    return types.split('\n').every(fits);
-  } catch (error) {
-    // A character whose width prettier counts its own way.
-    if (error instanceof Unsupported) return false;
-    throw error;
-  }
+  return { code, types: [{ formatted: types }] };
 }
 
 /**

@@ -1,13 +1,11 @@
 /**
- * One worker thread that prints and formats the generated TypeScript beside the generator. Emitting and
- * formatting are about equal work on a large catalogue, and the emitters are synchronous: a file posted here
- * as soon as it is emitted is formatted on the second core while the next one is emitted; prettier loads there
- * too, while the faces are read and linted (and ts-morph, for a chunk print-structures.ts leaves to it). The
- * thread holds the process open only while a file is being formatted, so a run ends when its work does and a
- * watch keeps the thread between runs.
+ * One worker thread that formats the generated TypeScript prettier formats (see format.ts) beside the
+ * generator: a file posted here as soon as it is emitted is formatted on the second core while the next one is
+ * emitted, and prettier loads there, while the faces are read and linted. The thread holds the process open
+ * only while a file is being formatted, so a run ends when its work does and a watch keeps the thread between
+ * runs.
  */
 import { Worker } from 'node:worker_threads';
-import type { StatementStructures } from 'ts-morph';
 import { fromProgram } from '../package-root.js';
 
 /** A job posted and not yet answered. */
@@ -16,8 +14,11 @@ interface Waiting {
   reject: (error: Error) => void;
 }
 
-/** What the thread formats with prettier's `parser`: a text, or a prefix and statements it prints first. */
-export type FormatJob = { parser: string } & ({ text: string } | { prefix: string; statements: StatementStructures[] });
+/** What the thread formats: a text, with prettier's `parser`. */
+export interface FormatJob {
+  parser: string;
+  text: string;
+}
 
 interface FormatThread {
   worker: Worker;
@@ -60,7 +61,6 @@ export function formatOnThread(job: FormatJob, options: object): Promise<string>
   const running = startFormatThread(options);
   const id = running.next++;
   return new Promise((resolve, reject) => {
-    // Posted first: a job that cannot be posted (a structure that cannot be cloned) is never waited for.
     running.worker.postMessage({ id, ...job });
     running.worker.ref();
     running.jobs.set(id, { resolve, reject });

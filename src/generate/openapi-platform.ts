@@ -5,7 +5,7 @@
  * operators, not API clients, and are left out, as Stripe's and GitHub's descriptions leave theirs.
  */
 import type { JsonSchema, Platform } from '../spec/model.js';
-import { DEFAULT_RETRY_SCHEDULE, DEFAULT_WEBHOOK_CONFIG } from '../webhooks/config.js';
+import { WEBHOOK_RETRY_SCHEDULE, WEBHOOK_TIMEOUT_MS, webhookAttempts } from '../spec/webhook-delivery.js';
 import { durations } from './docs-tables.js';
 
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
@@ -187,7 +187,7 @@ export function headers(): Record<string, JsonSchema> {
 
 /** What a webhook receiver's answer means to the delivery worker (docs/contract.md § Webhooks). */
 export function webhookResponses(): Record<string, JsonSchema> {
-  const seconds = DEFAULT_WEBHOOK_CONFIG.timeoutMs / 1000;
+  const seconds = WEBHOOK_TIMEOUT_MS / 1000;
   return {
     WebhookReceived: { description: `Received: any 2xx within ${seconds} seconds. The body is ignored.` },
     WebhookGone: {
@@ -196,8 +196,8 @@ export function webhookResponses(): Record<string, JsonSchema> {
     WebhookFailed: {
       description:
         `Any other status, a failed connection, or no answer within ${seconds} seconds, is a failed attempt. ` +
-        `It is retried at these times after the first attempt, each up to 10% later: live mode ${durations(DEFAULT_RETRY_SCHEDULE.live)}; ` +
-        `test mode ${durations(DEFAULT_RETRY_SCHEDULE.test)}. After the last, the delivery is failed; \`webhooks.replay\` sends it again.`,
+        `It is retried at these times after the first attempt, each up to 10% later: live mode ${durations(WEBHOOK_RETRY_SCHEDULE.live)}; ` +
+        `test mode ${durations(WEBHOOK_RETRY_SCHEDULE.test)}. After the last, the delivery is failed; \`webhooks.replay\` sends it again.`,
       headers: {
         'Retry-After': {
           description: 'Honoured: the next attempt comes no earlier.',

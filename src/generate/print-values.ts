@@ -1,46 +1,73 @@
 /**
- * Plain values (the JSON the catalogue holds: rate limits, costs, names) written as TypeScript literals, laid
- * out as prettier lays them out: on their line if they fit, an object one property a line if not, each
- * property the same way. An array or a string that does not fit, an array of objects or arrays, or a key that
- * needs quotes, throws `Unsupported`: prettier's rules for those are its own, and the text goes to prettier.
+ * Values written as TypeScript expressions and laid out: the JSON the catalogue holds (rate limits, costs,
+ * names), code the emitter names (a constant, a loader), and `new Map([...])` of entries. A value that fits
+ * its line stays on it; one that does not breaks one property or element a line, each laid out the same way
+ * in turn, and a map breaks after `new Map([`. An array of two or more objects (or arrays) with two or more
+ * properties (or elements) each is always broken, one a line, so that a table reads as one.
  */
 import { isObject } from '../spec/json-schema.js';
-import { fits, IDENTIFIER, prettierString, Unsupported } from './prettier-layout.js';
+import { fits, IDENTIFIER, quoted } from './layout.js';
 
-/** The lines of `head`, then `value`, then `end`, at `indent`. */
-export function valueLines(value: unknown, head: string, indent: string, end: string): string[] {
-  const line = `${head}${flatValue(value)}${end}`;
-  if (fits(line)) return [line];
-  if (!isObject(value) || Object.keys(value).length === 0) throw new Unsupported();
-  const inner = `${indent}  `;
-  return [`${head}{`, ...Object.entries(value).flatMap(([key, item]) => valueLines(item, `${inner}${propertyKey(key)}: `, inner, ',')), `${indent}}${end}`];
+/** Source text written as it is: a name, a call. */
+export class Code {
+  constructor(readonly text: string) {}
 }
 
-/** `value` on one line, as prettier prints it when it fits. */
-function flatValue(value: unknown): string {
+/** `new Map<types>([...entries])`: each entry a `[key, value]` pair. */
+export class MapOf {
+  constructor(
+    readonly types: string,
+    readonly entries: [unknown, unknown][],
+  ) {}
+}
+
+/** The lines of `head`, then `value`, then `end`, breaking from `indent`. */
+export function valueLines(value: unknown, head: string, indent: string, end: string): string[] {
+  if (!mustBreak(value)) {
+    const line = `${head}${flatValue(value)}${end}`;
+    if (fits(line)) return [line];
+  }
+  const inner = `${indent}  `;
+  if (value instanceof MapOf) {
+    if (value.entries.length === 0) return [`${head}${flatValue(value)}${end}`];
+    return [`${head}new Map${value.types}([`, ...value.entries.flatMap((entry) => valueLines(entry, inner, inner, ',')), `${indent}])${end}`];
+  }
+  if (Array.isArray(value) && value.length > 0) return [`${head}[`, ...value.flatMap((item) => valueLines(item, inner, inner, ',')), `${indent}]${end}`];
+  if (isPlainObject(value) && Object.keys(value).length > 0) {
+    return [`${head}{`, ...Object.entries(value).flatMap(([key, item]) => valueLines(item, `${inner}${propertyKey(key)}: `, inner, ',')), `${indent}}${end}`];
+  }
+  // A string, a number or a name has nowhere to break: it runs past the width.
+  return [`${head}${flatValue(value)}${end}`];
+}
+
+/** `value` on one line. */
+export function flatValue(value: unknown): string {
+  if (value instanceof Code) return value.text;
+  if (value instanceof MapOf) return `new Map${value.types}([${value.entries.map(flatValue).join(', ')}])`;
   if (typeof value === 'string') return quoted(value);
-  if (typeof value === 'number') {
-    // prettier spells exponents its own way (1e21, not 1e+21).
-    const text = JSON.stringify(value);
-    if (/e/i.test(text)) throw new Unsupported();
-    return text;
-  }
+  // JSON's number, with an exponent as JavaScript writes it shortest (1e21, not 1e+21).
+  if (typeof value === 'number') return JSON.stringify(value).replace('e+', 'e');
   if (typeof value === 'boolean' || value === null) return String(value);
-  if (Array.isArray(value)) {
-    // prettier breaks an array of objects or of arrays even where it fits: a layout left to it.
-    if (value.some((item) => typeof item === 'object' && item !== null)) throw new Unsupported();
-    return `[${value.map(flatValue).join(', ')}]`;
-  }
-  if (!isObject(value)) throw new Unsupported();
+  if (Array.isArray(value)) return `[${value.map(flatValue).join(', ')}]`;
+  if (!isPlainObject(value)) throw new Error(`The generator cannot write ${String(value)} as a value.`);
   const entries = Object.entries(value).map(([key, item]) => `${propertyKey(key)}: ${flatValue(item)}`);
   return entries.length ? `{ ${entries.join(', ')} }` : '{}';
 }
 
-/** A string as prettier quotes it. */
-export const quoted = (text: string) => prettierString(JSON.stringify(text).slice(1, -1));
+const isPlainObject = (value: unknown): value is Record<string, unknown> => isObject(value) && !(value instanceof Code) && !(value instanceof MapOf);
 
-function propertyKey(key: string): string {
-  // A key that needs quotes is left to prettier, which spells it as its quoteProps setting says.
-  if (!IDENTIFIER.test(key)) throw new Unsupported();
-  return key;
+/** Whether the value, or one inside it, is a table that breaks whether or not it fits. */
+function mustBreak(value: unknown): boolean {
+  if (value instanceof MapOf) return mustBreak(value.entries);
+  if (Array.isArray(value)) return isTable(value) || value.some(mustBreak);
+  return isPlainObject(value) && Object.values(value).some(mustBreak);
 }
+
+/** Two or more objects with two or more properties each, or arrays with two or more elements each. */
+function isTable(items: unknown[]): boolean {
+  if (items.length < 2) return false;
+  return items.every((item) => Array.isArray(item) && item.length > 1) || items.every((item) => isPlainObject(item) && Object.keys(item).length > 1);
+}
+
+/** A key as a name where it can be one, quoted where not. */
+const propertyKey = (key: string) => (IDENTIFIER.test(key) ? key : quoted(key));

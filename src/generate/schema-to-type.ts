@@ -3,9 +3,9 @@
  * tuples, allOf / anyOf / oneOf and references to the face's named schemas). Anything else becomes
  * `unknown` rather than a wrong type.
  */
-import type { OptionalKind, PropertySignatureStructure } from 'ts-morph';
 import { isObject } from '../spec/json-schema.js';
 import type { JsonSchema } from '../spec/model.js';
+import type { PropertySignature } from './print-declarations.js';
 
 export interface TypeOptions {
   /** Maps a named schema (from `#/schemas/X` or `#/$defs/X`) to its type name. */
@@ -56,7 +56,7 @@ function singleType(type: string, schema: JsonSchema, options: TypeOptions): str
 
 function objectType(schema: JsonSchema, options: TypeOptions): string {
   const members = propertySignatures(schema, options).map(
-    (p) => `${docComment(p.docs as string[] | undefined)}${p.name}${p.hasQuestionToken ? '?' : ''}: ${p.type as string};`,
+    (p) => `${docComment(p.docs)}${p.name}${p.hasQuestionToken ? '?' : ''}: ${p.type};`,
   );
   const extra = schema.additionalProperties;
   if (isObject(extra) || extra === true || (!schema.properties && extra === undefined)) {
@@ -65,8 +65,8 @@ function objectType(schema: JsonSchema, options: TypeOptions): string {
   return `{ ${members.join(' ')} }`;
 }
 
-/** The properties of an object schema as ts-morph structures, with their JSDoc. */
-export function propertySignatures(schema: JsonSchema, options: TypeOptions): OptionalKind<PropertySignatureStructure>[] {
+/** The properties of an object schema as property signatures, with their JSDoc. */
+export function propertySignatures(schema: JsonSchema, options: TypeOptions): PropertySignature[] {
   const properties = isObject(schema.properties) ? schema.properties : {};
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   return Object.entries(properties).map(([name, property]) => {

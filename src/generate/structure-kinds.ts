@@ -1,8 +1,7 @@
 /**
- * The ts-morph structure kinds the emitters build, as plain constants. The emitters run on every generate,
- * and taking these from ts-morph would load the TypeScript compiler (about 0.2 s) on runs whose printed
- * chunks all come from the memo; print-structures.ts prints them, and ts-morph is loaded only for a chunk it
- * leaves to it, on the formatter's thread (format.worker.mjs).
+ * The ts-morph structure kinds the emitters build, as plain constants: the generator's printers take the
+ * shapes of ts-morph's statement structures (print-declarations.ts), and taking these from ts-morph would load
+ * the TypeScript compiler (about 0.2 s) on every generate, which never needs it to print.
  * test/generate/structure-kinds.test.ts holds them equal to ts-morph's own enums.
  */
 import type { StructureKind as Kind, VariableDeclarationKind as DeclarationKind } from 'ts-morph';

@@ -8,7 +8,7 @@ import type { Db } from '../store/schema.js';
 import type { UsageFeed } from '../store/usage-feed.js';
 import type { AfterAnswer } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
-import type { Catalogue } from '../core/dispatch-types.js';
+import type { Catalogue } from '../core/catalogue.js';
 import type { HandlerTable } from './handler-table.js';
 import type { KeyCache } from './key-cache.js';
 import type { RateLimiter } from './rate-limit/limiter.js';

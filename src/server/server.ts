@@ -23,7 +23,7 @@ import { PaymentReconciler } from '../payments/reconciler.js';
 import { mailWorker } from '../email/worker.js';
 import type { AfterAnswer, CallState } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
-import type { Catalogue } from '../core/dispatch-types.js';
+import type { Catalogue } from '../core/catalogue.js';
 import { errorReply } from './envelope.js';
 import { ApiError, registerErrorCodes, toApiError, type ErrorCode } from '../core/errors.js';
 import { handlerTable } from './handler-table.js';

@@ -11,7 +11,7 @@ import { eventTypes, faces } from '../../generated/server/dispatch.js';
 import { modules } from '../../generated/server/modules.js';
 import { errors, platform } from '../../generated/server/platform.js';
 import { fromProgram } from '../package-root.js';
-import type { Catalogue } from '../core/dispatch-types.js';
+import type { Catalogue } from '../core/catalogue.js';
 import { moduleMigrations, type ModuleMigration } from '../core/face-module.js';
 
 export function shippedCatalogue(): Catalogue {

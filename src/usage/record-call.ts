@@ -7,7 +7,8 @@
  * priced; a replay is recorded at zero cost.
  */
 import type { AfterAnswer } from '../core/answer.js';
-import { BATCH_ACTION, type Catalogue } from '../core/dispatch-types.js';
+import { BATCH_ACTION } from '../core/dispatch-types.js';
+import type { Catalogue } from '../core/catalogue.js';
 import { newId } from '../store/secrets.js';
 import { callCostNanos, nanosToDecimal } from './cost.js';
 import type { UsageRecorder } from './recorder.js';

@@ -4,6 +4,7 @@
  * start; the defaults are the contract's.
  */
 import { parseSchedule } from '../core/schedule.js';
+import { WEBHOOK_RETRY_SCHEDULE, WEBHOOK_TIMEOUT_MS } from '../spec/webhook-delivery.js';
 
 export interface WebhookConfig {
   /** When each retry is due, in ms after the first attempt; a delivery makes one attempt more than this lists. */
@@ -18,11 +19,9 @@ export interface WebhookConfig {
   pollMs: number;
 }
 
-export const DEFAULT_RETRY_SCHEDULE = { live: '5s,5m,30m,2h,5h,10h,14h,20h,24h', test: '5s,30s' };
-
 export const DEFAULT_WEBHOOK_CONFIG: WebhookConfig = {
-  retryOffsetsMs: { live: parseSchedule(DEFAULT_RETRY_SCHEDULE.live), test: parseSchedule(DEFAULT_RETRY_SCHEDULE.test) },
-  timeoutMs: 15_000,
+  retryOffsetsMs: { live: parseSchedule(WEBHOOK_RETRY_SCHEDULE.live), test: parseSchedule(WEBHOOK_RETRY_SCHEDULE.test) },
+  timeoutMs: WEBHOOK_TIMEOUT_MS,
   allowPrivateUrls: false,
   concurrency: 8,
   pollMs: 1000,
@@ -39,8 +38,8 @@ export function readWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
   };
   return {
     retryOffsetsMs: {
-      live: parseSchedule(env.WEBHOOK_RETRY_SCHEDULE_LIVE ?? DEFAULT_RETRY_SCHEDULE.live, 'WEBHOOK_RETRY_SCHEDULE_LIVE'),
-      test: parseSchedule(env.WEBHOOK_RETRY_SCHEDULE_TEST ?? DEFAULT_RETRY_SCHEDULE.test, 'WEBHOOK_RETRY_SCHEDULE_TEST'),
+      live: parseSchedule(env.WEBHOOK_RETRY_SCHEDULE_LIVE ?? WEBHOOK_RETRY_SCHEDULE.live, 'WEBHOOK_RETRY_SCHEDULE_LIVE'),
+      test: parseSchedule(env.WEBHOOK_RETRY_SCHEDULE_TEST ?? WEBHOOK_RETRY_SCHEDULE.test, 'WEBHOOK_RETRY_SCHEDULE_TEST'),
     },
     timeoutMs: number('WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_CONFIG.timeoutMs, 1),
     allowPrivateUrls: env.WEBHOOK_ALLOW_PRIVATE_URLS === '1',

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHandlers } from '../../src/faces/auth/handlers.js';
-import type { Catalogue } from '../../src/core/dispatch-types.js';
+import type { Catalogue } from '../../src/core/catalogue.js';
 import { shippedCatalogue } from '../../src/server/shipped.js';
 import { newId } from '../../src/store/secrets.js';
 import { withHandlers } from '../helpers/catalogue.js';

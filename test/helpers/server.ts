@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { Providers } from '../../src/providers/index.js';
-import type { Catalogue } from '../../src/core/dispatch-types.js';
+import type { Catalogue } from '../../src/core/catalogue.js';
 import type { HttpLimits } from '../../src/server/http-limits.js';
 import { sandboxProcessor } from '../../src/providers/payments/sandbox.js';
 import { TEST_MODELS, type ModelInfo } from '../../src/providers/model-list.js';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Node, Project, SyntaxKind } from 'ts-morph';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalogue } from '../../src/core/dispatch-types.js';
+import type { Catalogue } from '../../src/core/catalogue.js';
 import type { AnyFaceModule } from '../../src/core/face-module.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import { versionInForce } from '../../src/spec/version-in-force.js';

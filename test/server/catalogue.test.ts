@@ -4,7 +4,8 @@
  * through `buildServer` over real HTTP, without touching generated/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyHandler, Catalogue } from '../../src/core/dispatch-types.js';
+import type { AnyHandler } from '../../src/core/dispatch-types.js';
+import type { Catalogue } from '../../src/core/catalogue.js';
 import { ApiError } from '../../src/core/errors.js';
 import { handlersModule } from '../helpers/catalogue.js';
 import { startServer, type TestServer } from '../helpers/server.js';

@@ -7,7 +7,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalogue } from '../../src/core/dispatch-types.js';
+import type { Catalogue } from '../../src/core/catalogue.js';
 import { shippedCatalogue } from '../../src/server/shipped.js';
 import type { BlobStore } from '../../src/storage/blob-store.js';
 import { collectReleasedBlobs } from '../../src/storage/objects.js';

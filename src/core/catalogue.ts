@@ -1,0 +1,23 @@
+/**
+ * A catalogue: what one server serves, the generated tables of one set of face files with the modules of
+ * its faces.
+ */
+import type { ErrorDefinition, EventEntry, FaceEntry, PlatformData } from './dispatch-types.js';
+import type { AnyFaceModule } from './face-module.js';
+
+/**
+ * What one server serves: the tables the generator emitted for one set of face files, and the modules of
+ * its faces. `buildServer` takes it as a parameter, so a server can serve any catalogue (tests serve
+ * fixtures) and nothing in the runtime imports `generated/`.
+ */
+export interface Catalogue {
+  readonly faces: ReadonlyMap<string, FaceEntry>;
+  readonly eventTypes: ReadonlyMap<string, EventEntry>;
+  readonly platform: PlatformData;
+  /** Every error code: the platform's and those the faces declare. */
+  readonly errors: ReadonlyMap<string, ErrorDefinition>;
+  /** The module of every face that is not built in: its handlers, tables, background work and routes. */
+  readonly modules: readonly AnyFaceModule[];
+  /** Served as they are at `/openapi.json` and `/docs/*`, when given. */
+  readonly documents?: { readonly openapi: string; readonly docs: ReadonlyMap<string, string> };
+}
