@@ -60,6 +60,12 @@ export interface HandlerContext<E extends EventName = never> {
    */
   readonly db: Db;
   readonly providers: Providers;
+  /**
+   * The service another face's module offers (`RunningModule.service`), by that face: how a face uses
+   * another (billing charging through payments) without reaching into its tables. Undefined when that face
+   * is not served here.
+   */
+  service<T>(face: string): T | undefined;
   readonly settings: HandlerSettings;
   /** Usage records as this server writes them (what `usage.live` follows). */
   readonly usageFeed: UsageFeed;

@@ -70,6 +70,10 @@ class CallContext implements HandlerContext<EventName> {
     this.#invocation = invocation;
   }
 
+  service<T>(face: string): T | undefined {
+    return this.#runtime.service<T>(face);
+  }
+
   get signal(): AbortSignal {
     return this.#invocation.deadline.signal;
   }

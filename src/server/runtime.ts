@@ -19,6 +19,8 @@ export interface Runtime {
   readonly handlers: HandlerTable;
   readonly db: Db;
   readonly providers: Providers;
+  /** The services the running modules offer, by face. */
+  service<T>(face: string): T | undefined;
   readonly keys: KeyCache;
   readonly limiter: RateLimiter;
   /** The version of a call that names none and whose key pins none: the one in force today (spec/version-in-force.ts). */

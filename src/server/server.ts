@@ -167,6 +167,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const runtime: Runtime = {
     catalogue,
     handlers: handlerTable(catalogue.modules),
+    service: modules.service,
     db: options.db,
     providers,
     keys: new KeyCache(options.db, options.keyCacheTtlMs),

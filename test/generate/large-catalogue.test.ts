@@ -82,7 +82,7 @@ describe('the large fixture catalogue', () => {
     expect(files.get('server/dispatch.ts')).toMatch(/name: 'sms',\s+builtin: false,\s+rate: \{ free: \{ limit: 30, windowSeconds: 60 \} \}/);
     const dir = tempDir('server');
     layOutServerProject(dir, catalog, files);
-    const { status, output } = typecheck(dir);
+    const { status, output } = await typecheck(dir);
     expect(output).toBe('');
     expect(status).toBe(0);
   });
