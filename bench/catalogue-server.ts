@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { AnyHandler, EventEntry, FaceEntry } from '../src/core/dispatch-types.js';
+import type { EventEntry, FaceEntry } from '../src/core/dispatch-types.js';
+import type { AnyHandler } from '../src/core/context.js';
 import type { Catalogue } from '../src/core/catalogue.js';
 import type { AnyFaceModule } from '../src/core/face-module.js';
 import { openStore } from '../src/store/open.js';
@@ -18,9 +19,10 @@ const dir = process.env.CATALOGUE_DIR!;
 // As `dispatch serve` does: the store opens while the server's modules load.
 const opening = openStore({ migrations: shippedMigrations(), dataDir: process.env.DATA_DIR! });
 const load = (path: string) => import(pathToFileURL(join(dir, 'generated', 'server', path)).href);
-const [tables, { platform, errors }, { sandboxProcessor }, { testEmbeddingModel }, { testTextModel }, { createLimiter }, { buildServer }] = await Promise.all([
+const [tables, { platform, errors }, { scopes }, { sandboxProcessor }, { testEmbeddingModel }, { testTextModel }, { createLimiter }, { buildServer }] = await Promise.all([
   load('dispatch.js'),
   load('platform.js'),
+  load('scopes.js'),
   import('../src/providers/payments/sandbox.js'),
   import('../src/providers/test-embeddings.js'),
   import('../src/providers/test-model.js'),
@@ -33,7 +35,7 @@ const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as R
 const modules: AnyFaceModule[] = [...faces.values()]
   .filter((face) => !face.builtin)
   .map((face) => ({ face: face.name, handlers: Object.fromEntries([...face.actions.values()].map((a): [string, AnyHandler] => [a.name, async () => results[a.id] ?? {}])) }));
-const catalogue: Catalogue = { faces, eventTypes: tables.eventTypes as ReadonlyMap<string, EventEntry>, platform, errors, modules };
+const catalogue: Catalogue = { faces, eventTypes: tables.eventTypes as ReadonlyMap<string, EventEntry>, platform, scopes, errors, modules };
 const limiter = await createLimiter({ redisPrefix: 'bench:', rateLimitWhenUnavailable: 'refuse' });
 const app = await buildServer(catalogue, { db, providers: { ai: { test: testTextModel }, embeddings: { test: testEmbeddingModel }, payments: { test: sandboxProcessor } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench' });
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -2,7 +2,7 @@
  * A catalogue: what one server serves, the generated tables of one set of face files with the modules of
  * its faces.
  */
-import type { ErrorDefinition, EventEntry, FaceEntry, PlatformData } from './dispatch-types.js';
+import type { ErrorDefinition, EventEntry, FaceEntry, PlatformData, ScopeEntry } from './dispatch-types.js';
 import type { AnyFaceModule } from './face-module.js';
 
 /**
@@ -14,6 +14,8 @@ export interface Catalogue {
   readonly faces: ReadonlyMap<string, FaceEntry>;
   readonly eventTypes: ReadonlyMap<string, EventEntry>;
   readonly platform: PlatformData;
+  /** Every scope a key may hold, and the actions it allows. */
+  readonly scopes: ReadonlyMap<string, ScopeEntry>;
   /** Every error code: the platform's and those the faces declare. */
   readonly errors: ReadonlyMap<string, ErrorDefinition>;
   /** The module of every face that is not built in: its handlers, tables, background work and routes. */

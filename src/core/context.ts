@@ -6,11 +6,22 @@
 import type { EventTypes } from '../../generated/server/types.js';
 import type { Providers } from '../providers/index.js';
 import type { ModelInfo } from '../providers/model-list.js';
+import type { EventEntry, PlatformData, ScopeEntry } from './dispatch-types.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
 import type { UsageFeed } from '../store/usage-feed.js';
 
 export type EventName = keyof EventTypes;
+
+/** A handler as the runtime calls it; the generated interfaces type each one's payload and result. */
+export type AnyHandler = (payload: unknown, ctx: HandlerContext<EventName>) => Promise<unknown>;
+
+/** What a handler may read of the catalogue its server serves (never `generated/` at load: a server may serve another). */
+export interface ServedCatalogue {
+  readonly platform: PlatformData;
+  readonly scopes: ReadonlyMap<string, ScopeEntry>;
+  readonly eventTypes: ReadonlyMap<string, EventEntry>;
+}
 
 /** Where a streaming action reports as it goes (docs/contract.md § Streaming). Without a stream every method does nothing. */
 export interface StreamSink {
@@ -48,6 +59,8 @@ export interface HandlerContext<E extends EventName = never> {
   readonly key: KeyRecord;
   /** The resolved API version (`YYYY-MM-DD`). */
   readonly apiVersion: string;
+  /** The catalogue the server serves: its platform (tiers, versions, currency), scopes and event types. */
+  readonly catalogue: ServedCatalogue;
   /** The idempotency key of the call, if it has one. */
   readonly idempotencyKey: string | undefined;
   /** Fires when the time-out expires or a streaming client goes away; pass it to every I/O call. */

@@ -3,7 +3,6 @@
  * which the runtime executes.
  */
 import type { ApiVersion, FaceError, Limits, RatePolicy, Tier } from '../spec/model.js';
-import type { EventName, HandlerContext } from './context.js';
 
 export type { ApiVersion };
 
@@ -84,5 +83,3 @@ export interface ScopeEntry {
   readonly actions: readonly string[];
 }
 
-/** A handler as the runtime calls it; the generated interfaces type each one's payload and result. */
-export type AnyHandler = (payload: unknown, ctx: HandlerContext<EventName>) => Promise<unknown>;

@@ -3,7 +3,7 @@
  * serves. A module's handlers are typed by its face's generated interface; here they are called as the
  * pipeline calls every handler, with a payload the action's validator has checked.
  */
-import type { AnyHandler } from '../core/dispatch-types.js';
+import type { AnyHandler } from '../core/context.js';
 import type { AnyFaceModule } from '../core/face-module.js';
 
 export type HandlerTable = ReadonlyMap<string, AnyHandler>;

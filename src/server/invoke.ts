@@ -8,6 +8,7 @@ import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
 import { newId, sha256 } from '../store/secrets.js';
 import type { CallTransaction } from '../store/transaction.js';
+import type { Catalogue } from '../core/catalogue.js';
 import type { RoutedCall } from './call.js';
 import type { EventName, HandlerContext, HandlerSettings, StreamSink } from '../core/context.js';
 import type { Deadline } from './deadline.js';
@@ -45,6 +46,7 @@ class CallContext implements HandlerContext<EventName> {
   readonly entityId: string;
   readonly key: KeyRecord;
   readonly apiVersion: string;
+  readonly catalogue: Catalogue;
   readonly idempotencyKey: string | undefined;
   readonly providers: Providers;
   readonly settings: HandlerSettings;
@@ -60,6 +62,7 @@ class CallContext implements HandlerContext<EventName> {
     this.entityId = call.entityId;
     this.key = call.key;
     this.apiVersion = call.apiVersion;
+    this.catalogue = runtime.catalogue;
     this.idempotencyKey = call.envelope.options.idempotencyKey;
     this.providers = runtime.providers;
     this.settings = runtime.settings;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { eventTypes, faces } from '../../generated/server/dispatch.js';
 import { modules } from '../../generated/server/modules.js';
 import { errors, platform } from '../../generated/server/platform.js';
+import { scopes } from '../../generated/server/scopes.js';
 import { fromProgram } from '../package-root.js';
 import type { Catalogue } from '../core/catalogue.js';
 import { moduleMigrations, type ModuleMigration } from '../core/face-module.js';
@@ -22,6 +23,7 @@ export function shippedCatalogue(): Catalogue {
     faces,
     eventTypes,
     platform,
+    scopes,
     errors,
     modules: Object.values(modules),
     documents: { openapi: read('openapi.json'), docs },

@@ -9,7 +9,7 @@
 import { InsertQueryNode, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryId, type RootOperationNode } from 'kysely';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyHandler } from '../../src/core/dispatch-types.js';
+import type { AnyHandler } from '../../src/core/context.js';
 import type { Catalogue } from '../../src/core/catalogue.js';
 import type { EventName, HandlerContext } from '../../src/core/context.js';
 import { shippedCatalogue } from '../../src/server/shipped.js';

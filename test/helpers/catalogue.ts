@@ -2,7 +2,7 @@
  * Catalogues for tests: a catalogue whose one face is served by other handlers (a login that pauses, an
  * injected clock), and modules made of handlers alone.
  */
-import type { AnyHandler } from '../../src/core/dispatch-types.js';
+import type { AnyHandler } from '../../src/core/context.js';
 import type { Catalogue } from '../../src/core/catalogue.js';
 import type { AnyFaceModule } from '../../src/core/face-module.js';
 

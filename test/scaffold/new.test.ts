@@ -147,12 +147,13 @@ describe('dispatch new face, then new action', () => {
 
   it('serves skeletons that answer 501 not_implemented in the error envelope, so those tests fail until written', async () => {
     const load = (path: string) => import(pathToFileURL(at('generated/server', path)).href) as Promise<Record<string, any>>;
-    const [{ faces, eventTypes }, { platform, errors }, { widgets }] = await Promise.all([
+    const [{ faces, eventTypes }, { platform, errors }, { scopes }, { widgets }] = await Promise.all([
       load('dispatch.ts'),
       load('platform.ts'),
+      load('scopes.ts'),
       import(pathToFileURL(at('src/faces/widgets/index.ts')).href) as Promise<{ widgets: AnyFaceModule }>,
     ]);
-    const catalogue: Catalogue = { faces, eventTypes, platform, errors, modules: [widgets] };
+    const catalogue: Catalogue = { faces, eventTypes, platform, scopes, errors, modules: [widgets] };
     const server = await startServer({ catalogue });
     try {
       const reply = await server.post({ face: 'widgets', action: 'list', payload: { id: 'example' } });

@@ -4,7 +4,7 @@
  * through `buildServer` over real HTTP, without touching generated/.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyHandler } from '../../src/core/dispatch-types.js';
+import type { AnyHandler } from '../../src/core/context.js';
 import type { Catalogue } from '../../src/core/catalogue.js';
 import { ApiError } from '../../src/core/errors.js';
 import { handlersModule } from '../helpers/catalogue.js';
@@ -31,8 +31,8 @@ const notes: Record<string, AnyHandler> = {
 
 let server: TestServer;
 beforeAll(async () => {
-  const [{ faces, eventTypes }, { platform, errors }] = await Promise.all([load('dispatch.ts'), load('platform.ts')]);
-  const catalogue: Catalogue = { faces, eventTypes, platform, errors, modules: [handlersModule('notes', notes)] };
+  const [{ faces, eventTypes }, { platform, errors }, { scopes }] = await Promise.all([load('dispatch.ts'), load('platform.ts'), load('scopes.ts')]);
+  const catalogue: Catalogue = { faces, eventTypes, platform, scopes, errors, modules: [handlersModule('notes', notes)] };
   server = await startServer({ catalogue });
 });
 afterAll(() => server.close());

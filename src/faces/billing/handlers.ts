@@ -3,7 +3,6 @@
  * The flows live in src/billing/ (prices, periods, rating lines from usage, invoices, the period closer); this
  * file maps actions to them and reads lists. Everything is confined to the call's (mode, entity).
  */
-import { platform } from '../../../generated/server/platform.js';
 import type { BillingHandlers } from '../../../generated/server/types.js';
 import { rateLines } from './invoice-lines.js';
 import { closePeriod, finalizeInvoice, loadInvoice, payInvoice, readInvoice, settleInvoice } from './invoices.js';
@@ -36,8 +35,8 @@ export const handlers: BillingHandlers = {
   async createPrice(payload, ctx) {
     checkCurrency(payload.currency, '/payload/currency');
     // The calls' cost is summed in the platform's currency: a price of it in another would be an exchange rate.
-    if (payload.usage?.source === 'cost' && payload.currency !== platform.currency) {
-      throw invalid('/payload/currency', `a price of the calls' cost is in the platform's currency (${platform.currency})`);
+    if (payload.usage?.source === 'cost' && payload.currency !== ctx.catalogue.platform.currency) {
+      throw invalid('/payload/currency', `a price of the calls' cost is in the platform's currency (${ctx.catalogue.platform.currency})`);
     }
     const { currency, definition } = checkedPrice(payload);
     const row = {

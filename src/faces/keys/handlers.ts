@@ -2,16 +2,31 @@
  * The `keys` face. A key acts in its own mode and can only hand out what it holds: scopes it holds, entities
  * it covers, a tier no higher than its own. It sees only the keys whose entities it covers.
  */
-import { platform } from '../../../generated/server/platform.js';
-import { scopes as knownScopes } from '../../../generated/server/scopes.js';
 import type { KeysHandlers, KeysKey } from '../../../generated/server/types.js';
+import type { ServedCatalogue } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { coversEntity, holdsScope } from '../../core/grants.js';
 import { parseInstant } from '../../store/instant.js';
 import { createKey, expireKey, getKey, listKeys, revokeKey, type Entities, type KeyRecord } from '../../store/keys.js';
 
-const tierRank = new Map(platform.tiers.map((t, i) => [t.name, i]));
-const scopeFamilies = new Set([...knownScopes.keys()].map((s) => `${s.slice(0, s.indexOf(':'))}:*`));
+/** What keys may be given in the served catalogue: its scopes (and their `<face>:*` families) and tiers, by rank. */
+interface Grants {
+  readonly scopes: ReadonlySet<string>;
+  readonly tierRank: ReadonlyMap<string, number>;
+}
+
+/** Made once per catalogue a server serves, on its first keys call. */
+const grantsOf = new WeakMap<ServedCatalogue, Grants>();
+
+function grants(catalogue: ServedCatalogue): Grants {
+  let known = grantsOf.get(catalogue);
+  if (!known) {
+    const scopes = [...catalogue.scopes.keys()];
+    known = { scopes: new Set([...scopes, ...scopes.map((s) => `${s.slice(0, s.indexOf(':'))}:*`)]), tierRank: new Map(catalogue.platform.tiers.map((t, i) => [t.name, i])) };
+    grantsOf.set(catalogue, known);
+  }
+  return known;
+}
 
 const toKey = (record: KeyRecord): KeysKey => record;
 
@@ -28,9 +43,10 @@ function canGrant(held: readonly string[], scope: string): boolean {
   return scope.endsWith(':*') ? held.includes(scope) : holdsScope(held, scope);
 }
 
-function grantable(caller: KeyRecord, scopes: string[], entities: Entities, tier: string): void {
+function grantable(catalogue: ServedCatalogue, caller: KeyRecord, scopes: string[], entities: Entities, tier: string): void {
+  const { scopes: known, tierRank } = grants(catalogue);
   scopes.forEach((scope, i) => {
-    if (scope !== '*' && !knownScopes.has(scope) && !scopeFamilies.has(scope)) {
+    if (scope !== '*' && !known.has(scope)) {
       throw new ApiError('payload_invalid', `Scope "${scope}" does not exist.`, { param: `/payload/scopes/${i}` });
     }
     if (!canGrant(caller.scopes, scope)) {
@@ -49,7 +65,7 @@ function grantable(caller: KeyRecord, scopes: string[], entities: Entities, tier
   }
 }
 
-function checkVersion(date: string | undefined): void {
+function checkVersion(platform: ServedCatalogue['platform'], date: string | undefined): void {
   if (date === undefined) return;
   const version = platform.versions.find((v) => v.date === date);
   if (!version) throw new ApiError('api_version_unknown', `No API version was released on ${date}.`, { param: '/payload/apiVersion' });
@@ -74,8 +90,8 @@ async function visibleKey(ctx: { db: Parameters<typeof getKey>[0]; key: KeyRecor
 export const handlers: KeysHandlers = {
   async create(payload, ctx) {
     const tier = payload.tier ?? ctx.key.tier;
-    grantable(ctx.key, payload.scopes, payload.entities, tier);
-    checkVersion(payload.apiVersion);
+    grantable(ctx.catalogue, ctx.key, payload.scopes, payload.entities, tier);
+    checkVersion(ctx.catalogue.platform, payload.apiVersion);
     if (payload.expiresAt && parseInstant(payload.expiresAt) <= Date.now()) {
       throw new ApiError('payload_invalid', 'expiresAt must be in the future.', { param: '/payload/expiresAt' });
     }
@@ -110,7 +126,7 @@ export const handlers: KeysHandlers = {
   async revoke(payload, ctx) {
     const target = await visibleKey(ctx, payload.id);
     // Revoking a key is as strong as issuing it: only a key that could have granted it may.
-    grantable(ctx.key, target.scopes, target.entities, target.tier);
+    grantable(ctx.catalogue, ctx.key, target.scopes, target.entities, target.tier);
     const revoked = toKey((await revokeKey(ctx.db, ctx.key.mode, payload.id))!);
     ctx.emit('keys.key.revoked', revoked);
     return revoked;
@@ -123,7 +139,7 @@ export const handlers: KeysHandlers = {
     if (old.expiresAt && Date.parse(old.expiresAt) <= now) throw new ApiError('key_expired', `The key ${old.id} expired at ${old.expiresAt}.`, { param: '/payload/id' });
     // A new secret for a key is a new grant of everything it holds, under the rules of create: nothing the
     // caller could not grant, and no later expiry than the caller's own.
-    grantable(ctx.key, old.scopes, old.entities, old.tier);
+    grantable(ctx.catalogue, ctx.key, old.scopes, old.entities, old.tier);
     const { record, secret } = await createKey(ctx.db, {
       mode: old.mode,
       name: old.name,

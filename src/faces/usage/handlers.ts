@@ -3,7 +3,6 @@
  * records as they are written, and the caller's own metered events. Every read is confined to the key's
  * mode and to entities it may act for (src/usage/scope.ts); ingested events belong to the call's entity.
  */
-import { platform } from '../../../generated/server/platform.js';
 import type { UsageHandlers } from '../../../generated/server/types.js';
 import { follow } from '../../usage/follow.js';
 import { ingest } from '../../usage/ingest.js';
@@ -14,7 +13,7 @@ import { summaryForVersion } from '../../usage/versions.js';
 
 export const handlers: UsageHandlers = {
   async summary(payload, ctx) {
-    return summaryForVersion(await summarize(ctx.db, usageScope(ctx, payload.filter), payload, platform.currency), ctx.apiVersion);
+    return summaryForVersion(await summarize(ctx.db, usageScope(ctx, payload.filter), payload, ctx.catalogue.platform.currency), ctx.apiVersion);
   },
 
   async events(payload, ctx) {
