@@ -6,7 +6,7 @@
  */
 import { memo } from '../memo/memo.js';
 import { BATCH_ACTION } from '../core/dispatch-types.js';
-import type { Action, ApiVersion, Catalog, Example, Face, FaceError, RatePolicy, Tier } from '../spec/model.js';
+import type { Action, ApiVersion, Catalog, Face, FaceError, RatePolicy, Tier } from '../spec/model.js';
 import { isZeroPrice } from '../spec/price.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { changes } from './docs-changes.js';

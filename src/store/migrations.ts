@@ -27,28 +27,6 @@ const migrations: Record<string, Migration> = {
         .addColumn('expires_at', 'text')
         .addColumn('revoked_at', 'text')
         .execute();
-      await db.schema
-        .createTable('auth_users')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('email', 'text', (c) => c.notNull())
-        .addColumn('name', 'text')
-        .addColumn('password_hash', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addUniqueConstraint('auth_users_email', ['mode', 'entity_id', 'email'])
-        .execute();
-      await db.schema
-        .createTable('auth_sessions')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('user_id', 'text', (c) => c.notNull().references('auth_users.id').onDelete('cascade'))
-        .addColumn('token_hash', 'text', (c) => c.notNull().unique())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'text', (c) => c.notNull())
-        .addColumn('ended_at', 'text')
-        .execute();
     },
   },
   '0002_idempotency': {
@@ -393,15 +371,6 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('events_log').on('events').columns(['mode', 'entity_id', 'created_at', 'id']).execute();
     },
   },
-  '0013_auth_admin': {
-    // Admins disable users (auth.disableUser), list them per partition newest first, and end or delete a
-    // user's sessions by user.
-    async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('auth_users').addColumn('disabled_at', 'text').execute();
-      await db.schema.createIndex('auth_users_list').on('auth_users').columns(['mode', 'entity_id', 'id']).execute();
-      await db.schema.createIndex('auth_sessions_user').on('auth_sessions').column('user_id').execute();
-    },
-  },
   '0014_storage': {
     // The storage face: objects by (mode, entity, key) pointing at content stored once per SHA-256 (blobs,
     // reference-counted), each partition's stored bytes (its quota), and signed uploads not yet received.
@@ -543,22 +512,6 @@ const migrations: Record<string, Migration> = {
   // Usage units and meter values kept and added up exactly, and the meter rollups added up again from the raw
   // events; its own module, as this file is long enough.
   '0018_exact_meter_sums': { up: exactMeterSums },
-  '0019_login_throttle': {
-    // The recent failed logins per e-mail address of a partition (auth.login refuses an address with too many),
-    // in the store so that every process counts the same failures; swept by the time of their newest failure.
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('auth_login_throttle')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('email', 'text', (c) => c.notNull())
-        .addColumn('failures', 'text', (c) => c.notNull())
-        .addColumn('last_failed_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('auth_login_throttle_pkey', ['mode', 'entity_id', 'email'])
-        .execute();
-      await db.schema.createIndex('auth_login_throttle_stale').on('auth_login_throttle').column('last_failed_at').execute();
-    },
-  },
   '0020_storage_nfc_keys': {
     // Object keys are kept in Unicode NFC from now on (src/storage/keys.ts), so that one name is one object.
     // Keys stored in another form are renamed to their NFC form; where an object has that name already, the

@@ -25,47 +25,6 @@ export interface ApiKeyTable {
   revoked_at: string | null;
 }
 
-export interface AuthUserTable {
-  id: string;
-  mode: Mode;
-  entity_id: string;
-  /** Lower-cased. */
-  email: string;
-  name: string | null;
-  password_hash: string;
-  created_at: string;
-  /** When an admin disabled the user; null while it is enabled. */
-  disabled_at: string | null;
-}
-
-export interface AuthSessionTable {
-  id: string;
-  mode: Mode;
-  entity_id: string;
-  user_id: string;
-  /** SHA-256 of the session token, hex. */
-  token_hash: string;
-  created_at: string;
-  expires_at: string;
-  ended_at: string | null;
-}
-
-/**
- * The recent failed logins of one e-mail address in a partition, whether or not a user has it (so a refusal
- * reveals no account): the latest failures only, as many as the login throttle counts.
- */
-export interface AuthLoginThrottleTable {
-  mode: Mode;
-  entity_id: string;
-  /** Lower-cased, as logins compare it. */
-  email: string;
-  /** JSON array of ISO times, oldest first. */
-  failures: string;
-  /** The newest of them: rows whose newest failure is past the window are deleted. */
-  last_failed_at: string;
-}
-
-/** One idempotency key as used within one scope, and the reply it produced once that is known. */
 export interface IdempotencyRecordTable {
   /** API key id, mode and entity, joined with `:`. */
   scope: string;
@@ -478,9 +437,6 @@ export interface StorageUploadTable {
 
 export interface Database {
   api_keys: ApiKeyTable;
-  auth_users: AuthUserTable;
-  auth_sessions: AuthSessionTable;
-  auth_login_throttle: AuthLoginThrottleTable;
   idempotency_records: IdempotencyRecordTable;
   events: EventTable;
   webhook_endpoints: WebhookEndpointTable;

@@ -6,31 +6,18 @@
  * enable and delete users: disabling ends the user's sessions in the same transaction, and a disabled user's
  * right password answers `user_disabled` rather than opening a session, also when the disable ran while the
  * password was being checked (the session opens only if the user is still enabled, see `openSession`).
- * Logins of an address with too many recent failures are refused (src/auth/login-throttle.ts).
+ * Logins of an address with too many recent failures are refused (src/faces/auth/login-throttle.ts).
  */
 import type { AuthHandlers, AuthUser } from '../../../generated/server/types.js';
-import {
-  deleteUser,
-  deleteUserSessions,
-  endSession,
-  endUserSessions,
-  findOpenSession,
-  findUser,
-  findUserByEmail,
-  insertUser,
-  insertUsers,
-  listUsers,
-  openSession,
-  setUserDisabled,
-  takenEmails,
-  type Partition,
-} from '../../store/auth.js';
-import { failedLogin, refuseThrottledLogin } from '../../auth/login-throttle.js';
+import type { Partition } from '../../store/auth.js';
+import { deleteUser, deleteUserSessions, endSession, endUserSessions, findOpenSession, findUser, findUserByEmail, insertUser, insertUsers, listUsers, openSession, setUserDisabled, takenEmails } from './store.js';
+import { failedLogin, refuseThrottledLogin } from './login-throttle.js';
 import { BulkHasher } from '../../providers/bulk-hashing.js';
 import { ApiError } from '../../core/errors.js';
 import { listPage } from '../../core/list-page.js';
 import { DECOY_PASSWORD_HASH, hashPassword, newId, randomBase62, sha256, verifyPassword } from '../../store/secrets.js';
-import type { AuthUserTable, Db } from '../../store/schema.js';
+import type { Db } from '../../store/schema.js';
+import type { AuthUserTable } from './tables.js';
 
 const partition = (ctx: { mode: 'live' | 'test'; entityId: string }) => ({ mode: ctx.mode, entityId: ctx.entityId });
 /** Every import of this process hashes through one gate, which keeps threads free for logins and signups. */

@@ -1,8 +1,10 @@
 /**
- * The `auth` face module: its handlers (handlers.ts).
+ * The `auth` face module: its handlers (handlers.ts), its own tables (tables.ts: users, sessions, the login
+ * throttle) and their stores (store.ts, throttle-store.ts).
  */
 import type { AuthHandlers } from '../../../generated/server/types.js';
 import type { FaceModule } from '../../core/face-module.js';
 import { handlers } from './handlers.js';
+import { migrations } from './tables.js';
 
-export const auth: FaceModule<AuthHandlers> = { face: 'auth', handlers };
+export const auth: FaceModule<AuthHandlers> = { face: 'auth', handlers, migrations };

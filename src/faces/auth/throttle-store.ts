@@ -1,12 +1,12 @@
 /**
- * The failed logins the `auth` face counts per e-mail address of a partition (src/auth/login-throttle.ts
+ * The failed logins the `auth` face counts per e-mail address of a partition (src/faces/auth/login-throttle.ts
  * decides with them). A failure is recorded in the row taken by `holdLoginFailures`, which on PostgreSQL
  * locks it until the caller's transaction ends: logins of one address that fail at once are judged one after
  * another, each seeing the failures before it, as they are on SQLite, where one transaction writes at a time.
  */
-import { storeKind } from './open.js';
-import type { Partition } from './auth.js';
-import type { Db } from './schema.js';
+import { storeKind } from '../../store/open.js';
+import type { Partition } from '../../store/auth.js';
+import type { Db } from '../../store/schema.js';
 
 const parse = (failures: string | undefined): string[] => (failures ? (JSON.parse(failures) as string[]) : []);
 

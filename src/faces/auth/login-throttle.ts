@@ -3,14 +3,14 @@
  * minutes, every login of that address is refused (429 `rate_limit_exceeded`, with `Retry-After`), the right
  * password too, until the oldest of those 10 is 15 minutes old. A refused login checks no password and counts
  * as no failure, so a refusal lasts at most 15 minutes and only further failures prolong it. The failures are
- * counted in the store (src/store/login-throttle.ts), so the limit holds across processes, and per address
+ * counted in the store (src/faces/auth/throttle-store.ts), so the limit holds across processes, and per address
  * whether or not a user has it, so a refusal reveals no account. A failure commits although its call fails.
  */
-import { ApiError } from '../core/errors.js';
-import type { Partition } from '../store/auth.js';
-import { holdLoginFailures, loginFailures, saveLoginFailures, sweepLoginFailures } from '../store/login-throttle.js';
-import type { Db } from '../store/schema.js';
-import { afterRollback } from '../store/transaction.js';
+import { ApiError } from '../../core/errors.js';
+import type { Partition } from '../../store/auth.js';
+import { holdLoginFailures, loginFailures, saveLoginFailures, sweepLoginFailures } from './throttle-store.js';
+import type { Db } from '../../store/schema.js';
+import { afterRollback } from '../../store/transaction.js';
 
 export const LOGIN_FAILURES_ALLOWED = 10;
 export const LOGIN_FAILURE_WINDOW_MS = 15 * 60_000;
