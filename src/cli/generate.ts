@@ -130,11 +130,9 @@ async function watchAndRun(paths: GeneratorPaths, firstOk: boolean): Promise<voi
   // Each directory is watched itself (not recursively): editors save by replacing the file, and a
   // directory watch sees the replacement where a watch on the old file would go quiet.
   const templates = fromRoot('templates');
-  // The face modules too (the directory, for a new module, and each module's own): lint reads their handlers.
-  const handlers = existsSync(paths.handlersDir)
-    ? [paths.handlersDir, ...readdirSync(paths.handlersDir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(paths.handlersDir, e.name))]
-    : [];
-  const dirs = [paths.facesDir, ...handlers, ...readdirSync(templates, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(templates, e.name))];
+  const dirs = [paths.facesDir, ...readdirSync(templates, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(templates, e.name))];
   for (const dir of dirs) watch(dir, schedule);
+  // The face modules too, with their folders, a module made while watching included: lint reads their handlers.
+  if (existsSync(paths.handlersDir)) watch(paths.handlersDir, { recursive: true }, schedule);
   console.log(`Watching ${paths.facesDir} and ${templates} ...`);
 }

@@ -22,21 +22,21 @@ export function registerServe(program: Command): void {
         const env = withFlags(process.env, flags);
         config = settings(env);
         const settled = config;
-        // The store opens (its writer thread starting, its migrations checked) while the server's modules
-        // load; loaded here so that the other commands never load the server.
-        const opening = Promise.all([import('../store/open.js'), import('../server/shipped.js')]).then(([{ openStore }, { shippedMigrations }]) =>
-          openStore({ dataDir: settled.dataDir, databaseUrl: settled.databaseUrl, migrations: shippedMigrations() }),
-        );
+        // The modules' settings are checked first: a setting that cannot be used stops the start before the
+        // store is made or touched. The store then opens (its writer thread starting, its migrations checked)
+        // while the server loads; loaded here so that the other commands never load the server.
+        const [{ shippedCatalogue, shippedMigrations }, { readModuleSettings }] = await Promise.all([import('../server/shipped.js'), import('../server/modules.js')]);
+        const catalogue = shippedCatalogue();
+        const moduleSettings = asConfigError(() => readModuleSettings(catalogue.modules, env));
+        const opening = import('../store/open.js').then(({ openStore }) => openStore({ dataDir: settled.dataDir, databaseUrl: settled.databaseUrl, migrations: shippedMigrations() }));
         // Awaited below; a configuration error thrown first must not leave its failure unhandled.
         opening.catch(() => {});
-        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { shippedCatalogue }, { readModuleSettings }, { storageSettingsFromEnv }, { configureSecretKeys }, { resealEndpointSecrets }, { log }] =
+        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { storageSettingsFromEnv }, { configureSecretKeys }, { resealEndpointSecrets }, { log }] =
           await Promise.all([
             import('../providers/config.js'),
             import('../server/first-key.js'),
             import('../server/server.js'),
             import('../server/rate-limit/create.js'),
-            import('../server/shipped.js'),
-            import('../server/modules.js'),
             import('../storage/config.js'),
             import('./secret-keys.js'),
             import('../store/webhooks.js'),
@@ -56,7 +56,6 @@ export function registerServe(program: Command): void {
             throw new ConfigError(problem);
           }
         }
-        const catalogue = shippedCatalogue();
         const app = await buildServer(catalogue, {
           db,
           providers: createProviders(),
@@ -72,7 +71,7 @@ export function registerServe(program: Command): void {
           webhookWorker: config.webhookWorker,
           http: config.http,
           usage: config.usage,
-          settings: readModuleSettings(catalogue.modules, env),
+          settings: moduleSettings,
           storage: storageSettings,
           email: config.email,
           payments: config.payments,

@@ -78,7 +78,8 @@ function causes(error: unknown): unknown[] {
 function explain(error: unknown, config: RuntimeConfig | undefined): string | undefined {
   if (!(error instanceof Error)) return undefined;
   const { code, syscall, path } = error as NodeJS.ErrnoException;
-  if (error.name === 'ConfigError') return error.message;
+  // Both say in one line what to change: a setting, or the store this program is pointed at.
+  if (error.name === 'ConfigError' || error.name === 'StoreMigratedElsewhere') return error.message;
   if (!config) return undefined;
   if (syscall === 'listen') {
     const where = `${config.host}:${config.port}`;

@@ -38,7 +38,7 @@ export function registerWorker(program: Command): void {
         const { dataDir } = settled;
         const storageSettings = asConfigError(() => storageSettingsFromEnv(env, dataDir));
         const { modules: faceModules, platform } = shippedCatalogue();
-        const moduleSettings = readModuleSettings(faceModules, env);
+        const moduleSettings = asConfigError(() => readModuleSettings(faceModules, env));
         const { configureSecretKeys } = await import('./secret-keys.js');
         asConfigError(() => configureSecretKeys(settled));
         const db = await openStore({ migrations: shippedMigrations(), dataDir: config.dataDir, databaseUrl: config.databaseUrl });

@@ -3,7 +3,7 @@
  * always agree byte for byte. Each output has one printer: a file an emitter hands over as text laid out by
  * the generator's own printers (`Formatted`: the type files, the client's index and the dispatch table) is
  * written as it is; a file handed over as plain source is formatted by prettier if it is TypeScript (the
- * client's runtime copied from its templates, the handler registry, the platform and scope tables) and is
+ * client's runtime copied from its templates, the module list, the platform and scope tables) and is
  * taken as its emitter printed it otherwise (ajv's validator code, `JSON.stringify` with two spaces, markdown
  * from the templates). A run formats on its own thread (format-thread.ts), a single file in process.
  */

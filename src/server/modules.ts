@@ -47,7 +47,8 @@ export async function startModules(modules: readonly AnyFaceModule[], common: Mo
   const service = <T>(face: string) => running.get(face)?.service as T | undefined;
   for (const module of modules) {
     if (!module.start) continue;
-    const settings = common.settings?.[module.face] ?? module.settings?.({});
+    // Defaults first, so that settings given in part (a test's, a server built in code) lack nothing.
+    const settings = module.settings ? { ...(module.settings({}) as object), ...(common.settings?.[module.face] as object | undefined) } : undefined;
     const host: ModuleHost<unknown> = { db: common.db, providers: common.providers, platform: common.platform, apiVersion: common.apiVersion, process: common.process, settings, service };
     running.set(module.face, await module.start(host));
   }

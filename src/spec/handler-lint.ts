@@ -35,9 +35,9 @@ export function lintHandlers(face: Face, source: SourceFile, modulesDir: string,
   if (face.builtin || (!existsSync(modulesDir) && !pending?.has(files.index))) return [];
   const read = (file: string) => pending?.get(file) ?? (existsSync(file) ? readFileSync(file, 'utf8') : undefined);
   if (read(files.index) === undefined) return [diagnostic('handler-module-missing', source.at(['face']), { face: face.name, file: shownPath(files.index), type: face.typeName })];
-  const file = files.handlers;
-  const text = read(file);
-  if (text === undefined) return [];
+  // Handlers written in index.ts itself are read there.
+  const file = read(files.handlers) === undefined ? files.index : files.handlers;
+  const text = read(file)!;
   // Memoized by the module's text: a run whose handlers did not change loads no compiler.
   const shown = shownPath(file);
   const uses = memo('handler-uses', { shown, text }, () => handlerUses(shown, text));

@@ -1,12 +1,12 @@
 /**
  * Every migration a store runs: the core's own (migrations.ts) and those the face modules bring for their
- * tables, in one order, by name (`NNNN_<what>`). Each name is checked before anything runs. A name that
- * several give is one migration, whose parts run in one go in the order given (the core's first): that is how
- * a migration written before its tables had one owner keeps the name stores have recorded.
+ * tables, in one order, by name (`NNNN_<what>`). Each name is checked before anything runs, and each is given
+ * once, except the migrations written before their tables had one owner (SPLIT_MIGRATIONS): each owner gives
+ * its part under the name stores have recorded, and the parts run in one go, the core's first.
  */
 import type { Migration, MigrationProvider } from 'kysely';
 import type { ModuleMigration } from '../core/face-module.js';
-import { CORE_MIGRATIONS } from './migrations.js';
+import { CORE_MIGRATIONS, SPLIT_MIGRATIONS } from './migrations.js';
 
 const NAME = /^\d{4}_[a-z0-9_]+$/;
 
@@ -21,6 +21,8 @@ export function migrationSet(moduleMigrations: readonly ModuleMigration[]): Migr
   const parts = new Map<string, Migration['up'][]>();
   for (const { name, up } of [...CORE_MIGRATIONS, ...moduleMigrations]) {
     if (!NAME.test(name)) throw new Error(`Migration "${name}" is not named NNNN_<what> (four digits, then lower-case words joined by _).`);
+    // A second migration of one name would never run on a store that ran the first: refused, but for the splits.
+    if (parts.has(name) && !SPLIT_MIGRATIONS.has(name)) throw new Error(`Migration "${name}" is given twice: name each migration once, after the newest in use.`);
     parts.set(name, [...(parts.get(name) ?? []), up]);
   }
   const migrations: Record<string, Migration> = Object.fromEntries(

@@ -553,5 +553,12 @@ const migrations: Record<string, Migration> = {
   },
 };
 
+/**
+ * The migrations that made the tables of several owners before each face was a module: each owner gives its
+ * part under the same name (the auth module its tables of `0001_keys_and_auth`), so that stores which recorded
+ * the name keep it. No other name may be given twice.
+ */
+export const SPLIT_MIGRATIONS: ReadonlySet<string> = new Set(['0001_keys_and_auth', '0003_events_and_webhooks']);
+
 /** The core's migrations, as the migration set takes them (migration-set.ts). */
 export const CORE_MIGRATIONS: readonly ModuleMigration[] = Object.entries(migrations).map(([name, migration]) => ({ name, ...migration }));

@@ -88,25 +88,37 @@ export function postgresPool(db: Db): pg.Pool | undefined {
 /**
  * Applies pending migrations. On PostgreSQL, Kysely's migrator holds an advisory lock while it reads the
  * applied migrations and runs the rest in one transaction, so processes starting together on one database
- * apply each migration exactly once.
+ * apply each migration exactly once. A module served for the first time on an existing store runs its
+ * migrations although newer ones ran before (they are its own tables); a store that ran a migration this
+ * program does not have is refused before anything runs.
  */
 export async function migrate(db: Db, migrations: MigrationSet): Promise<void> {
-  if (await isCurrent(db, migrations.names)) return;
-  const { error, results } = await new Migrator({ db, provider: migrations.provider }).migrateToLatest();
+  const recorded = await recordedMigrations(db);
+  // Nearly every start finds the store up to date: one query, and the migrator's lock and introspection are skipped.
+  if (recorded && recorded.length === migrations.names.length && recorded.every((name, i) => name === migrations.names[i])) return;
+  const unknown = (recorded ?? []).filter((name) => !migrations.names.includes(name));
+  if (unknown.length > 0) throw new StoreMigratedElsewhere(unknown);
+  const { error, results } = await new Migrator({ db, provider: migrations.provider, allowUnorderedMigrations: true }).migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) throw new Error(`Store migration ${failed ? `${failed.migrationName} ` : ''}failed: ${String(error)}`, { cause: error });
 }
 
-/**
- * Whether the store has applied exactly this program's migrations, read in one query: a start on a store
- * already up to date (nearly every start) then skips the migrator, whose lock and introspection take longer
- * than the rest of the start. Anything else, a new store included, goes through the migrator.
- */
-async function isCurrent(db: Db, expected: readonly string[]): Promise<boolean> {
+/** A store migrated by a program this one is not: a newer one, or one serving a face this one does not. */
+export class StoreMigratedElsewhere extends Error {
+  override name = 'StoreMigratedElsewhere';
+  constructor(readonly unknown: readonly string[]) {
+    super(
+      `The store has run migration${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}, which this program does not have: a newer program, or one serving a face this one does not, migrated it. Open it with that program, or use another store.`,
+    );
+  }
+}
+
+/** The names of the migrations the store has run, in order; undefined for a store that has run none. */
+async function recordedMigrations(db: Db): Promise<string[] | undefined> {
   try {
     const { rows } = await sql<{ name: string }>`select name from ${sql.table(DEFAULT_MIGRATION_TABLE)} order by name`.execute(db);
-    return rows.length === expected.length && rows.every((row, i) => row.name === expected[i]);
+    return rows.map((row) => row.name);
   } catch {
-    return false;
+    return undefined;
   }
 }

@@ -89,16 +89,17 @@ export const handlers: CountersHandlers = {
 
 const INDEX = `/** The counters face module: its handlers, its table, a ticker in the background and a route that reads it. */
 import type { CountersHandlers } from '../../../generated/server/types.js';
+import { writeFileSync } from 'node:fs';
 import type { FaceModule } from '../../core/face-module.js';
 import { Poller } from '../../core/poller.js';
 import { handlers } from './handlers.js';
 import { migrations } from './tables.js';
 
-export const counters: FaceModule<CountersHandlers, { tickMs: number }> = {
+export const counters: FaceModule<CountersHandlers, { tickMs: number; stoppedFile: string }> = {
   face: 'counters',
   handlers,
   migrations,
-  settings: (env) => ({ tickMs: Number(env.COUNTERS_TICK_MS ?? 1000) }),
+  settings: (env) => ({ tickMs: Number(env.COUNTERS_TICK_MS ?? 1000), stoppedFile: env.COUNTERS_STOPPED_FILE ?? '' }),
   start({ settings }) {
     let ticks = 0;
     const ticker = new Poller('counters ticker', settings.tickMs, async () => void ticks++);
@@ -106,6 +107,10 @@ export const counters: FaceModule<CountersHandlers, { tickMs: number }> = {
       background: [ticker],
       routes(app) {
         app.get('/counters/ticks', async () => ({ ticks, running: ticker.running }));
+      },
+      // Called once its background work has stopped: what it says is what the test reads after the stop.
+      async close() {
+        if (settings.stoppedFile) writeFileSync(settings.stoppedFile, JSON.stringify({ running: ticker.running, ticks }));
       },
     };
   },
@@ -121,7 +126,7 @@ let generated: { code: number | null; output: string };
 function snapshot(): Map<string, string> {
   return new Map(
     readdirSync(dir, { recursive: true, withFileTypes: true })
-      .filter((entry) => entry.isFile() && !entry.parentPath.includes(`${sep}node_modules`) && !entry.parentPath.includes(`${sep}.data`))
+      .filter((entry) => entry.isFile() && !['node_modules', '.data', '.cache'].some((skip) => entry.parentPath.includes(`${sep}${skip}`)))
       .map((entry) => {
         const path = join(entry.parentPath, entry.name);
         return [relative(dir, path).split(sep).join('/'), sha256(readFileSync(path, 'utf8'))];
@@ -131,7 +136,8 @@ function snapshot(): Map<string, string> {
 
 /** Runs the copy's `dispatch` from its sources; resolves with its exit code and output. */
 async function dispatch(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'src/cli/main.ts'), ...args], { cwd: dir, env: { ...process.env, ...env } });
+  // The copy keeps its generator memo to itself (node_modules is the checkout's, through a link).
+  const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'src/cli/main.ts'), ...args], { cwd: dir, env: { ...process.env, DISPATCH_CACHE_DIR: join(dir, '.cache'), ...env } });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -173,7 +179,8 @@ describe('a fixture face added as one module', () => {
 
   it('is served: its table keeps counts, its background work runs, its route answers, and it stops with the server', async () => {
     const port = String(await freePort());
-    const env = { PORT: port, DATA_DIR: join(dir, '.data'), COUNTERS_TICK_MS: '20' };
+    const stopped = join(dir, 'counters-stopped.json');
+    const env = { PORT: port, DATA_DIR: join(dir, '.data'), COUNTERS_TICK_MS: '20', COUNTERS_STOPPED_FILE: stopped };
     const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'src/cli/main.ts'), 'serve'], { cwd: dir, env: { ...process.env, ...env } });
     let output = '';
     const ready = new Promise<void>((resolve, reject) => {
@@ -206,6 +213,7 @@ describe('a fixture face added as one module', () => {
       child.kill('SIGTERM');
       const [code] = (await exited) as [number | null];
       expect(code, output).toBe(0);
+      expect(JSON.parse(readFileSync(stopped, 'utf8'))).toMatchObject({ running: false });
     }
   }, 60_000);
 });

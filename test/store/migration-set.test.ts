@@ -1,9 +1,10 @@
 /**
  * The one order of migrations: the core's and the modules', checked by name before a store is touched; a
- * name given by the core and a module (a migration written before its tables had one owner) is one
- * migration whose parts run in order.
+ * split migration (written before its tables had one owner) is one migration whose parts run in order, and
+ * no other name may be given twice.
  */
-import type { Kysely } from 'kysely';
+import Database from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { migrationSet } from '../../src/store/migration-set.js';
 import { CORE_MIGRATIONS } from '../../src/store/migrations.js';
@@ -20,13 +21,16 @@ describe('the migration set', () => {
     expect(() => migrationSet([{ name: '0999_Widgets', up: async () => {} }])).toThrow(/0999_Widgets/);
   });
 
-  it('runs the parts of a name given twice as one migration, in the order given', async () => {
-    const ran: string[] = [];
-    const part = (label: string) => ({ name: '0999_shared', up: async () => void ran.push(label) });
-    const set = migrationSet([part('first'), part('second')]);
-    expect(set.names.filter((n) => n === '0999_shared')).toHaveLength(1);
-    const migrations = await set.provider.getMigrations();
-    await migrations['0999_shared']!.up({} as Kysely<unknown>);
-    expect(ran).toEqual(['first', 'second']);
+  it('runs the parts of a split migration as one, the core\'s first, and refuses any other name given twice', async () => {
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Database(':memory:') }) });
+    let tablesBefore: string[] = [];
+    const set = migrationSet([{ name: '0001_keys_and_auth', up: async (trx) => void (tablesBefore = (await trx.introspection.getTables()).map((t) => t.name)) }]);
+    expect(set.names.filter((n) => n === '0001_keys_and_auth')).toHaveLength(1);
+    await (await set.provider.getMigrations())['0001_keys_and_auth']!.up(db);
+    expect(tablesBefore).toEqual(['api_keys']);
+    await db.destroy();
+    expect(() => migrationSet([{ name: '0020_storage_nfc_keys', up: async () => {} }])).toThrow(/Migration "0020_storage_nfc_keys" is given twice/);
+    const twice = { name: '0999_widgets', up: async () => {} };
+    expect(() => migrationSet([twice, twice])).toThrow(/given twice/);
   });
 });

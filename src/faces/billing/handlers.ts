@@ -1,6 +1,6 @@
 /**
  * The `billing` face (docs/contract.md § Payments and billing): prices, subscriptions, the upcoming invoice and the invoice state machine.
- * The flows live in src/billing/ (prices, periods, rating lines from usage, invoices, the period closer); this
+ * The flows live beside it in this module (prices, periods, rating lines from usage, invoices, the period closer); this
  * file maps actions to them and reads lists. Everything is confined to the call's (mode, entity).
  */
 import type { BillingHandlers } from '../../../generated/server/types.js';
