@@ -32,8 +32,6 @@ export interface StreamSink {
 
 /** Settings from the environment that handlers act on. */
 export interface HandlerSettings {
-  /** Lets webhook URLs use http and private or loopback addresses (development and tests). */
-  readonly allowPrivateWebhookUrls: boolean;
   /** What `ai.models` lists in each mode; no live list without a live model provider. */
   readonly aiModels: { readonly test: readonly ModelInfo[]; readonly live?: readonly ModelInfo[] };
 }
@@ -67,6 +65,11 @@ export interface HandlerContext<E extends EventName = never> {
    */
   service<T>(face: string): T | undefined;
   readonly settings: HandlerSettings;
+  /**
+   * The event types of the catalogue being served, by type: what event patterns (`auth.*`) are checked
+   * against, so that a server serving another catalogue checks against its own.
+   */
+  readonly eventTypes: ReadonlyMap<string, { readonly face: string }>;
   /** Usage records as this server writes them (what `usage.live` follows). */
   readonly usageFeed: UsageFeed;
   /**

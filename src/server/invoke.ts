@@ -48,6 +48,7 @@ class CallContext implements HandlerContext<EventName> {
   readonly idempotencyKey: string | undefined;
   readonly providers: Providers;
   readonly settings: HandlerSettings;
+  readonly eventTypes: ReadonlyMap<string, { readonly face: string }>;
   readonly usageFeed: UsageFeed;
   readonly stream: StreamSink;
   readonly #call: RoutedCall;
@@ -63,6 +64,7 @@ class CallContext implements HandlerContext<EventName> {
     this.idempotencyKey = call.envelope.options.idempotencyKey;
     this.providers = runtime.providers;
     this.settings = runtime.settings;
+    this.eventTypes = runtime.catalogue.eventTypes;
     this.usageFeed = runtime.usageFeed;
     this.stream = invocation.stream ? declaredEventsOnly(invocation.stream, call.action) : NO_STREAM;
     this.#call = call;
