@@ -16,10 +16,10 @@ import { openStore } from '../src/store/open.js';
 import { shippedMigrations } from '../src/server/shipped.js';
 import type { Db } from '../src/store/schema.js';
 import { CallTransaction } from '../src/store/transaction.js';
-import { DEFAULT_WEBHOOK_CONFIG } from '../src/webhooks/config.js';
-import { eventBody, newSecret, signatures } from '../src/webhooks/message.js';
-import { postWebhook } from '../src/webhooks/post.js';
-import { WebhookWorker } from '../src/webhooks/worker.js';
+import { DEFAULT_WEBHOOK_SETTINGS } from '../src/faces/webhooks/settings.js';
+import { eventBody, newSecret, signatures } from '../src/faces/webhooks/message.js';
+import { postWebhook } from '../src/faces/webhooks/post.js';
+import { WebhookWorker } from '../src/faces/webhooks/worker.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -90,7 +90,7 @@ async function eventCost(db: Db, label: string, url: string): Promise<void> {
 /** Deliveries per second: the worker draining a queue, against the same signed POSTs with no store. */
 async function deliveryRate(db: Db, label: string, receiver: Receiver): Promise<void> {
   const endpoint = await insertEndpoint(db, 'bench-deliveries', receiver.url);
-  const config = { ...DEFAULT_WEBHOOK_CONFIG, allowPrivateUrls: true, concurrency: CONCURRENCY, pollMs: 20 };
+  const config = { ...DEFAULT_WEBHOOK_SETTINGS, allowPrivateUrls: true, concurrency: CONCURRENCY, pollMs: 20 };
   const worker = [] as number[];
   const floor = [] as number[];
   for (let round = 0; round < ROUNDS; round++) {

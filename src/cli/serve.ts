@@ -31,7 +31,7 @@ export function registerServe(program: Command): void {
         const opening = import('../store/open.js').then(({ openStore }) => openStore({ dataDir: settled.dataDir, databaseUrl: settled.databaseUrl, migrations: shippedMigrations() }));
         // Awaited below; a configuration error thrown first must not leave its failure unhandled.
         opening.catch(() => {});
-        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { storageSettingsFromEnv }, { configureSecretKeys }, { resealEndpointSecrets }, { log }] =
+        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { storageSettingsFromEnv }, { configureSecretKeys }, { log }] =
           await Promise.all([
             import('../providers/config.js'),
             import('../server/first-key.js'),
@@ -39,13 +39,11 @@ export function registerServe(program: Command): void {
             import('../server/rate-limit/create.js'),
             import('../storage/config.js'),
             import('./secret-keys.js'),
-            import('../store/webhooks.js'),
             import('../core/log.js'),
           ]);
         const storageSettings = asConfigError(() => storageSettingsFromEnv(env, settled.dataDir));
         asConfigError(() => configureSecretKeys(settled));
         const db = await opening;
-        await resealEndpointSecrets(db);
         const limiter = await createLimiter(config);
         if (config.redisUrl && limiter.reachable && !(await limiter.reachable())) {
           const problem = `REDIS_URL ${redacted(config.redisUrl)}: cannot connect. Is Redis running there, and reachable from here?`;
@@ -67,8 +65,6 @@ export function registerServe(program: Command): void {
           eventRetentionDays: config.eventRetentionDays,
           serverVersion: config.serverVersion,
           logger: config.logRequests,
-          webhooks: config.webhooks,
-          webhookWorker: config.webhookWorker,
           http: config.http,
           usage: config.usage,
           settings: moduleSettings,
@@ -93,8 +89,7 @@ export function registerServe(program: Command): void {
         const firstKey = await ensureFirstKey(db, catalogue.platform);
         const base = listeningBase(config);
         const state = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
-        const worker = config.webhookWorker ? 'webhooks: in process' : 'webhooks: separate workers';
-        const banner = `Unified Dispatch ${config.serverVersion} listening on ${base} (store: ${state}; rate limits: ${config.redisUrl ? 'Redis' : 'in process'}; ${worker})`;
+        const banner = `Unified Dispatch ${config.serverVersion} listening on ${base} (store: ${state}; rate limits: ${config.redisUrl ? 'Redis' : 'in process'})`;
         // One write, so that a reader never sees the banner without the key that follows it.
         console.log(firstKey ? `${banner}\n${firstKeyMessage(base, firstKey)}` : banner);
       }, () => config);

@@ -20,9 +20,8 @@ export function registerWorker(program: Command): void {
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;
       await startOrExplain(async () => {
-        const [{ openStore }, { WebhookWorker }, { PaymentReconciler }, { mailWorker }, { createProviders }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
+        const [{ openStore }, { PaymentReconciler }, { mailWorker }, { createProviders }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
           import('../store/open.js'),
-          import('../webhooks/worker.js'),
           import('../payments/reconciler.js'),
           import('../email/worker.js'),
           import('../providers/config.js'),
@@ -42,7 +41,6 @@ export function registerWorker(program: Command): void {
         const { configureSecretKeys } = await import('./secret-keys.js');
         asConfigError(() => configureSecretKeys(settled));
         const db = await openStore({ migrations: shippedMigrations(), dataDir: config.dataDir, databaseUrl: config.databaseUrl });
-        const worker = new WebhookWorker(db, config.webhooks);
         // Their events are written in the version in force when they are written, not in the newest declared.
         const apiVersion = versionInForceNow(platform);
         // Storage here runs its background work (uploads landed in S3, collecting content no object holds) and
@@ -56,10 +54,9 @@ export function registerWorker(program: Command): void {
         const alive = setInterval(() => {}, 1 << 30);
         stopOnSignals(async () => {
           clearInterval(alive);
-          await Promise.all([worker.stop(), modules.stop(), mail.stop(), reconciler.stop(), storage.worker.stop()]);
+          await Promise.all([modules.stop(), mail.stop(), reconciler.stop(), storage.worker.stop()]);
           await db.destroy();
         });
-        worker.start();
         modules.startBackground();
         mail.start();
         reconciler.start();

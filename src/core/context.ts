@@ -43,8 +43,6 @@ export interface StreamSink {
 
 /** Settings from the environment that handlers act on. */
 export interface HandlerSettings {
-  /** Lets webhook URLs use http and private or loopback addresses (development and tests). */
-  readonly allowPrivateWebhookUrls: boolean;
   /** What `ai.models` lists in each mode; no live list without a live model provider. */
   readonly aiModels: { readonly test: readonly ModelInfo[]; readonly live?: readonly ModelInfo[] };
 }

@@ -7,7 +7,6 @@ import { fromRoot } from '../package-root.js';
 import { parseSchedule } from '../core/schedule.js';
 import { choice, ConfigError, integer } from '../core/settings.js';
 import { DEFAULT_EMAIL_QUEUE, type EmailQueueConfig } from '../email/queue-config.js';
-import { readWebhookConfig, type WebhookConfig } from '../webhooks/config.js';
 import { LOG_LEVELS } from '../core/log-levels.js';
 import { corsOrigins } from './cors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
@@ -35,9 +34,6 @@ export interface RuntimeConfig {
   /** LOG_LEVEL, checked here so that a wrong one stops the start with one line (log.ts reads it itself). */
   logLevel: string;
   serverVersion: string;
-  webhooks: WebhookConfig;
-  /** Runs the webhook delivery worker inside the server; off when `dispatch worker` processes do it. */
-  webhookWorker: boolean;
   http: HttpLimits;
   /** Asked of `GET /metrics` as a bearer token when set. */
   metricsToken?: string;
@@ -94,8 +90,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     logRequests: env.LOG_REQUESTS === '1',
     logLevel: choice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     serverVersion: packageVersion(),
-    webhooks: readWebhookConfig(env),
-    webhookWorker: choice(env, 'WEBHOOK_WORKER', ['on', 'off'] as const, 'on') === 'on',
     http: {
       requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.requestTimeoutMs),
       headersTimeoutMs: integer(env, 'HEADERS_TIMEOUT_MS', DEFAULT_HTTP_LIMITS.headersTimeoutMs),

@@ -15,8 +15,6 @@ import { purgeExpiredIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
 import { postgresPool } from '../store/open.js';
 import { equalSecrets, newId } from '../store/secrets.js';
-import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
-import { WebhookWorker } from '../webhooks/worker.js';
 import { DEFAULT_PAYMENTS_RECONCILER, type PaymentsReconcilerConfig } from './config.js';
 import type { EmailQueueConfig } from '../email/queue-config.js';
 import { PaymentReconciler } from '../payments/reconciler.js';
@@ -67,10 +65,6 @@ export interface ServerOptions {
   eventRetentionDays?: number;
   serverVersion: string;
   logger?: boolean;
-  /** Webhook delivery settings; the defaults of docs/contract.md § Webhooks when absent. */
-  webhooks?: WebhookConfig;
-  /** Runs the webhook delivery worker inside the server (default true); false when workers run apart. */
-  webhookWorker?: boolean;
   /** How often a stream sends `ping` (default 15 s). */
   streamPingMs?: number;
   /** How long a streaming client may stay behind, and how much may wait for it (defaults: 30 s, 1 MiB). */
@@ -134,8 +128,6 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const catalogue = options.publicUrl ? { ...served, platform: { ...served.platform, errorDocsUrl: absolute(served.platform.errorDocsUrl, options.publicUrl) } } : served;
   registerErrorCodes(catalogue.errors.values());
   const { limits } = catalogue.platform;
-  const webhooks = options.webhooks ?? DEFAULT_WEBHOOK_CONFIG;
-  const worker = options.webhookWorker === false ? undefined : new WebhookWorker(options.db, webhooks);
   // Not the newest version declared: one dated later is only announced until its date.
   const defaultVersion = versionInForceNow(catalogue.platform, options.now);
   const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
@@ -176,7 +168,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     serverVersion: options.serverVersion,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     idempotencyLeaseMarginMs: options.idempotencyLeaseMarginMs ?? 5_000,
-    settings: { allowPrivateWebhookUrls: webhooks.allowPrivateUrls, aiModels: options.aiModels ?? { test: TEST_MODELS } },
+    settings: { aiModels: options.aiModels ?? { test: TEST_MODELS } },
     commits: new CommitGroup(options.db),
     usageFeed,
     afterAnswer: [observe, ...(options.usage?.enabled === false ? [] : [usageStage(usage, catalogue)]), ...modules.afterAnswer],
@@ -334,7 +326,6 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     purgeExpiredIdempotency(options.db, new Date().toISOString()).catch((error: unknown) => log.error({ err: error }, 'idempotency purge failed'));
     purgeEvents(options.db, new Date(Date.now() - retentionMs).toISOString()).catch((error: unknown) => log.error({ err: error }, 'event purge failed'));
   }, PURGE_INTERVAL_MS).unref();
-  worker?.start();
   modules.startBackground();
   storage?.worker.start();
   mail?.start();
@@ -342,7 +333,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   app.addHook('onClose', async () => {
     clearInterval(purge);
     runtime.keys.close();
-    await Promise.all([worker?.stop(), modules.stop(), mail?.stop(), reconciler?.stop(), storage?.worker.stop()]);
+    await Promise.all([modules.stop(), mail?.stop(), reconciler?.stop(), storage?.worker.stop()]);
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
     relay?.close();

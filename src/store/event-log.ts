@@ -4,6 +4,7 @@
  * emitted, which can come well before its call commits, so the order is the stored time, not the id: a page
  * read while calls commit never skips an event that lands among the pages already read. The index
  * `events_log` (mode, entity_id, created_at, id) serves every page.
+ * Each event is answered in its wire form (`wireEvent`), the body its webhook deliveries post.
  */
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Partition } from './auth.js';
@@ -43,4 +44,26 @@ function typeCondition(eb: ExpressionBuilder<Database, 'events'>, patterns: read
     ...(exact.length > 0 ? [eb('type', 'in', exact)] : []),
     ...prefixes.map((prefix) => eb(sql<string>`substr(type, 1, ${sql.lit(prefix.length)})`, '=', prefix)),
   ]);
+}
+
+/**
+ * A stored event as the API shows it: what a delivery posts, and what the event log (`events.list`,
+ * `events.get`) answers, so that one type reads both.
+ */
+export function wireEvent(event: EventTable) {
+  return {
+    id: event.id,
+    type: event.type,
+    timestamp: event.created_at,
+    apiVersion: event.api_version,
+    livemode: event.mode === 'live',
+    entityId: event.entity_id,
+    request: { id: event.request_id, idempotencyKey: event.idempotency_key },
+    data: JSON.parse(event.data) as unknown,
+  };
+}
+
+/** One stored event of a partition, by id. */
+export async function getEvent(db: Db, p: Partition, id: string): Promise<EventTable | undefined> {
+  return db.selectFrom('events').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).executeTakeFirst();
 }

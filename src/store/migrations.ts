@@ -49,6 +49,7 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('idempotency_records_expires_at').on('idempotency_records').column('expires_at').execute();
     },
   },
+  // The webhooks module adds its part (webhook_attempts) after this one (src/faces/webhooks/tables.ts).
   '0003_events_and_webhooks': {
     async up(db: Kysely<unknown>) {
       await db.schema
@@ -107,17 +108,6 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
       await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'id']).execute();
       await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').columns(['event_id']).execute();
-      await db.schema
-        .createTable('webhook_attempts')
-        .addColumn('delivery_id', 'text', (c) => c.notNull().references('webhook_deliveries.id').onDelete('cascade'))
-        .addColumn('attempt', 'integer', (c) => c.notNull())
-        .addColumn('started_at', 'text', (c) => c.notNull())
-        .addColumn('duration_ms', 'integer', (c) => c.notNull())
-        .addColumn('response_status', 'integer')
-        .addColumn('error', 'text')
-        .addColumn('succeeded', 'integer', (c) => c.notNull())
-        .addPrimaryKeyConstraint('webhook_attempts_pkey', ['delivery_id', 'attempt'])
-        .execute();
     },
   },
   '0004_no_unused_event_index': {

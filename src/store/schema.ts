@@ -62,7 +62,10 @@ export interface EventTable {
 
 export type EndpointStatus = 'enabled' | 'disabled';
 
-/** A webhook subscription of one (mode, entity). */
+/**
+ * A webhook subscription of one (mode, entity); the core's, as the outbox reads it on every emitting commit
+ * (the webhooks module manages the endpoints).
+ */
 export interface WebhookEndpointTable {
   /** `wh_…` */
   id: string;
@@ -106,19 +109,6 @@ export interface WebhookDeliveryTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
-}
-
-/** One HTTP request of a delivery. */
-export interface WebhookAttemptTable {
-  delivery_id: string;
-  /** 1 for the first request of the delivery. */
-  attempt: number;
-  started_at: string;
-  duration_ms: number;
-  /** The receiver's status code; null when no answer came (refused, timed out, address not allowed). */
-  response_status: number | null;
-  error: string | null;
-  succeeded: number;
 }
 
 /** One call as usage analytics records it (docs/contract.md § Usage). */
@@ -441,7 +431,6 @@ export interface Database {
   events: EventTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
-  webhook_attempts: WebhookAttemptTable;
   usage_records: UsageRecordTable;
   usage_rollups: UsageRollupTable;
   usage_unit_rollups: UsageUnitRollupTable;

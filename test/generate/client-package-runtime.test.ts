@@ -5,7 +5,7 @@
  * answers as each test tells it.
  */
 import { WebhookVerificationError } from 'standardwebhooks';
-import { signatures } from '../../src/webhooks/message.js';
+import { signatures } from '../../src/faces/webhooks/message.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,

@@ -10,7 +10,7 @@ import { actionLink, slug } from '../../src/generate/docs-tables.js';
 import { emitDocs } from '../../src/generate/emit-docs.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import type { Catalog } from '../../src/spec/model.js';
-import { eventBody, signatures } from '../../src/webhooks/message.js';
+import { eventBody, signatures } from '../../src/faces/webhooks/message.js';
 
 const FACES = new URL('../../faces/', import.meta.url).pathname;
 const FIXTURE = new URL('../fixtures/notes/faces/', import.meta.url).pathname;

@@ -13,7 +13,7 @@ import { emitDocs } from '../../src/generate/emit-docs.js';
 import { emitOpenApi } from '../../src/generate/emit-openapi.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import type { Catalog } from '../../src/spec/model.js';
-import { eventBody } from '../../src/webhooks/message.js';
+import { eventBody } from '../../src/faces/webhooks/message.js';
 
 type Json = Record<string, any>;
 

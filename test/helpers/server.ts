@@ -15,7 +15,7 @@ import { TEST_MODELS, type ModelInfo } from '../../src/providers/model-list.js';
 import { testEmbeddingModel } from '../../src/providers/test-embeddings.js';
 import { testTextModel } from '../../src/providers/test-model.js';
 import type { RateLimiter } from '../../src/server/rate-limit/limiter.js';
-import type { WebhookConfig } from '../../src/webhooks/config.js';
+import type { WebhookSettings } from '../../src/faces/webhooks/settings.js';
 import { createTestDatabase } from './postgres.js';
 import { MemoryRateLimiter } from '../../src/server/rate-limit/memory.js';
 import { buildServer } from '../../src/server/server.js';
@@ -68,7 +68,8 @@ export interface TestServerOptions {
   /** Serves this store (migrated as it opens) instead of a fresh one; the test keeps it and removes it. */
   store?: { dataDir: string; databaseUrl?: string };
   /** Webhook settings; by default private URLs are allowed (receivers listen on 127.0.0.1) and retries come fast. */
-  webhooks?: Partial<WebhookConfig>;
+  webhooks?: Partial<WebhookSettings>;
+  /** Runs the delivery worker in the server (`webhooks.worker`); on unless false. */
   webhookWorker?: boolean;
   streamPingMs?: number;
   streamStallMs?: number;
@@ -91,12 +92,13 @@ export interface TestServerOptions {
 }
 
 /** Webhook settings for tests: receivers on 127.0.0.1, retries within a second. */
-export const TEST_WEBHOOKS: WebhookConfig = {
+export const TEST_WEBHOOKS: WebhookSettings = {
   retryOffsetsMs: { live: [150, 450], test: [150, 450] },
   timeoutMs: 1000,
   allowPrivateUrls: true,
   concurrency: 8,
   pollMs: 50,
+  worker: true,
 };
 
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
@@ -118,8 +120,6 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     limiter,
     keyCacheTtlMs: options.keyCacheTtlMs ?? 2000,
     serverVersion: '0.0.0-test',
-    webhooks: { ...TEST_WEBHOOKS, ...options.webhooks },
-    ...(options.webhookWorker !== undefined ? { webhookWorker: options.webhookWorker } : {}),
     ...(options.streamPingMs !== undefined ? { streamPingMs: options.streamPingMs } : {}),
     ...(options.streamStallMs !== undefined ? { streamStallMs: options.streamStallMs } : {}),
     ...(options.http ? { http: options.http } : {}),
@@ -128,7 +128,10 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
     // Each module with its defaults, as a server started with no variables set, and what the test gives.
-    settings: readModuleSettings(catalogue.modules, {}, { ...(options.billing ? { billing: options.billing } : {}) }),
+    settings: readModuleSettings(catalogue.modules, {}, {
+      webhooks: { ...TEST_WEBHOOKS, ...options.webhooks, ...(options.webhookWorker !== undefined ? { worker: options.webhookWorker } : {}) },
+      ...(options.billing ? { billing: options.billing } : {}),
+    }),
     ...(options.reconciler ? { payments: options.reconciler } : {}),
     ...(options.idempotencyTtlSeconds !== undefined ? { idempotencyTtlSeconds: options.idempotencyTtlSeconds } : {}),
     storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },

@@ -9,8 +9,8 @@ import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { platform } from '../../generated/server/platform.js';
 import { versionInForce } from '../../src/spec/version-in-force.js';
-import { isPrivateAddress } from '../../src/webhooks/url-policy.js';
-import { WebhookWorker } from '../../src/webhooks/worker.js';
+import { isPrivateAddress } from '../../src/faces/webhooks/url-policy.js';
+import { WebhookWorker } from '../../src/faces/webhooks/worker.js';
 import { startReceiver, verified, type Receiver } from '../helpers/receiver.js';
 import { startServer, TEST_WEBHOOKS, type TestServer } from '../helpers/server.js';
 

@@ -11,7 +11,7 @@ import { shippedMigrations } from '../../src/server/shipped.js';
 import type { Db, Mode } from '../../src/store/schema.js';
 import { afterCommit, CallTransaction } from '../../src/store/transaction.js';
 import { CommitGroup } from '../../src/store/commit-group.js';
-import { insertEndpoint, leaseDueDeliveries, loadDeliveries, settleDelivery } from '../../src/store/webhooks.js';
+import { insertEndpoint, leaseDueDeliveries, loadDeliveries, settleDelivery } from '../../src/faces/webhooks/store.js';
 import { implementations, type StoreLocation } from './implementations.js';
 
 const iso = (ms = 0) => new Date(Date.now() + ms).toISOString();

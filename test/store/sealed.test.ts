@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureSecretKeys } from '../../src/cli/secret-keys.js';
 import { newSecretKey, parseSecretKey, seal, sealedUnderCurrentKey, unseal, useSecretKeys } from '../../src/store/sealed.js';
-import { getEndpoint, insertEndpoint, resealEndpointSecrets } from '../../src/store/webhooks.js';
+import { getEndpoint, insertEndpoint, resealEndpointSecrets } from '../../src/faces/webhooks/store.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;

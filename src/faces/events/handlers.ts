@@ -6,18 +6,16 @@ import type { EventsHandlers } from '../../../generated/server/types.js';
 import { ApiError } from '../../core/errors.js';
 import { listPage } from '../../core/list-page.js';
 import type { Partition } from '../../store/auth.js';
-import { listEvents } from '../../store/event-log.js';
+import { getEvent, listEvents, wireEvent } from '../../store/event-log.js';
 import { isoInstant, parseInstant } from '../../store/instant.js';
 import type { Mode } from '../../store/schema.js';
-import { getEvent } from '../../store/webhooks.js';
-import { checkEventPatterns } from '../../webhooks/event-patterns.js';
-import { wireEvent } from '../../webhooks/message.js';
+import { checkEventPatterns } from '../../core/event-patterns.js';
 
 const partition = (ctx: { mode: Mode; entityId: string }): Partition => ({ mode: ctx.mode, entityId: ctx.entityId });
 
 export const handlers: EventsHandlers = {
   async list(payload, ctx) {
-    if (payload.types) checkEventPatterns(payload.types, '/payload/types');
+    if (payload.types) checkEventPatterns(payload.types, '/payload/types', ctx.catalogue.eventTypes);
     if (payload.from !== undefined && payload.to !== undefined && !(parseInstant(payload.from) < parseInstant(payload.to))) {
       throw new ApiError('event_range_invalid', '`from` must come before `to`.', { param: '/payload/from' });
     }

@@ -1,7 +1,7 @@
 /**
  * The `webhooks` face: endpoints of one (mode, entity) that receive its events, their deliveries, replays
  * and test pings. The secret of an endpoint is returned when it is created or rotated, and never again.
- * Sending is the delivery worker's job (src/webhooks/worker.ts); this face only writes to the queue.
+ * Sending is the delivery worker's job (worker.ts); these handlers only write to the queue.
  */
 import type { WebhooksDelivery, WebhooksEndpoint, WebhooksHandlers } from '../../../generated/server/types.js';
 import { ApiError } from '../../core/errors.js';
@@ -9,16 +9,19 @@ import { listPage } from '../../core/list-page.js';
 import { newId } from '../../store/secrets.js';
 import type { Partition } from '../../store/auth.js';
 import { matchesEventPattern, queueDeliveries } from '../../store/events.js';
-import type { Db, Mode, WebhookEndpointTable } from '../../store/schema.js';
-import { countEndpoints, deleteEndpoint, getEndpoint, getEvent, insertEndpoint, listDeliveries, listEndpoints, updateEndpoint } from '../../store/webhooks.js';
-import { checkEventPatterns } from '../../webhooks/event-patterns.js';
-import { newSecret } from '../../webhooks/message.js';
-import { resolvedProblem, urlProblem } from '../../webhooks/url-policy.js';
+import type { WebhookEndpointTable } from '../../store/schema.js';
+import { getEvent } from '../../store/event-log.js';
+import type { HandlerContext } from '../../core/context.js';
+import { checkEventPatterns } from '../../core/event-patterns.js';
+import { newSecret } from './message.js';
+import type { WebhooksService } from './settings.js';
+import { countEndpoints, deleteEndpoint, getEndpoint, insertEndpoint, listDeliveries, listEndpoints, updateEndpoint } from './store.js';
+import { resolvedProblem, urlProblem } from './url-policy.js';
 
 /** Endpoints per (mode, entity): each emitting call fans out to all of them, so they are kept few. */
 const MAX_ENDPOINTS = 16;
 
-type Ctx = { db: Db; mode: Mode; entityId: string; settings: { allowPrivateWebhookUrls: boolean } };
+type Ctx = Pick<HandlerContext, 'db' | 'mode' | 'entityId' | 'catalogue' | 'service'>;
 const partition = (ctx: Ctx): Partition => ({ mode: ctx.mode, entityId: ctx.entityId });
 
 function toEndpoint(row: WebhookEndpointTable): WebhooksEndpoint {
@@ -41,7 +44,8 @@ async function checkUrl(ctx: Ctx, url: string): Promise<void> {
   } catch {
     throw new ApiError('webhook_url_invalid', `"${url}" is not an absolute URL.`, { param: '/payload/url' });
   }
-  const allow = ctx.settings.allowPrivateWebhookUrls;
+  // Strict unless the module's settings (WEBHOOK_ALLOW_PRIVATE_URLS) lift the rules.
+  const allow = ctx.service<WebhooksService>('webhooks')?.allowPrivateUrls ?? false;
   const problem = urlProblem(parsed, ctx.mode, allow) ?? (await resolvedProblem(parsed, allow));
   if (problem) throw new ApiError('webhook_url_invalid', `This URL cannot receive webhooks: ${problem}.`, { param: '/payload/url' });
 }
@@ -67,7 +71,7 @@ function enabled(row: WebhookEndpointTable, param: string): WebhookEndpointTable
 export const handlers: WebhooksHandlers = {
   async create(payload, ctx) {
     await checkUrl(ctx, payload.url);
-    checkEventPatterns(payload.eventTypes, '/payload/eventTypes');
+    checkEventPatterns(payload.eventTypes, '/payload/eventTypes', ctx.catalogue.eventTypes);
     if ((await countEndpoints(ctx.db, partition(ctx))) >= MAX_ENDPOINTS) {
       throw new ApiError('webhook_endpoint_limit', `An entity has at most ${MAX_ENDPOINTS} webhook endpoints per mode.`, { details: { max: MAX_ENDPOINTS } });
     }
@@ -102,7 +106,7 @@ export const handlers: WebhooksHandlers = {
 
   async update(payload, ctx) {
     if (payload.url !== undefined) await checkUrl(ctx, payload.url);
-    if (payload.eventTypes !== undefined) checkEventPatterns(payload.eventTypes, '/payload/eventTypes');
+    if (payload.eventTypes !== undefined) checkEventPatterns(payload.eventTypes, '/payload/eventTypes', ctx.catalogue.eventTypes);
     const row = await found(ctx, payload.id);
     const status = payload.enabled === undefined ? {} : { status: payload.enabled ? ('enabled' as const) : ('disabled' as const), disabled_reason: payload.enabled ? null : 'disabled' };
     const updated = await updateEndpoint(ctx.db, partition(ctx), row.id, {

@@ -5,7 +5,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { Mode } from '../store/schema.js';
+import type { Mode } from '../../store/schema.js';
 import { guardedLookup, urlProblem } from './url-policy.js';
 
 export interface AttemptOutcome {

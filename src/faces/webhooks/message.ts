@@ -6,28 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import type { EventTable, WebhookEndpointTable } from '../store/schema.js';
+import { wireEvent } from '../../store/event-log.js';
+import type { EventTable, WebhookEndpointTable } from '../../store/schema.js';
 
 /** A new signing secret: `whsec_` and 32 random bytes in base64, the Standard Webhooks form. */
 export function newSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
-}
-
-/**
- * A stored event as the API shows it: what a delivery posts, and what the event log (`events.list`,
- * `events.get`) answers, so that one type reads both.
- */
-export function wireEvent(event: EventTable) {
-  return {
-    id: event.id,
-    type: event.type,
-    timestamp: event.created_at,
-    apiVersion: event.api_version,
-    livemode: event.mode === 'live',
-    entityId: event.entity_id,
-    request: { id: event.request_id, idempotencyKey: event.idempotency_key },
-    data: JSON.parse(event.data) as unknown,
-  };
 }
 
 /** The JSON body of an event. `webhook-id` is the event id, so every delivery and retry of it shares one. */

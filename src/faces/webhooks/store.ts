@@ -5,9 +5,10 @@
  * the due rows instead of queueing on them; the lease itself is what keeps two workers from sending one
  * delivery at once, and what hands the deliveries of a worker that died back to the others.
  */
-import type { Partition } from './auth.js';
-import type { Db, DeliveryStatus, EventTable, WebhookAttemptTable, WebhookDeliveryTable, WebhookEndpointTable } from './schema.js';
-import { sealedUnderCurrentKey, sealNullable, unseal, unsealNullable } from './sealed.js';
+import type { Partition } from '../../store/auth.js';
+import type { Db, DeliveryStatus, EventTable, WebhookDeliveryTable, WebhookEndpointTable } from '../../store/schema.js';
+import { sealedUnderCurrentKey, sealNullable, unseal, unsealNullable } from '../../store/sealed.js';
+import type { WebhookAttemptTable } from './tables.js';
 
 // Signing secrets are sealed in the store (sealed.ts): written sealed, read open.
 const sealSecrets = <T extends Partial<Pick<WebhookEndpointTable, 'secret' | 'previous_secret'>>>(row: T): T => ({
@@ -28,7 +29,7 @@ export async function insertEndpoint(db: Db, row: WebhookEndpointTable): Promise
 /**
  * Seals again, under the current key, every signing secret sealed under a previous key (or written before
  * sealing existed); run at start, so that a rotated key can be dropped once the idempotency records it sealed
- * have expired. Returns how many endpoints changed.
+ * have expired (the module does it as a server starts, index.ts). Returns how many endpoints changed.
  */
 export async function resealEndpointSecrets(db: Db): Promise<number> {
   const rows = await db.selectFrom('webhook_endpoints').select(['id', 'secret', 'previous_secret']).execute();
@@ -85,10 +86,6 @@ export async function updateEndpoint(
 export async function deleteEndpoint(db: Db, p: Partition, id: string): Promise<boolean> {
   const result = await db.deleteFrom('webhook_endpoints').where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) === 1;
-}
-
-export async function getEvent(db: Db, p: Partition, id: string): Promise<EventTable | undefined> {
-  return db.selectFrom('events').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId).where('id', '=', id).executeTakeFirst();
 }
 
 export interface DeliveryFilter {

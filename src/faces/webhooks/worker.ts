@@ -3,32 +3,35 @@
  * endpoint, and settles it: a 2xx answer succeeds; a 410 disables the endpoint; anything else is retried on
  * the mode's schedule (offsets after the first attempt, stretched by up to 10% of jitter so that receivers
  * are not hit by every retry at once, and never before a `Retry-After`), until the last attempt marks the
- * delivery failed (it can be replayed). A worker runs inside the server by default and can run as its own
- * process (`dispatch worker`); any number of them may share one PostgreSQL store.
+ * delivery failed (it can be replayed). A worker runs inside the server by default and in `dispatch worker`
+ * processes (index.ts); any number of them may share one PostgreSQL store.
  *
  * Delivery is at least once: a worker that dies mid-send leaves its lease to lapse, and another sends again.
  */
-import { Poller } from '../core/poller.js';
-import { onDeliveriesQueued } from '../store/events.js';
-import type { Db, WebhookDeliveryTable } from '../store/schema.js';
-import { storeKind } from '../store/open.js';
-import { leaseDueDeliveries, loadDeliveries, settleDelivery, type DeliveryJob, type Settlement } from '../store/webhooks.js';
-import type { WebhookConfig } from './config.js';
+import { Poller } from '../../core/poller.js';
+import { onDeliveriesQueued } from '../../store/events.js';
+import type { Db, WebhookDeliveryTable } from '../../store/schema.js';
+import { storeKind } from '../../store/open.js';
+import { leaseDueDeliveries, loadDeliveries, settleDelivery, type DeliveryJob, type Settlement } from './store.js';
+import type { WebhookSettings } from './settings.js';
 import { eventBody, signatures } from './message.js';
 import { postWebhook, type AttemptOutcome } from './post.js';
-import { log } from '../core/log.js';
+import { log } from '../../core/log.js';
 
 const JITTER = 0.1;
 
+/** What the worker reads of the module's settings (whether a server runs it is decided before). */
+export type DeliverySettings = Omit<WebhookSettings, 'worker'>;
+
 export class WebhookWorker {
   readonly #db: Db;
-  readonly #config: WebhookConfig;
+  readonly #config: DeliverySettings;
   readonly #random: () => number;
   readonly #inFlight = new Set<Promise<void>>();
   readonly #poller: Poller;
   #unsubscribe: (() => void) | undefined;
 
-  constructor(db: Db, config: WebhookConfig, options: { random?: () => number } = {}) {
+  constructor(db: Db, config: DeliverySettings, options: { random?: () => number } = {}) {
     this.#db = db;
     this.#config = config;
     this.#random = options.random ?? Math.random;

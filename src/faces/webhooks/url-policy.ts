@@ -8,7 +8,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { Mode } from '../store/schema.js';
+import type { Mode } from '../../store/schema.js';
 
 /**
  * True for an address that is not on the public internet. Classified by ipaddr.js, which knows the special
