@@ -74,7 +74,6 @@ export function registerServe(program: Command): void {
           usage: config.usage,
           settings: readModuleSettings(catalogue.modules, env),
           storage: storageSettings,
-          email: config.email,
           payments: config.payments,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
           corsOrigins: config.corsOrigins,
