@@ -69,7 +69,6 @@ export function registerServe(program: Command): void {
           usage: config.usage,
           settings: moduleSettings,
           storage: storageSettings,
-          email: config.email,
           payments: config.payments,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
           corsOrigins: config.corsOrigins,

@@ -20,10 +20,9 @@ export function registerWorker(program: Command): void {
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;
       await startOrExplain(async () => {
-        const [{ openStore }, { PaymentReconciler }, { mailWorker }, { createProviders }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
+        const [{ openStore }, { PaymentReconciler }, { createProviders }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
           import('../store/open.js'),
           import('../payments/reconciler.js'),
-          import('../email/worker.js'),
           import('../providers/config.js'),
           import('../server/storage-routes.js'),
           import('../storage/config.js'),
@@ -44,21 +43,19 @@ export function registerWorker(program: Command): void {
         // Their events are written in the version in force when they are written, not in the newest declared.
         const apiVersion = versionInForceNow(platform);
         // Storage here runs its background work (uploads landed in S3, collecting content no object holds) and
-        // gives the mail worker the content of attachments.
+        // lends its content to the modules' background work (through the providers they are given).
         const storage = await setUpStorage(db, storageSettings, platform.tiers);
-        const providers = createProviders();
-        const mail = mailWorker(db, { ...providers, storage: storage.service }, config.email, apiVersion);
+        const providers = { ...createProviders(), storage: storage.service };
         const reconciler = new PaymentReconciler(db, providers.payments, { ...config.payments, apiVersion });
         const modules = await startModules(faceModules, { db, providers, platform, apiVersion, process: 'worker', settings: moduleSettings });
         // The worker's timers do not keep the process alive on their own; this does, until a signal.
         const alive = setInterval(() => {}, 1 << 30);
         stopOnSignals(async () => {
           clearInterval(alive);
-          await Promise.all([modules.stop(), mail.stop(), reconciler.stop(), storage.worker.stop()]);
+          await Promise.all([modules.stop(), reconciler.stop(), storage.worker.stop()]);
           await db.destroy();
         });
         modules.startBackground();
-        mail.start();
         reconciler.start();
         storage.worker.start();
         console.log(`Dispatch worker ${config.serverVersion} delivering webhooks and e-mail, closing billing periods and settling payments from ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}`);

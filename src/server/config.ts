@@ -4,9 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fromRoot } from '../package-root.js';
-import { parseSchedule } from '../core/schedule.js';
 import { choice, ConfigError, integer } from '../core/settings.js';
-import { DEFAULT_EMAIL_QUEUE, type EmailQueueConfig } from '../email/queue-config.js';
 import { LOG_LEVELS } from '../core/log-levels.js';
 import { corsOrigins } from './cors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
@@ -43,8 +41,6 @@ export interface RuntimeConfig {
   previousSecretKeys: string[];
   /** How long a usage record may wait to be written (the most a crash loses), and how long records and rollups are kept. */
   usage: { flushMs: number; retentionDays: number; rollupRetentionDays: number };
-  /** The mail queue: whether its worker runs in this server, and its retry schedule. */
-  email: EmailQueueConfig;
   /** The payments reconciler: whether it runs in this server (src/payments/reconciler.ts). */
   payments: PaymentsReconcilerConfig;
 }
@@ -104,12 +100,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       flushMs: integer(env, 'USAGE_FLUSH_MS', 1000),
       retentionDays: integer(env, 'USAGE_RETENTION_DAYS', 30),
       rollupRetentionDays: integer(env, 'USAGE_ROLLUP_RETENTION_DAYS', 400),
-    },
-    email: {
-      worker: choice(env, 'EMAIL_WORKER', ['on', 'off'] as const, 'on') === 'on',
-      retryOffsetsMs: env.EMAIL_RETRY_SCHEDULE ? parseSchedule(env.EMAIL_RETRY_SCHEDULE, 'EMAIL_RETRY_SCHEDULE') : DEFAULT_EMAIL_QUEUE.retryOffsetsMs,
-      pollMs: integer(env, 'EMAIL_POLL_MS', DEFAULT_EMAIL_QUEUE.pollMs),
-      concurrency: integer(env, 'EMAIL_CONCURRENCY', DEFAULT_EMAIL_QUEUE.concurrency),
     },
     payments: { reconciler: choice(env, 'PAYMENTS_RECONCILER', ['on', 'off'] as const, 'on') === 'on', ...DEFAULT_PAYMENTS_RECONCILER },
   };

@@ -1,8 +1,8 @@
 /**
  * The HTTP server: `POST /do`, `POST /{version}/do` and `POST /do/{face}.{action}` run the call pipeline, answering JSON or, for a
  * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs/*` and `/dashboard` serve
- * the rest. Unless told otherwise it also runs the background workers (webhook deliveries, mail, billing
- * periods, the payments reconciler, storage). Every error, the HTTP layer's own included (bad JSON, wrong
+ * the rest. Unless told otherwise it also runs the background workers (webhook deliveries, the face modules'
+ * own, the payments reconciler, storage). Every error, the HTTP layer's own included (bad JSON, wrong
  * content type, body too large, unknown path), leaves in the error envelope of docs/contract.md § Errors.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyInstance } from 'fastify';
@@ -16,9 +16,7 @@ import type { Db } from '../store/schema.js';
 import { postgresPool } from '../store/open.js';
 import { equalSecrets, newId } from '../store/secrets.js';
 import { DEFAULT_PAYMENTS_RECONCILER, type PaymentsReconcilerConfig } from './config.js';
-import type { EmailQueueConfig } from '../email/queue-config.js';
 import { PaymentReconciler } from '../payments/reconciler.js';
-import { mailWorker } from '../email/worker.js';
 import type { AfterAnswer, CallState } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
 import type { Catalogue } from '../core/catalogue.js';
@@ -84,8 +82,6 @@ export interface ServerOptions {
   settings?: Readonly<Record<string, unknown>>;
   /** Where the storage face keeps content; without it, storage calls answer 503 provider_unavailable. */
   storage?: StorageSettings;
-  /** The mail queue's worker (default: on, the default retry schedule); `worker: false` when workers run it. */
-  email?: Partial<EmailQueueConfig>;
   /** The payments reconciler (default: on, with its defaults); `reconciler: false` when workers run it. */
   payments?: Partial<PaymentsReconcilerConfig>;
   /** The clock by which API versions take effect (calls' default version, the workers' events); `Date.now` unless a test sets it. */
@@ -137,8 +133,6 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const relay = pool && new UsageRelay(options.db, pool, usageFeed);
   const storage = options.storage && (await setUpStorage(options.db, options.storage, catalogue.platform.tiers));
   const providers = storage ? { ...options.providers, storage: storage.service } : options.providers;
-  // The mail worker reads attachments from the storage face's content.
-  const mail = options.email?.worker === false ? undefined : mailWorker(options.db, providers, options.email, defaultVersion);
   const reconciler =
     options.payments?.reconciler === false ? undefined : new PaymentReconciler(options.db, providers.payments, { ...DEFAULT_PAYMENTS_RECONCILER, ...options.payments, apiVersion: defaultVersion });
   const modules = await startModules(catalogue.modules, {
@@ -328,12 +322,11 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   }, PURGE_INTERVAL_MS).unref();
   modules.startBackground();
   storage?.worker.start();
-  mail?.start();
   reconciler?.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     runtime.keys.close();
-    await Promise.all([modules.stop(), mail?.stop(), reconciler?.stop(), storage?.worker.stop()]);
+    await Promise.all([modules.stop(), reconciler?.stop(), storage?.worker.stop()]);
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
     relay?.close();

@@ -415,64 +415,6 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('storage_uploads_expiry').on('storage_uploads').column('expires_at').execute();
     },
   },
-  '0015_email': {
-    // Messages (the durable send queue of live mode: due rows are leased like webhook deliveries), templates
-    // and suppression lists of the email face.
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('email_messages')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('from_address', 'text', (c) => c.notNull())
-        .addColumn('to_addresses', 'text', (c) => c.notNull())
-        .addColumn('cc_addresses', 'text')
-        .addColumn('bcc_addresses', 'text')
-        .addColumn('reply_to', 'text')
-        .addColumn('subject', 'text', (c) => c.notNull())
-        .addColumn('text_body', 'text')
-        .addColumn('html_body', 'text')
-        .addColumn('headers', 'text')
-        .addColumn('tags', 'text')
-        .addColumn('template', 'text')
-        .addColumn('attachments', 'text')
-        .addColumn('scheduled_at', 'text')
-        .addColumn('next_attempt_at', 'text')
-        .addColumn('leased_until', 'text')
-        .addColumn('attempts', 'integer', (c) => c.notNull())
-        .addColumn('last_error', 'text')
-        .addColumn('history', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('updated_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('email_messages_pkey', ['mode', 'entity_id', 'id'])
-        .execute();
-      await db.schema.createIndex('email_messages_due').on('email_messages').columns(['status', 'next_attempt_at']).execute();
-      await db.schema
-        .createTable('email_templates')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('name', 'text', (c) => c.notNull())
-        .addColumn('subject', 'text', (c) => c.notNull())
-        .addColumn('text_body', 'text')
-        .addColumn('html_body', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('updated_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('email_templates_pkey', ['mode', 'entity_id', 'name'])
-        .execute();
-      await db.schema
-        .createTable('email_suppressions')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('address', 'text', (c) => c.notNull())
-        .addColumn('reason', 'text', (c) => c.notNull())
-        .addColumn('message_id', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('email_suppressions_pkey', ['mode', 'entity_id', 'address'])
-        .execute();
-    },
-  },
   '0016_storage_accrual': {
     // Stored bytes accrue as a platform meter (storage.storedByteDays) per partition, from the moment the
     // partition's bytes last changed or were last counted.

@@ -311,65 +311,6 @@ export interface PaymentRecoveryTable {
   created_at: string;
 }
 
-export type EmailStatus = 'queued' | 'deferred' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'suppressed';
-
-export interface EmailMessageTable {
-  mode: Mode;
-  entity_id: string;
-  /** `em_…` */
-  id: string;
-  status: EmailStatus;
-  from_address: string;
-  /** JSON arrays of mailboxes as given. */
-  to_addresses: string;
-  cc_addresses: string | null;
-  bcc_addresses: string | null;
-  reply_to: string | null;
-  /** As rendered (a template's output, or as given). */
-  subject: string;
-  text_body: string | null;
-  html_body: string | null;
-  /** JSON objects, or null. */
-  headers: string | null;
-  tags: string | null;
-  template: string | null;
-  /** JSON array of `{key, filename, contentType, size, sha256}`, or null. */
-  attachments: string | null;
-  scheduled_at: string | null;
-  /** When the queue may next send it (live mode, while queued or deferred). */
-  next_attempt_at: string | null;
-  leased_until: string | null;
-  attempts: number;
-  last_error: string | null;
-  /** JSON array of `{status, at, detail?}`. */
-  history: string;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface EmailTemplateTable {
-  mode: Mode;
-  entity_id: string;
-  /** `tmpl_…` */
-  id: string;
-  name: string;
-  subject: string;
-  text_body: string | null;
-  html_body: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface EmailSuppressionTable {
-  mode: Mode;
-  entity_id: string;
-  /** Lower case. */
-  address: string;
-  reason: 'bounce' | 'complaint';
-  message_id: string | null;
-  created_at: string;
-}
-
 /** A stored object of the storage face: its key in a partition and the content (blob) it holds. */
 export interface StorageObjectTable {
   mode: Mode;
@@ -445,9 +386,6 @@ export interface Database {
   payment_intents: PaymentIntentTable;
   payment_refunds: PaymentRefundTable;
   payment_recoveries: PaymentRecoveryTable;
-  email_messages: EmailMessageTable;
-  email_templates: EmailTemplateTable;
-  email_suppressions: EmailSuppressionTable;
   storage_objects: StorageObjectTable;
   storage_blobs: StorageBlobTable;
   storage_usage: StorageUsageTable;

@@ -26,7 +26,7 @@ import { moduleMigrations } from '../../src/core/face-module.js';
 import type { PaymentsReconcilerConfig } from '../../src/server/config.js';
 import type { BillingSettings } from '../../src/faces/billing/settings.js';
 import { readModuleSettings } from '../../src/server/modules.js';
-import type { EmailQueueConfig } from '../../src/email/queue-config.js';
+import type { EmailSettings } from '../../src/faces/email/settings.js';
 import type { MailTransport } from '../../src/providers/smtp.js';
 import type { Db } from '../../src/store/schema.js';
 import type { StorageSettings } from '../../src/storage/config.js';
@@ -86,7 +86,7 @@ export interface TestServerOptions {
   reconciler?: Partial<PaymentsReconcilerConfig>;
   /** Live e-mail (an SMTP transport to a local server), and the mail queue's settings. */
   mail?: MailTransport;
-  email?: Partial<EmailQueueConfig>;
+  email?: Partial<EmailSettings>;
   /** The clock by which API versions take effect; the real one unless given. */
   now?: () => number;
 }
@@ -131,11 +131,11 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     settings: readModuleSettings(catalogue.modules, {}, {
       webhooks: { ...TEST_WEBHOOKS, ...options.webhooks, ...(options.webhookWorker !== undefined ? { worker: options.webhookWorker } : {}) },
       ...(options.billing ? { billing: options.billing } : {}),
+      ...(options.email ? { email: options.email } : {}),
     }),
     ...(options.reconciler ? { payments: options.reconciler } : {}),
     ...(options.idempotencyTtlSeconds !== undefined ? { idempotencyTtlSeconds: options.idempotencyTtlSeconds } : {}),
     storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
-    ...(options.email ? { email: options.email } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

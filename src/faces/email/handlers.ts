@@ -1,21 +1,21 @@
 /**
  * The `email` face (docs/contract.md § E-mail): send (and sendBatch), messages and their history, Handlebars templates,
- * suppression lists. Messages are composed and stored here (src/email/compose.ts); test-mode ones are
- * captured at once unless scheduled, everything else goes through the queue of src/email/worker.ts.
+ * suppression lists. Messages are composed and stored here (src/faces/email/compose.ts); test-mode ones are
+ * captured at once unless scheduled, everything else goes through the queue of src/faces/email/worker.ts.
  */
 import type { EmailHandlers, EmailMessage, EmailSendPayload } from '../../../generated/server/types.js';
-import { holdAttachments } from '../../email/attachments.js';
-import { compose } from '../../email/compose.js';
-import { capturedMoves } from '../../email/outcomes.js';
-import { announceMail } from '../../email/signal.js';
-import { movedInMemory, suppressFor, type EmailEvent } from '../../email/status.js';
-import { checkTemplate } from '../../email/templates.js';
-import { TemplateBudget } from '../../email/template-budget.js';
-import { toMessage, toSuppression, toTemplate } from '../../email/wire.js';
+import { holdAttachments } from './attachments.js';
+import { compose } from './compose.js';
+import { capturedMoves } from './outcomes.js';
+import { announceMail } from './signal.js';
+import { movedInMemory, suppressFor, type EmailEvent } from './status.js';
+import { checkTemplate } from './templates.js';
+import { TemplateBudget } from './template-budget.js';
+import { toMessage, toSuppression, toTemplate } from './wire.js';
 import type { HandlerContext } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import { listPage } from '../../core/list-page.js';
-import * as store from '../../store/email.js';
+import * as store from './store.js';
 import type { Mode } from '../../store/schema.js';
 import { newId } from '../../store/secrets.js';
 import { afterCommit } from '../../store/transaction.js';

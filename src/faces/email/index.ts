@@ -1,8 +1,41 @@
 /**
- * The `email` face module: its handlers (handlers.ts).
+ * The `email` face module: its handlers (handlers.ts), its own tables (tables.ts), and the mail queue's
+ * worker (worker.ts), run by `dispatch worker`, and by a server unless `EMAIL_WORKER=off` leaves it to
+ * workers (settings.ts). Live messages go through the providers' SMTP transport (`providers.email.live`).
  */
 import type { EmailHandlers } from '../../../generated/server/types.js';
-import type { FaceModule } from '../../core/face-module.js';
+import type { FaceModule, ModuleHost } from '../../core/face-module.js';
+import type { StorageService } from '../../storage/service.js';
 import { handlers } from './handlers.js';
+import { emailSettings, type EmailSettings } from './settings.js';
+import { migrations } from './tables.js';
+import { MailWorker } from './worker.js';
 
-export const email: FaceModule<EmailHandlers> = { face: 'email', handlers };
+/**
+ * Where the worker reads attachments' content: the storage the host's providers carry. The one place to
+ * change when storage offers it as its module's service instead.
+ */
+export function attachmentStorage(host: ModuleHost<EmailSettings>): () => StorageService | undefined {
+  return () => host.providers.storage;
+}
+
+export const email: FaceModule<EmailHandlers, EmailSettings> = {
+  face: 'email',
+  handlers,
+  migrations,
+  settings: emailSettings,
+  start(host) {
+    const { db, settings, providers, apiVersion, process } = host;
+    if (process !== 'worker' && !settings.worker) return {};
+    const transport = providers.email?.live;
+    const worker = new MailWorker(db, {
+      retryOffsetsMs: settings.retryOffsetsMs,
+      pollMs: settings.pollMs,
+      concurrency: settings.concurrency,
+      apiVersion,
+      storage: attachmentStorage(host),
+      ...(transport ? { transport } : {}),
+    });
+    return { background: [worker] };
+  },
+};

@@ -6,7 +6,7 @@
  * bodies are not HTML-escaped; html bodies are.
  */
 import type HandlebarsModule from 'handlebars';
-import { ApiError, invalidField } from '../core/errors.js';
+import { ApiError, invalidField } from '../../core/errors.js';
 import { BudgetExceeded, TemplateBudget } from './template-budget.js';
 import { compiled } from './template-cache.js';
 import { handlebars, render, TemplateDataError } from './template-compiler.js';

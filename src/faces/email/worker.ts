@@ -3,25 +3,25 @@
  * settles it under its lease, in one transaction with its events. Live messages go over SMTP; test
  * messages scheduled for later are captured when their time comes, as unscheduled ones are at once. A
  * deferral is tried again on the retry schedule (offsets from the first attempt) and bounces after the
- * last. It runs in every server and in `dispatch worker`; several share one PostgreSQL queue. A worker that
- * dies mid-send leaves its lease to lapse and another sends again, under the same Message-ID.
+ * last. It runs in `dispatch worker`, and in a server unless `EMAIL_WORKER=off`; several share one
+ * PostgreSQL queue. A worker that dies mid-send leaves its lease to lapse and another sends again, under
+ * the same Message-ID.
  */
-import type { Providers } from '../providers/index.js';
-import type { StorageService } from '../storage/service.js';
-import { DEFAULT_EMAIL_QUEUE, type EmailQueueConfig } from './queue-config.js';
-import type { Partition } from '../store/auth.js';
-import { leaseDueMessages, suppressedAmong } from '../store/email.js';
-import { writeEvents, type EmittedEvent } from '../store/events.js';
-import { storeKind } from '../store/open.js';
-import type { Db, EmailMessageTable } from '../store/schema.js';
-import { newId } from '../store/secrets.js';
+import type { StorageService } from '../../storage/service.js';
+import type { Partition } from '../../store/auth.js';
+import { leaseDueMessages, suppressedAmong } from './store.js';
+import { writeEvents, type EmittedEvent } from '../../store/events.js';
+import { storeKind } from '../../store/open.js';
+import type { Db } from '../../store/schema.js';
+import type { EmailMessageTable } from './tables.js';
+import { newId } from '../../store/secrets.js';
 import { capturedMoves } from './outcomes.js';
 import { onMailQueued } from './signal.js';
-import { Poller } from '../core/poller.js';
-import type { MailTransport, SentOrNot } from '../providers/smtp.js';
+import { Poller } from '../../core/poller.js';
+import type { MailTransport, SentOrNot } from '../../providers/smtp.js';
 import { outgoing, recipientsOf } from './outgoing.js';
 import { advance, type Move } from './status.js';
-import { log } from '../core/log.js';
+import { log } from '../../core/log.js';
 
 export interface MailWorkerOptions {
   /** Retries after the first attempt, in ms from it; one attempt more is made than this lists. */
@@ -32,23 +32,13 @@ export interface MailWorkerOptions {
   apiVersion: () => string;
   /** Live sending; without it live messages wait (and live sends are refused 503 at the call). */
   transport?: MailTransport;
-  /** Where attachments' content is read from. */
-  storage?: StorageService;
+  /**
+   * Where attachments' content is read from, asked at each send (so that a storage started after this
+   * module is found); undefined when this process has no storage.
+   */
+  storage?: () => StorageService | undefined;
   /** How long a lease lasts; by default longer than the stages of one SMTP transaction can take together. */
   leaseMs?: number;
-}
-
-/** A worker with the settings given over the defaults, sending live mail through the providers' transport. */
-export function mailWorker(db: Db, providers: Providers, settings: Partial<EmailQueueConfig> = {}, apiVersion: () => string): MailWorker {
-  const transport = providers.email?.live;
-  const storage = providers.storage;
-  return new MailWorker(db, {
-    ...(storage ? { storage } : {}),
-    ...DEFAULT_EMAIL_QUEUE,
-    ...settings,
-    apiVersion,
-    ...(transport ? { transport } : {}),
-  });
 }
 
 export class MailWorker {
@@ -138,7 +128,7 @@ export class MailWorker {
     } else {
       let outcome: SentOrNot;
       try {
-        outcome = await this.#options.transport!.send(await outgoing(row, this.#options.storage));
+        outcome = await this.#options.transport!.send(await outgoing(row, this.#options.storage?.()));
       } catch (error) {
         // Nothing reached the server (the attachments could not be read): tried again on the schedule.
         outcome = { kind: 'retry', detail: `Not sent: ${(error as Error).message}` };

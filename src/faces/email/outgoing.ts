@@ -2,11 +2,11 @@
  * A stored message as nodemailer sends it: the rendered parts, the stable Message-ID, and its attachments'
  * bytes read from storage at the time of sending.
  */
-import type { StorageService } from '../storage/service.js';
-import type { EmailMessageTable } from '../store/schema.js';
+import type { StorageService } from '../../storage/service.js';
+import type { EmailMessageTable } from './tables.js';
 import { attachmentContents } from './attachments.js';
 import { storedAddresses } from './addresses.js';
-import type { OutgoingMessage } from '../providers/smtp.js';
+import type { OutgoingMessage } from '../../providers/smtp.js';
 import { messageIdHeader } from './wire.js';
 
 const list = (json: string | null) => (json !== null ? (JSON.parse(json) as string[]) : []);

@@ -4,9 +4,10 @@
  * sent or bounced, so that deleting the object meanwhile cannot make the blob collectable. Their bytes are
  * read when the message is sent.
  */
-import type { StorageService } from '../storage/service.js';
-import { holdBlob, releaseBlob } from '../store/storage.js';
-import type { Db, EmailMessageTable } from '../store/schema.js';
+import type { StorageService } from '../../storage/service.js';
+import { holdBlob, releaseBlob } from '../../store/storage.js';
+import type { Db } from '../../store/schema.js';
+import type { EmailMessageTable } from './tables.js';
 
 /** An attachment as the message keeps it: the storage object's content, held by its SHA-256 until sent. */
 export interface KeptAttachment {

@@ -4,7 +4,7 @@
  * compared in lower case (suppression lists, the simulator's addresses).
  */
 import addressparser from 'nodemailer/lib/addressparser';
-import { invalidField } from '../core/errors.js';
+import { invalidField } from '../../core/errors.js';
 
 /** A plain address: one @, something on each side, no spaces (the payload schema checks the rest). */
 const ADDRESS = /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/;

@@ -2,8 +2,8 @@
  * Rows of the email store in the wire shapes of faces/email.yaml: camelCase, JSON columns parsed, optional
  * fields only when set.
  */
-import type { EmailMessage, EmailSuppression, EmailTemplate } from '../../generated/server/types.js';
-import type { EmailMessageTable, EmailSuppressionTable, EmailTemplateTable } from '../store/schema.js';
+import type { EmailMessage, EmailSuppression, EmailTemplate } from '../../../generated/server/types.js';
+import type { EmailMessageTable, EmailSuppressionTable, EmailTemplateTable } from './tables.js';
 
 const json = <K extends string, T>(key: K, value: string | null) => (value !== null ? ({ [key]: JSON.parse(value) as T } as Record<K, T>) : {});
 const text = <K extends string>(key: K, value: string | null) => (value !== null ? ({ [key]: value } as Record<K, string>) : {});

@@ -5,8 +5,9 @@
  * conditional UPDATE from the statuses that may precede the new one.
  */
 import { sql } from 'kysely';
-import type { Partition } from './auth.js';
-import type { Db, EmailMessageTable, EmailStatus, EmailSuppressionTable, EmailTemplateTable, Mode } from './schema.js';
+import type { Partition } from '../../store/auth.js';
+import type { Db, Mode } from '../../store/schema.js';
+import type { EmailMessageTable, EmailStatus, EmailSuppressionTable, EmailTemplateTable } from './tables.js';
 
 export async function insertMessage(db: Db, row: EmailMessageTable): Promise<void> {
   await db.insertInto('email_messages').values(row).execute();

@@ -3,14 +3,15 @@
  * rendered with its data, suppressed recipients found, attachments resolved from storage objects (10 MiB
  * together at most), and the time it may go. Nothing is sent here; see queue.ts and outcomes.ts.
  */
-import type { EmailSendPayload } from '../../generated/server/types.js';
-import { ApiError, invalidField } from '../core/errors.js';
-import type { Partition } from '../store/auth.js';
-import { getTemplate, suppressedAmong } from '../store/email.js';
-import { getObject } from '../store/storage.js';
-import { objectKey } from '../storage/keys.js';
-import type { Db, EmailMessageTable } from '../store/schema.js';
-import { newId } from '../store/secrets.js';
+import type { EmailSendPayload } from '../../../generated/server/types.js';
+import { ApiError, invalidField } from '../../core/errors.js';
+import type { Partition } from '../../store/auth.js';
+import { getTemplate, suppressedAmong } from './store.js';
+import { getObject } from '../../store/storage.js';
+import { objectKey } from '../../storage/keys.js';
+import type { Db } from '../../store/schema.js';
+import type { EmailMessageTable } from './tables.js';
+import { newId } from '../../store/secrets.js';
 import { addressOf } from './addresses.js';
 import type { KeptAttachment } from './attachments.js';
 import { withEntry } from './status.js';
