@@ -75,7 +75,6 @@ export function registerServe(program: Command): void {
           settings: readModuleSettings(catalogue.modules, env),
           storage: storageSettings,
           email: config.email,
-          payments: config.payments,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
           corsOrigins: config.corsOrigins,
           // Unset, the listening address stands in, unless it is every interface (0.0.0.0, ::): no client

@@ -20,10 +20,9 @@ export function registerWorker(program: Command): void {
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;
       await startOrExplain(async () => {
-        const [{ openStore }, { WebhookWorker }, { PaymentReconciler }, { mailWorker }, { createProviders }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
+        const [{ openStore }, { WebhookWorker }, { mailWorker }, { createProviders }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
           import('../store/open.js'),
           import('../webhooks/worker.js'),
-          import('../payments/reconciler.js'),
           import('../email/worker.js'),
           import('../providers/config.js'),
           import('../server/storage-routes.js'),
@@ -50,19 +49,17 @@ export function registerWorker(program: Command): void {
         const storage = await setUpStorage(db, storageSettings, platform.tiers);
         const providers = createProviders();
         const mail = mailWorker(db, { ...providers, storage: storage.service }, config.email, apiVersion);
-        const reconciler = new PaymentReconciler(db, providers.payments, { ...config.payments, apiVersion });
         const modules = await startModules(faceModules, { db, providers, platform, apiVersion, process: 'worker', settings: moduleSettings });
         // The worker's timers do not keep the process alive on their own; this does, until a signal.
         const alive = setInterval(() => {}, 1 << 30);
         stopOnSignals(async () => {
           clearInterval(alive);
-          await Promise.all([worker.stop(), modules.stop(), mail.stop(), reconciler.stop(), storage.worker.stop()]);
+          await Promise.all([worker.stop(), modules.stop(), mail.stop(), storage.worker.stop()]);
           await db.destroy();
         });
         worker.start();
         modules.startBackground();
         mail.start();
-        reconciler.start();
         storage.worker.start();
         console.log(`Dispatch worker ${config.serverVersion} delivering webhooks and e-mail, closing billing periods and settling payments from ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}`);
       }, () => config);

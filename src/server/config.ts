@@ -49,18 +49,7 @@ export interface RuntimeConfig {
   usage: { flushMs: number; retentionDays: number; rollupRetentionDays: number };
   /** The mail queue: whether its worker runs in this server, and its retry schedule. */
   email: EmailQueueConfig;
-  /** The payments reconciler: whether it runs in this server (src/payments/reconciler.ts). */
-  payments: PaymentsReconcilerConfig;
 }
-
-export interface PaymentsReconcilerConfig {
-  reconciler: boolean;
-  graceMs: number;
-  intervalMs: number;
-}
-
-/** Past the longest time-out a call may have (2 min) before it asks about what a call left in flight; a look every 15 s. */
-export const DEFAULT_PAYMENTS_RECONCILER: Omit<PaymentsReconcilerConfig, 'reconciler'> = { graceMs: 180_000, intervalMs: 15_000 };
 
 /** REDIS_URL, when set: a redis://, rediss:// or unix: URL, or a socket path (what the Redis client reads as such). */
 function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -117,7 +106,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       pollMs: integer(env, 'EMAIL_POLL_MS', DEFAULT_EMAIL_QUEUE.pollMs),
       concurrency: integer(env, 'EMAIL_CONCURRENCY', DEFAULT_EMAIL_QUEUE.concurrency),
     },
-    payments: { reconciler: choice(env, 'PAYMENTS_RECONCILER', ['on', 'off'] as const, 'on') === 'on', ...DEFAULT_PAYMENTS_RECONCILER },
   };
 }
 

@@ -17,9 +17,7 @@ import { postgresPool } from '../store/open.js';
 import { equalSecrets, newId } from '../store/secrets.js';
 import { DEFAULT_WEBHOOK_CONFIG, type WebhookConfig } from '../webhooks/config.js';
 import { WebhookWorker } from '../webhooks/worker.js';
-import { DEFAULT_PAYMENTS_RECONCILER, type PaymentsReconcilerConfig } from './config.js';
 import type { EmailQueueConfig } from '../email/queue-config.js';
-import { PaymentReconciler } from '../payments/reconciler.js';
 import { mailWorker } from '../email/worker.js';
 import type { AfterAnswer, CallState } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
@@ -92,8 +90,6 @@ export interface ServerOptions {
   storage?: StorageSettings;
   /** The mail queue's worker (default: on, the default retry schedule); `worker: false` when workers run it. */
   email?: Partial<EmailQueueConfig>;
-  /** The payments reconciler (default: on, with its defaults); `reconciler: false` when workers run it. */
-  payments?: Partial<PaymentsReconcilerConfig>;
   /** The clock by which API versions take effect (calls' default version, the workers' events); `Date.now` unless a test sets it. */
   now?: () => number;
 }
@@ -147,8 +143,6 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const providers = storage ? { ...options.providers, storage: storage.service } : options.providers;
   // The mail worker reads attachments from the storage face's content.
   const mail = options.email?.worker === false ? undefined : mailWorker(options.db, providers, options.email, defaultVersion);
-  const reconciler =
-    options.payments?.reconciler === false ? undefined : new PaymentReconciler(options.db, providers.payments, { ...DEFAULT_PAYMENTS_RECONCILER, ...options.payments, apiVersion: defaultVersion });
   const modules = await startModules(catalogue.modules, {
     db: options.db,
     providers,
@@ -338,11 +332,10 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   modules.startBackground();
   storage?.worker.start();
   mail?.start();
-  reconciler?.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     runtime.keys.close();
-    await Promise.all([worker?.stop(), modules.stop(), mail?.stop(), reconciler?.stop(), storage?.worker.stop()]);
+    await Promise.all([worker?.stop(), modules.stop(), mail?.stop(), storage?.worker.stop()]);
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
     relay?.close();
