@@ -69,7 +69,6 @@ export function registerServe(program: Command): void {
           usage: config.usage,
           settings: moduleSettings,
           storage: storageSettings,
-          payments: config.payments,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
           corsOrigins: config.corsOrigins,
           // Unset, the listening address stands in, unless it is every interface (0.0.0.0, ::): no client

@@ -20,9 +20,8 @@ export function registerWorker(program: Command): void {
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;
       await startOrExplain(async () => {
-        const [{ openStore }, { PaymentReconciler }, { createProviders }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
+        const [{ openStore }, { createProviders }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
           import('../store/open.js'),
-          import('../payments/reconciler.js'),
           import('../providers/config.js'),
           import('../server/storage-routes.js'),
           import('../storage/config.js'),
@@ -46,17 +45,15 @@ export function registerWorker(program: Command): void {
         // lends its content to the modules' background work (through the providers they are given).
         const storage = await setUpStorage(db, storageSettings, platform.tiers);
         const providers = { ...createProviders(), storage: storage.service };
-        const reconciler = new PaymentReconciler(db, providers.payments, { ...config.payments, apiVersion });
         const modules = await startModules(faceModules, { db, providers, platform, apiVersion, process: 'worker', settings: moduleSettings });
         // The worker's timers do not keep the process alive on their own; this does, until a signal.
         const alive = setInterval(() => {}, 1 << 30);
         stopOnSignals(async () => {
           clearInterval(alive);
-          await Promise.all([modules.stop(), reconciler.stop(), storage.worker.stop()]);
+          await Promise.all([modules.stop(), storage.worker.stop()]);
           await db.destroy();
         });
         modules.startBackground();
-        reconciler.start();
         storage.worker.start();
         console.log(`Dispatch worker ${config.serverVersion} delivering webhooks and e-mail, closing billing periods and settling payments from ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}`);
       }, () => config);

@@ -41,18 +41,7 @@ export interface RuntimeConfig {
   previousSecretKeys: string[];
   /** How long a usage record may wait to be written (the most a crash loses), and how long records and rollups are kept. */
   usage: { flushMs: number; retentionDays: number; rollupRetentionDays: number };
-  /** The payments reconciler: whether it runs in this server (src/payments/reconciler.ts). */
-  payments: PaymentsReconcilerConfig;
 }
-
-export interface PaymentsReconcilerConfig {
-  reconciler: boolean;
-  graceMs: number;
-  intervalMs: number;
-}
-
-/** Past the longest time-out a call may have (2 min) before it asks about what a call left in flight; a look every 15 s. */
-export const DEFAULT_PAYMENTS_RECONCILER: Omit<PaymentsReconcilerConfig, 'reconciler'> = { graceMs: 180_000, intervalMs: 15_000 };
 
 /** REDIS_URL, when set: a redis://, rediss:// or unix: URL, or a socket path (what the Redis client reads as such). */
 function redisUrl(env: NodeJS.ProcessEnv): string | undefined {
@@ -101,7 +90,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       retentionDays: integer(env, 'USAGE_RETENTION_DAYS', 30),
       rollupRetentionDays: integer(env, 'USAGE_ROLLUP_RETENTION_DAYS', 400),
     },
-    payments: { reconciler: choice(env, 'PAYMENTS_RECONCILER', ['on', 'off'] as const, 'on') === 'on', ...DEFAULT_PAYMENTS_RECONCILER },
   };
 }
 

@@ -15,8 +15,6 @@ import { purgeExpiredIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
 import { postgresPool } from '../store/open.js';
 import { equalSecrets, newId } from '../store/secrets.js';
-import { DEFAULT_PAYMENTS_RECONCILER, type PaymentsReconcilerConfig } from './config.js';
-import { PaymentReconciler } from '../payments/reconciler.js';
 import type { AfterAnswer, CallState } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
 import type { Catalogue } from '../core/catalogue.js';
@@ -82,8 +80,6 @@ export interface ServerOptions {
   settings?: Readonly<Record<string, unknown>>;
   /** Where the storage face keeps content; without it, storage calls answer 503 provider_unavailable. */
   storage?: StorageSettings;
-  /** The payments reconciler (default: on, with its defaults); `reconciler: false` when workers run it. */
-  payments?: Partial<PaymentsReconcilerConfig>;
   /** The clock by which API versions take effect (calls' default version, the workers' events); `Date.now` unless a test sets it. */
   now?: () => number;
 }
@@ -133,8 +129,6 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const relay = pool && new UsageRelay(options.db, pool, usageFeed);
   const storage = options.storage && (await setUpStorage(options.db, options.storage, catalogue.platform.tiers));
   const providers = storage ? { ...options.providers, storage: storage.service } : options.providers;
-  const reconciler =
-    options.payments?.reconciler === false ? undefined : new PaymentReconciler(options.db, providers.payments, { ...DEFAULT_PAYMENTS_RECONCILER, ...options.payments, apiVersion: defaultVersion });
   const modules = await startModules(catalogue.modules, {
     db: options.db,
     providers,
@@ -322,11 +316,10 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   }, PURGE_INTERVAL_MS).unref();
   modules.startBackground();
   storage?.worker.start();
-  reconciler?.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     runtime.keys.close();
-    await Promise.all([modules.stop(), reconciler?.stop(), storage?.worker.stop()]);
+    await Promise.all([modules.stop(), storage?.worker.stop()]);
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
     relay?.close();

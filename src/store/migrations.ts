@@ -208,99 +208,6 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
-  '0007_ledger': {
-    // The double-entry ledger (src/store/ledger.ts): accounts with their running balance, append-only
-    // transfers (idempotent on their id) and their postings.
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('ledger_accounts')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('currency', 'text', (c) => c.notNull())
-        .addColumn('no_overdraft', 'integer', (c) => c.notNull())
-        .addColumn('balance', 'bigint', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('ledger_accounts_pkey', ['mode', 'entity_id', 'id'])
-        .execute();
-      await db.schema
-        .createTable('ledger_transfers')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('currency', 'text', (c) => c.notNull())
-        .addColumn('kind', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('ledger_transfers_pkey', ['mode', 'entity_id', 'id'])
-        .execute();
-      await db.schema
-        .createTable('ledger_postings')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('transfer_id', 'text', (c) => c.notNull())
-        .addColumn('account', 'text', (c) => c.notNull())
-        .addColumn('currency', 'text', (c) => c.notNull())
-        .addColumn('amount', 'bigint', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('ledger_postings_pkey', ['mode', 'entity_id', 'transfer_id', 'account'])
-        .execute();
-    },
-  },
-  '0008_payments': {
-    // Customers, payment intents and refunds of the payments face; the money itself moves in the ledger.
-    async up(db: Kysely<unknown>) {
-      await db.schema
-        .createTable('payment_customers')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('email', 'text')
-        .addColumn('name', 'text')
-        .addColumn('metadata', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('payment_customers_pkey', ['mode', 'entity_id', 'id'])
-        .execute();
-      await db.schema
-        .createTable('payment_intents')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('amount', 'bigint', (c) => c.notNull())
-        .addColumn('currency', 'text', (c) => c.notNull())
-        .addColumn('status', 'text', (c) => c.notNull())
-        .addColumn('capture_method', 'text', (c) => c.notNull())
-        .addColumn('customer_id', 'text')
-        .addColumn('description', 'text')
-        .addColumn('metadata', 'text')
-        .addColumn('payment_method', 'text')
-        .addColumn('card_brand', 'text')
-        .addColumn('card_last4', 'text')
-        .addColumn('processor_id', 'text')
-        .addColumn('amount_capturable', 'bigint', (c) => c.notNull())
-        .addColumn('amount_received', 'bigint', (c) => c.notNull())
-        .addColumn('amount_refunded', 'bigint', (c) => c.notNull())
-        .addColumn('last_error_code', 'text')
-        .addColumn('last_error_message', 'text')
-        .addColumn('cancellation_reason', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addColumn('updated_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('payment_intents_pkey', ['mode', 'entity_id', 'id'])
-        .execute();
-      await db.schema
-        .createTable('payment_refunds')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('id', 'text', (c) => c.notNull())
-        .addColumn('intent_id', 'text', (c) => c.notNull())
-        .addColumn('amount', 'bigint', (c) => c.notNull())
-        .addColumn('currency', 'text', (c) => c.notNull())
-        .addColumn('reason', 'text')
-        .addColumn('processor_id', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('payment_refunds_pkey', ['mode', 'entity_id', 'id'])
-        .execute();
-    },
-  },
   '0009_usage_coarse_rollups': {
     // Hour and day rollups beside the minute ones, so that a summary over weeks reads days, not minutes;
     // filled from the minute rollups kept so far.
@@ -346,12 +253,6 @@ const migrations: Record<string, Migration> = {
           select ${grain}, substr(minute, 1, ${sql.lit(length)}), mode, entity_id, key_id, face, action, status, unit, sum(amount)
           from usage_unit_rollups group by substr(minute, 1, ${sql.lit(length)}), mode, entity_id, key_id, face, action, status, unit`.execute(db);
       }
-    },
-  },
-  '0010_intent_attempts': {
-    // The processor's idempotency key of a confirmation names the intent and its attempt (src/payments/processing.ts).
-    async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('payment_intents').addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
     },
   },
   '0012_event_log': {
@@ -420,25 +321,6 @@ const migrations: Record<string, Migration> = {
     // partition's bytes last changed or were last counted.
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('storage_usage').addColumn('accrued_at', 'text').execute();
-    },
-  },
-  '0017_processor_recovery': {
-    // Charges and refunds are recorded (`processing`) before the processor is asked, and settled after
-    // (src/payments/): refunds get a state, the calls that started them are found by their recovery key, and
-    // the reconciler finds what is still in flight by state.
-    async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('payment_refunds').addColumn('status', 'text', (c) => c.notNull().defaultTo('succeeded')).execute();
-      await db.schema
-        .createTable('payment_recoveries')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('recovery_key', 'text', (c) => c.notNull())
-        .addColumn('object_id', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('payment_recoveries_pkey', ['mode', 'entity_id', 'recovery_key'])
-        .execute();
-      await db.schema.createIndex('payment_intents_status').on('payment_intents').columns(['status', 'updated_at']).execute();
-      await db.schema.createIndex('payment_refunds_status').on('payment_refunds').columns(['status', 'created_at']).execute();
     },
   },
   // Usage units and meter values kept and added up exactly, and the meter rollups added up again from the raw

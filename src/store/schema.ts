@@ -203,114 +203,6 @@ export interface UsageMeterRollupTable {
   value: string;
 }
 
-/** A ledger account of a partition, with the running sum of its postings. */
-export interface LedgerAccountTable {
-  mode: Mode;
-  entity_id: string;
-  id: string;
-  currency: string;
-  /** 1: the balance may never go below zero. */
-  no_overdraft: number;
-  /** Integer minor units (PostgreSQL's bigint arrives as a string). */
-  balance: number | string;
-  created_at: string;
-}
-
-export interface LedgerTransferTable {
-  mode: Mode;
-  entity_id: string;
-  id: string;
-  currency: string;
-  kind: string;
-  created_at: string;
-}
-
-export interface LedgerPostingTable {
-  mode: Mode;
-  entity_id: string;
-  transfer_id: string;
-  account: string;
-  currency: string;
-  /** Signed integer minor units. */
-  amount: number | string;
-  created_at: string;
-}
-
-export interface PaymentCustomerTable {
-  mode: Mode;
-  entity_id: string;
-  /** `cus_…` */
-  id: string;
-  email: string | null;
-  name: string | null;
-  /** JSON object, or null. */
-  metadata: string | null;
-  created_at: string;
-}
-
-/** `processing`: a confirmation recorded in flight until the processor answers (or a capture or cancel inside its call). */
-export type IntentStatus = 'requires_payment_method' | 'requires_confirmation' | 'processing' | 'requires_capture' | 'succeeded' | 'canceled';
-
-export interface PaymentIntentTable {
-  mode: Mode;
-  entity_id: string;
-  /** `pi_…` */
-  id: string;
-  /** Integer minor units (bigint columns arrive as strings from PostgreSQL). */
-  amount: number | string;
-  currency: string;
-  status: IntentStatus;
-  capture_method: 'automatic' | 'manual';
-  customer_id: string | null;
-  description: string | null;
-  metadata: string | null;
-  /** The payment method to confirm with, as given (JSON), until it is used. */
-  payment_method: string | null;
-  card_brand: string | null;
-  card_last4: string | null;
-  /** The processor's id of the payment (sandbox or Stripe). */
-  processor_id: string | null;
-  amount_capturable: number | string;
-  amount_received: number | string;
-  amount_refunded: number | string;
-  last_error_code: string | null;
-  last_error_message: string | null;
-  cancellation_reason: string | null;
-  /** Confirmations the intent settled or gave up: the processor's idempotency key of the next one names it. */
-  attempts: number;
-  created_at: string;
-  updated_at: string;
-}
-
-/** `processing` from its recording until the processor answers; `failed` when it refused (never listed). */
-export type RefundStatus = 'processing' | 'succeeded' | 'failed';
-
-export interface PaymentRefundTable {
-  mode: Mode;
-  entity_id: string;
-  /** `re_…` */
-  id: string;
-  intent_id: string;
-  amount: number | string;
-  currency: string;
-  reason: string | null;
-  status: RefundStatus;
-  /** The processor's id of the refund, once it made it. */
-  processor_id: string | null;
-  created_at: string;
-}
-
-/** Which intent or refund a call started, by the call's recovery key (src/payments/recovery.ts). */
-export interface PaymentRecoveryTable {
-  mode: Mode;
-  entity_id: string;
-  /** A digest of the call's idempotency key and its scope. */
-  recovery_key: string;
-  /** `pi_…` or `re_…` */
-  object_id: string;
-  created_at: string;
-}
-
 /** A stored object of the storage face: its key in a partition and the content (blob) it holds. */
 export interface StorageObjectTable {
   mode: Mode;
@@ -379,13 +271,6 @@ export interface Database {
   usage_unit_rollups_coarse: UsageUnitCoarseRollupTable;
   usage_meter_events: UsageMeterEventTable;
   usage_meter_rollups: UsageMeterRollupTable;
-  ledger_accounts: LedgerAccountTable;
-  ledger_transfers: LedgerTransferTable;
-  ledger_postings: LedgerPostingTable;
-  payment_customers: PaymentCustomerTable;
-  payment_intents: PaymentIntentTable;
-  payment_refunds: PaymentRefundTable;
-  payment_recoveries: PaymentRecoveryTable;
   storage_objects: StorageObjectTable;
   storage_blobs: StorageBlobTable;
   storage_usage: StorageUsageTable;

@@ -1,9 +1,12 @@
 /**
  * The shape of the source tree: no module reaches itself through its imports; the core (`src/core/`,
  * `src/store/`, with the face-file model in `src/spec/` and `src/memo/` below them) imports no face, no part of
- * the server and no tool; the generator imports no face and no part of the server. Imports of every kind count: static,
- * type-only, re-exports and dynamic `import()`.
+ * the server and no tool; the generator imports no face and no part of the server; a face module reaches another
+ * only through the types of the service it offers. Imports of every kind count: static, type-only, re-exports
+ * and dynamic `import()`.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { circles, importGraph } from './import-graph.js';
@@ -34,6 +37,20 @@ describe('the import graph', () => {
 
   it('keeps the core free of faces, the server and the tools', () => {
     expect(importsBetween(['core', 'store', 'spec', 'memo', '.'], [...FACE_CODE, ...SERVER, ...TOOLS])).toEqual([]);
+  });
+
+  it('lets a face module reach another only through the types of the service it offers', () => {
+    const faceOf = (file: string) => (file.startsWith('faces/') ? file.split('/')[1] : undefined);
+    const across = [...graph].flatMap(([file, targets]) => [...targets].filter((t) => faceOf(file) && faceOf(t) && faceOf(t) !== faceOf(file)).map((t) => [file, t] as const));
+    expect(across.filter(([, target]) => !target.endsWith('/service.ts'))).toEqual([]);
+    // Types only: `import type` of the service, so that no value of the other face is loaded with this one.
+    const valueImports = across.filter(([file, target]) => {
+      const name = target.split('/').slice(1).join('/').replace(/\.ts$/, '.js');
+      const statements = readFileSync(join(root, 'src', file), 'utf8').match(new RegExp(`^import .*'[./]*${name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}';$`, 'gm')) ?? [];
+      return statements.some((statement) => !statement.startsWith('import type '));
+    });
+    expect(valueImports).toEqual([]);
+    expect(across.map(([file, target]) => `${file} -> ${target}`)).toContain('faces/billing/payments.ts -> faces/payments/service.ts');
   });
 
   it('keeps the generator apart from the faces and the server', () => {

@@ -23,8 +23,8 @@ import { shippedCatalogue } from '../../src/server/shipped.js';
 import { createKey, type NewKey } from '../../src/store/keys.js';
 import { openStore } from '../../src/store/open.js';
 import { moduleMigrations } from '../../src/core/face-module.js';
-import type { PaymentsReconcilerConfig } from '../../src/server/config.js';
 import type { BillingSettings } from '../../src/faces/billing/settings.js';
+import type { PaymentsSettings } from '../../src/faces/payments/settings.js';
 import { readModuleSettings } from '../../src/server/modules.js';
 import type { EmailSettings } from '../../src/faces/email/settings.js';
 import type { MailTransport } from '../../src/providers/smtp.js';
@@ -83,7 +83,7 @@ export interface TestServerOptions {
   /** The billing period closer; on with its defaults unless given. */
   billing?: Partial<BillingSettings>;
   /** The payments reconciler; on with its defaults (which leave anything in flight alone for minutes) unless given. */
-  reconciler?: Partial<PaymentsReconcilerConfig>;
+  reconciler?: Partial<PaymentsSettings>;
   /** Live e-mail (an SMTP transport to a local server), and the mail queue's settings. */
   mail?: MailTransport;
   email?: Partial<EmailSettings>;
@@ -132,8 +132,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
       webhooks: { ...TEST_WEBHOOKS, ...options.webhooks, ...(options.webhookWorker !== undefined ? { worker: options.webhookWorker } : {}) },
       ...(options.billing ? { billing: options.billing } : {}),
       ...(options.email ? { email: options.email } : {}),
+      ...(options.reconciler ? { payments: options.reconciler } : {}),
     }),
-    ...(options.reconciler ? { payments: options.reconciler } : {}),
     ...(options.idempotencyTtlSeconds !== undefined ? { idempotencyTtlSeconds: options.idempotencyTtlSeconds } : {}),
     storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
     ...(options.now ? { now: options.now } : {}),

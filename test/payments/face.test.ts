@@ -6,7 +6,7 @@
  * a processor.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postingSums } from '../../src/store/ledger.js';
+import { postingSums } from '../../src/faces/payments/ledger.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const VISA = { card: { number: '4242424242424242', expMonth: 12, expYear: 2035 } };

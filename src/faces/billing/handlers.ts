@@ -12,11 +12,11 @@ import { toSubscription } from './wire.js';
 import { ApiError, invalidField } from '../../core/errors.js';
 import { listPage } from '../../core/list-page.js';
 import { cancelAtPeriodEnd, getPrices, getSubscription, insertPrice, insertSubscription, listInvoices, listPrices, listSubscriptions } from './store.js';
-import { getCustomer } from '../../store/payments.js';
 import type { Mode } from '../../store/schema.js';
 import type { BillingSubscriptionTable } from './tables.js';
 import { newId } from '../../store/secrets.js';
-import { checkCurrency } from '../../payments/money.js';
+import { checkCurrency } from '../../core/money.js';
+import { paymentsOf } from './payments.js';
 
 /** How far back a subscription may start: as far back as ingested usage is accepted (docs/contract.md § Usage). */
 const BACKDATE_MS = 35 * 86_400_000;
@@ -65,7 +65,7 @@ export const handlers: BillingHandlers = {
 
   async subscribe(payload, ctx) {
     const p = partition(ctx);
-    if (!(await getCustomer(ctx.db, p, payload.customer))) throw new ApiError('resource_not_found', `No customer ${payload.customer}.`, { param: '/payload/customer' });
+    if (!(await paymentsOf(ctx).customer(ctx, payload.customer))) throw new ApiError('resource_not_found', `No customer ${payload.customer}.`, { param: '/payload/customer' });
     const prices = await getPrices(ctx.db, p, payload.prices);
     payload.prices.forEach((id, i) => {
       if (!prices.some((row) => row.id === id)) throw new ApiError('resource_not_found', `No price ${id}.`, { param: `/payload/prices/${i}` });

@@ -6,7 +6,6 @@
  * event through the same transaction: a close or a finalization happens once however many processes race.
  */
 import type { BillingInvoice, BillingPaymentMethod } from '../../../generated/server/types.js';
-import { createIntent } from '../../payments/intents.js';
 import type { HandlerContext } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
 import type { Partition } from '../../store/auth.js';
@@ -16,6 +15,7 @@ import type { BillingInvoiceTable, BillingSubscriptionTable, InvoiceStatus } fro
 import { derivedId, newId } from '../../store/secrets.js';
 import { rateLines } from './invoice-lines.js';
 import { endOfMinute, period, type Interval } from './periods.js';
+import { paymentsOf } from './payments.js';
 import { toInvoice, toSubscription } from './wire.js';
 
 type InvoiceEvent = 'billing.invoice.created' | 'billing.invoice.finalized' | 'billing.invoice.paid' | 'billing.invoice.voided' | 'billing.invoice.markedUncollectible';
@@ -181,20 +181,7 @@ export async function payInvoice(
   }
   const intentId = derivedId('pi', Date.parse(row.finalized_at!) + attempts, `${ctx.mode}\u0000${ctx.entityId}\u0000${row.id}\u0000${attempts}`);
   try {
-    await createIntent(
-      ctx as HandlerContext<'payments.intent.succeeded' | 'payments.intent.failed' | 'payments.intent.capturable'>,
-      {
-        amount: due,
-        currency: row.currency,
-        customer: row.customer_id,
-        paymentMethod,
-        captureMethod: 'automatic',
-        confirm: true,
-        description: `Invoice ${row.number}`,
-        metadata: { invoice: row.id },
-      },
-      intentId,
-    );
+    await paymentsOf(ctx).charge(ctx, { intentId, amount: due, currency: row.currency, customer: row.customer_id, paymentMethod, description: `Invoice ${row.number}`, metadata: { invoice: row.id } });
   } catch (error) {
     if (error instanceof ApiError && error.keepEffects) {
       ctx.emit('billing.invoice.paymentFailed', toInvoice((await getInvoice(ctx.db, p, id))!));

@@ -7,7 +7,7 @@
  * the ISO 4217 list, read once.
  */
 import { Decimal } from 'decimal.js';
-import { moneyDigits } from '../../payments/currencies.js';
+import { moneyDigits } from '../../core/currencies.js';
 
 /** A fee per period, whatever the quantity. */
 export interface FlatPrice {

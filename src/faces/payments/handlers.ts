@@ -1,21 +1,21 @@
 /**
- * The `payments` face (docs/contract.md § Payments and billing): customers, payment intents, refunds and the balance. The flows live in
- * src/payments/ (intents, refunds, the ledger accounts they move money through); this file maps actions to
+ * The `payments` face (docs/contract.md § Payments and billing): customers, payment intents, refunds and the balance. The flows live beside
+ * this file (intents, refunds, the ledger and the accounts they move money through); this file maps actions to
  * them and reads lists. Everything is confined to the call's (mode, entity).
  */
 import type { PaymentsHandlers } from '../../../generated/server/types.js';
-import { authorized, captured } from '../../payments/accounts.js';
-import { cancelIntent, captureIntent, confirmIntent, createIntent, loadIntent } from '../../payments/intents.js';
-import { createRefund } from '../../payments/refunds.js';
-import { toCustomer, toIntent, toRefund } from '../../payments/wire.js';
+import { authorized, captured } from './accounts.js';
+import { cancelIntent, captureIntent, confirmIntent, createIntent, loadIntent } from './intents.js';
+import { createRefund } from './refunds.js';
+import { toCustomer, toIntent, toRefund } from './wire.js';
 import { ApiError } from '../../core/errors.js';
 import { listPage } from '../../core/list-page.js';
-import { balances } from '../../store/ledger.js';
-import { getCustomer, insertCustomer, listCustomers, listIntents, listRefunds, updateCustomer } from '../../store/payments.js';
+import { balances } from './ledger.js';
+import { getCustomer, insertCustomer, listCustomers, listIntents, listRefunds, updateCustomer } from './store.js';
 import type { Mode } from '../../store/schema.js';
 import { newId } from '../../store/secrets.js';
 
-/** The endings of the intent accounts whose sums are the balance (see src/payments/accounts.ts). */
+/** The endings of the intent accounts whose sums are the balance (see src/faces/payments/accounts.ts). */
 const CAPTURED = captured('').slice('intent:'.length);
 const AUTHORIZED = authorized('').slice('intent:'.length);
 

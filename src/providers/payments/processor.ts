@@ -3,7 +3,7 @@
  * payment method, capture, cancel and refund. Test mode uses the deterministic sandbox (its card numbers
  * choose the outcome); live mode uses Stripe when `STRIPE_API_KEY` is set. Amounts are integer minor units
  * of a lower-case ISO 4217 currency. Each call carries the idempotency key the face chose for it
- * (src/payments/processing.ts), so a call tried again is never charged twice by the processor either. A
+ * (src/faces/payments/processing.ts), so a call tried again is never charged twice by the processor either. A
  * failure is an ApiError; one the processor answered with an HTTP status carries it as
  * `details.upstreamStatus`, by which the face tells a refusal before acting (4xx) from a failure that leaves
  * it unknown whether the processor acted.

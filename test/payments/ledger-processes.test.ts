@@ -1,19 +1,19 @@
 /**
  * Concurrent refunds of one capture can never exceed it (docs/contract.md § Payments and billing): 50 refunds of 300 against a capture of
  * 10 000 into a no-overdraft account, each in a transaction of its own, let exactly 33 through. On PostgreSQL
- * they race from two Node processes, each with its own pool (test/store/ledger-worker.ts), started at the
+ * they race from two Node processes, each with its own pool (test/payments/ledger-worker.ts), started at the
  * same moment; on every store they race from one process too (on SQLite the writer thread serializes them).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface, type Interface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { balances, openAccounts, OverdraftError, postingSums, postTransfer, type Partition } from '../../src/store/ledger.js';
+import { balances, openAccounts, OverdraftError, postingSums, postTransfer, type Partition } from '../../src/faces/payments/ledger.js';
 import { openStore } from '../../src/store/open.js';
 import { shippedMigrations } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { createTestDatabase } from '../helpers/postgres.js';
-import { implementations, type StoreLocation } from './implementations.js';
+import { implementations, type StoreLocation } from '../store/implementations.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const CAPTURE = 10_000;
@@ -73,7 +73,7 @@ interface Worker {
 }
 
 async function startWorker(databaseUrl: string): Promise<Worker> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/store/ledger-worker.ts', databaseUrl], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/payments/ledger-worker.ts', databaseUrl], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const lines = createInterface({ input: child.stdout });

@@ -1,6 +1,6 @@
 /**
  * A separate process posting refunds to the ledger, for ledger-processes.test.ts:
- * `node --import tsx test/store/ledger-worker.ts <databaseUrl>`.
+ * `node --import tsx test/payments/ledger-worker.ts <databaseUrl>`.
  *
  * It opens the store with a pool of its own, opens every connection of the pool, then prints `ready`. Each
  * line on stdin is a round, `{"partition": …, "refunds": [{"id", "account", "world", "currency", "amount"}]}`:
@@ -9,7 +9,7 @@
  */
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
-import { OverdraftError, postTransfer, type Partition } from '../../src/store/ledger.js';
+import { OverdraftError, postTransfer, type Partition } from '../../src/faces/payments/ledger.js';
 import { openStore } from '../../src/store/open.js';
 import { shippedMigrations } from '../../src/server/shipped.js';
 

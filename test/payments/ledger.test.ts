@@ -1,5 +1,5 @@
 /**
- * The double-entry ledger (src/store/ledger.ts, docs/contract.md § Payments and billing) on every store implementation: a behaviour table
+ * The double-entry ledger (src/faces/payments/ledger.ts, docs/contract.md § Payments and billing) on every store implementation: a behaviour table
  * (balanced, unbalanced, duplicate, overdraft, foreign currency, missing account, partitions, prefixes), then
  * property tests that run random payment sequences (authorize, capture, cancel, refund, replays) and check
  * the ledger's invariants and a plain in-memory model after each. Concurrent refunds, from one process and
@@ -7,12 +7,12 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { balances, openAccounts, OverdraftError, postingSums, postTransfer, type Account, type Partition, type Transfer } from '../../src/store/ledger.js';
+import { balances, openAccounts, OverdraftError, postingSums, postTransfer, type Account, type Partition, type Transfer } from '../../src/faces/payments/ledger.js';
 import { openStore } from '../../src/store/open.js';
 import { shippedMigrations } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
-import { implementations, type StoreLocation } from './implementations.js';
+import { implementations, type StoreLocation } from '../store/implementations.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 

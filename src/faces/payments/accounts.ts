@@ -5,7 +5,7 @@
  * refunded, `refunding` what a refund took while the processor refunds it. So a refund can never take more than was captured, and the balance is derived by adding up
  * accounts: available = Σ captured, pending = Σ authorized.
  */
-import type { Account } from '../store/ledger.js';
+import type { Account } from './ledger.js';
 
 export const world = (currency: string) => `world:${currency}`;
 export const authorized = (intentId: string) => `intent:${intentId}:authorized`;

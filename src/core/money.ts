@@ -1,10 +1,10 @@
 /**
- * Money checks of the payments face (README § Payments): a currency is a lower-case ISO 4217 code of money that
- * some country uses (currencies.ts: never a metal, fund, unit of account, testing or "no currency" code);
- * amounts are integer minor units, which the payload schemas already require. A bad currency is
- * `payload_invalid` naming the field.
+ * Money checks of the faces that take money (payments, billing's prices; README § Payments): a currency is a
+ * lower-case ISO 4217 code of money that some country uses (currencies.ts: never a metal, fund, unit of
+ * account, testing or "no currency" code); amounts are integer minor units, which the payload schemas already
+ * require. A bad currency is `payload_invalid` naming the field.
  */
-import { invalidField } from '../core/errors.js';
+import { invalidField } from './errors.js';
 import { moneyDigits } from './currencies.js';
 
 /** The ISO 4217 data of a lower-case code, or undefined when it is not the money of a country. */

@@ -8,14 +8,15 @@
  * reconciler. Its answer settles the refund once: the money leaves for the world, or goes back to
  * `captured` when the processor refused the refund before acting.
  */
-import type { PaymentsCreateRefundPayload, PaymentsRefund } from '../../generated/server/types.js';
-import type { PaymentProcessor } from '../providers/payments/processor.js';
-import type { HandlerContext } from '../core/context.js';
-import { ApiError } from '../core/errors.js';
-import { OverdraftError, openAccounts, postTransfer, type Partition } from '../store/ledger.js';
-import { addRefunded, deleteRecovery, getRecovery, getRefund, insertRecovery, insertRefund, settleRefundRow } from '../store/payments.js';
-import type { Db, PaymentRefundTable } from '../store/schema.js';
-import { newId } from '../store/secrets.js';
+import type { PaymentsCreateRefundPayload, PaymentsRefund } from '../../../generated/server/types.js';
+import type { PaymentProcessor } from '../../providers/payments/processor.js';
+import type { HandlerContext } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import { OverdraftError, openAccounts, postTransfer, type Partition } from './ledger.js';
+import { addRefunded, deleteRecovery, getRecovery, getRefund, insertRecovery, insertRefund, settleRefundRow } from './store.js';
+import type { Db } from '../../store/schema.js';
+import type { PaymentRefundTable } from './tables.js';
+import { newId } from '../../store/secrets.js';
 import { captured, intentAccounts, refunding, world } from './accounts.js';
 import { loadIntent } from './intents.js';
 import { inDoubt, processorCall, processorOf, refundKey } from './processing.js';

@@ -6,11 +6,11 @@
  * (README § Idempotency): only the first may be undone here.
  */
 import { createHash } from 'node:crypto';
-import type { Providers } from '../providers/index.js';
-import type { HandlerContext } from '../core/context.js';
-import { ApiError } from '../core/errors.js';
-import type { PaymentProcessor } from '../providers/payments/processor.js';
-import type { Partition } from '../store/ledger.js';
+import type { Providers } from '../../providers/index.js';
+import type { HandlerContext } from '../../core/context.js';
+import { ApiError } from '../../core/errors.js';
+import type { PaymentProcessor } from '../../providers/payments/processor.js';
+import type { Partition } from './ledger.js';
 
 /** The processor of a mode: the sandbox for test keys, Stripe for live keys when configured. */
 export function processorFor(processors: Providers['payments'], mode: Partition['mode']): PaymentProcessor | undefined {

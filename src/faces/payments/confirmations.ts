@@ -5,12 +5,13 @@
  * processor key and gets the processor's first answer; settling it is a conditional move out of
  * `processing`, so the answer moves the intent and its money once, however many ask.
  */
-import type { PaymentsIntent } from '../../generated/server/types.js';
-import type { Authorization, DeclineCode, PaymentMethodInput, PaymentProcessor } from '../providers/payments/processor.js';
-import { ApiError } from '../core/errors.js';
-import { openAccounts, postTransfer, type Partition, type Transfer } from '../store/ledger.js';
-import { getIntent, moveIntent } from '../store/payments.js';
-import type { Db, PaymentIntentTable } from '../store/schema.js';
+import type { PaymentsIntent } from '../../../generated/server/types.js';
+import type { Authorization, DeclineCode, PaymentMethodInput, PaymentProcessor } from '../../providers/payments/processor.js';
+import { ApiError } from '../../core/errors.js';
+import { openAccounts, postTransfer, type Partition, type Transfer } from './ledger.js';
+import { getIntent, moveIntent } from './store.js';
+import type { Db } from '../../store/schema.js';
+import type { PaymentIntentTable } from './tables.js';
 import { authorized, captured, intentAccounts, world } from './accounts.js';
 import { intentKey, processorCall } from './processing.js';
 import { toIntent } from './wire.js';

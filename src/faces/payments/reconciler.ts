@@ -8,14 +8,15 @@
  * `dispatch worker` (`PAYMENTS_RECONCILER=off` turns it off in a server); several may share one PostgreSQL
  * store, as each settlement is a conditional move out of `processing` that one transaction wins.
  */
-import type { Providers } from '../providers/index.js';
-import { log } from '../core/log.js';
-import { Poller } from '../core/poller.js';
-import type { Partition } from '../store/auth.js';
-import { writeEvents, type EmittedEvent } from '../store/events.js';
-import { getIntent, processingIntents, processingRefunds } from '../store/payments.js';
-import type { Db, PaymentIntentTable, PaymentRefundTable } from '../store/schema.js';
-import { newId } from '../store/secrets.js';
+import type { Providers } from '../../providers/index.js';
+import { log } from '../../core/log.js';
+import { Poller } from '../../core/poller.js';
+import type { Partition } from '../../store/auth.js';
+import { writeEvents, type EmittedEvent } from '../../store/events.js';
+import { getIntent, processingIntents, processingRefunds } from './store.js';
+import type { Db } from '../../store/schema.js';
+import type { PaymentIntentTable, PaymentRefundTable } from './tables.js';
+import { newId } from '../../store/secrets.js';
 import { askToConfirm, settleConfirmation } from './confirmations.js';
 import { processorFor } from './processing.js';
 import { askToRefund, settleRefund } from './refunds.js';

@@ -2,8 +2,8 @@
  * Rows of the payments store in the wire shapes of faces/payments.yaml: camelCase, integer amounts (bigint
  * columns arrive as strings from PostgreSQL), optional fields only when set.
  */
-import type { PaymentsCustomer, PaymentsIntent, PaymentsRefund } from '../../generated/server/types.js';
-import type { PaymentCustomerTable, PaymentIntentTable, PaymentRefundTable } from '../store/schema.js';
+import type { PaymentsCustomer, PaymentsIntent, PaymentsRefund } from '../../../generated/server/types.js';
+import type { PaymentCustomerTable, PaymentIntentTable, PaymentRefundTable } from './tables.js';
 
 const metadataOf = (json: string | null) => (json !== null ? { metadata: JSON.parse(json) as Record<string, string> } : {});
 

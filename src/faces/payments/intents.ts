@@ -8,17 +8,18 @@
  * confirmation is kept (the intent records its error and goes back to `requires_payment_method`, the
  * failure event is sent) while the call answers 402 with the decline code.
  */
-import type { PaymentsCreateIntentPayload, PaymentsIntent, PaymentsPaymentMethod } from '../../generated/server/types.js';
-import type { HandlerContext } from '../core/context.js';
-import { ApiError, invalidField } from '../core/errors.js';
-import type { Authorization, PaymentMethodInput, PaymentProcessor } from '../providers/payments/processor.js';
-import { openAccounts } from '../store/ledger.js';
-import { deleteIntent, deleteRecovery, getCustomer, getIntent, getRecovery, insertIntent, insertRecovery, moveIntent } from '../store/payments.js';
-import type { Db, IntentStatus, PaymentIntentTable } from '../store/schema.js';
-import { newId } from '../store/secrets.js';
+import type { PaymentsCreateIntentPayload, PaymentsIntent, PaymentsPaymentMethod } from '../../../generated/server/types.js';
+import type { HandlerContext } from '../../core/context.js';
+import { ApiError, invalidField } from '../../core/errors.js';
+import type { Authorization, PaymentMethodInput, PaymentProcessor } from '../../providers/payments/processor.js';
+import { openAccounts } from './ledger.js';
+import { deleteIntent, deleteRecovery, getCustomer, getIntent, getRecovery, insertIntent, insertRecovery, moveIntent } from './store.js';
+import type { Db } from '../../store/schema.js';
+import type { IntentStatus, PaymentIntentTable } from './tables.js';
+import { newId } from '../../store/secrets.js';
 import { authorized, captured, intentAccounts, world } from './accounts.js';
 import { answerOf, askToConfirm, post, settleConfirmation, type ConfirmationEvent } from './confirmations.js';
-import { checkCurrency } from './money.js';
+import { checkCurrency } from '../../core/money.js';
 import { inDoubt, intentKey, processorCall, processorOf } from './processing.js';
 import { toIntent } from './wire.js';
 

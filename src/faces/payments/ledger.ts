@@ -9,7 +9,7 @@
  * that a failed call, or an atomic batch that aborts, leaves no posting behind.
  */
 import { sql } from 'kysely';
-import type { Db, Mode } from './schema.js';
+import type { Db, Mode } from '../../store/schema.js';
 
 export interface Partition {
   mode: Mode;

@@ -5,8 +5,9 @@
  * until the call commits, so two calls can never both move one intent (two confirmations at once cannot both
  * charge); a refund leaves `processing` the same way, once.
  */
-import type { Partition } from './auth.js';
-import type { Db, IntentStatus, PaymentCustomerTable, PaymentIntentTable, PaymentRecoveryTable, PaymentRefundTable, RefundStatus } from './schema.js';
+import type { Partition } from '../../store/auth.js';
+import type { Db } from '../../store/schema.js';
+import type { IntentStatus, PaymentCustomerTable, PaymentIntentTable, PaymentRecoveryTable, PaymentRefundTable, RefundStatus } from './tables.js';
 
 export async function insertCustomer(db: Db, row: PaymentCustomerTable): Promise<void> {
   await db.insertInto('payment_customers').values(row).execute();
