@@ -20,7 +20,7 @@ import { shippedCatalogue } from '../src/server/shipped.js';
 import { createKey } from '../src/store/keys.js';
 import { openStore } from '../src/store/open.js';
 import { shippedMigrations } from '../src/server/shipped.js';
-import { DEFAULT_STORAGE_WORKER } from '../src/storage/worker.js';
+import { DEFAULT_STORAGE_WORKER } from '../src/faces/storage/worker.js';
 
 const shared = process.env.BENCH_MODE === 'shared';
 const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-bench-'));

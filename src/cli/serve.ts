@@ -37,7 +37,7 @@ export function registerServe(program: Command): void {
             import('../server/rate-limit/create.js'),
             import('../server/shipped.js'),
             import('../server/modules.js'),
-            import('../storage/config.js'),
+            import('../faces/storage/settings.js'),
             import('./secret-keys.js'),
             import('../store/webhooks.js'),
             import('../core/log.js'),

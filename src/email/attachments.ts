@@ -4,8 +4,8 @@
  * sent or bounced, so that deleting the object meanwhile cannot make the blob collectable. Their bytes are
  * read when the message is sent.
  */
-import type { StorageService } from '../storage/service.js';
-import { holdBlob, releaseBlob } from '../store/storage.js';
+import type { StorageService } from '../faces/storage/service.js';
+import { holdBlob, releaseBlob } from '../faces/storage/store.js';
 import type { Db, EmailMessageTable } from '../store/schema.js';
 
 /** An attachment as the message keeps it: the storage object's content, held by its SHA-256 until sent. */

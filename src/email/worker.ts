@@ -7,7 +7,7 @@
  * dies mid-send leaves its lease to lapse and another sends again, under the same Message-ID.
  */
 import type { Providers } from '../providers/index.js';
-import type { StorageService } from '../storage/service.js';
+import type { StorageService } from '../faces/storage/service.js';
 import { DEFAULT_EMAIL_QUEUE, type EmailQueueConfig } from './queue-config.js';
 import type { Partition } from '../store/auth.js';
 import { leaseDueMessages, suppressedAmong } from '../store/email.js';

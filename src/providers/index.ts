@@ -5,7 +5,7 @@
 import type { MailTransport } from './smtp.js';
 import type { EmbeddingModel } from './embedding-model.js';
 import type { PaymentProcessor } from './payments/processor.js';
-import type { StorageService } from '../storage/service.js';
+import type { StorageService } from '../faces/storage/service.js';
 import type { TextModel } from './text-model.js';
 
 export interface Providers {

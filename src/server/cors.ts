@@ -9,7 +9,7 @@
  * answer the bucket's rules, not these).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SIGNED_PATH } from '../storage/signed-urls.js';
+import { SIGNED_PATH } from '../faces/storage/signed-urls.js';
 
 /** How long a browser may keep a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE = '600';

@@ -560,7 +560,7 @@ const migrations: Record<string, Migration> = {
     },
   },
   '0020_storage_nfc_keys': {
-    // Object keys are kept in Unicode NFC from now on (src/storage/keys.ts), so that one name is one object.
+    // Object keys are kept in Unicode NFC from now on (src/faces/storage/keys.ts), so that one name is one object.
     // Keys stored in another form are renamed to their NFC form; where an object has that name already, the
     // later write wins, as if the two names had been one: the earlier object is deleted, its bytes released.
     async up(db: Kysely<unknown>) {

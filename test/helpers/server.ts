@@ -29,7 +29,7 @@ import { readModuleSettings } from '../../src/server/modules.js';
 import type { EmailQueueConfig } from '../../src/email/queue-config.js';
 import type { MailTransport } from '../../src/providers/smtp.js';
 import type { Db } from '../../src/store/schema.js';
-import type { StorageSettings } from '../../src/storage/config.js';
+import type { StorageSettings } from '../../src/faces/storage/settings.js';
 
 export interface TestServer {
   url: string;

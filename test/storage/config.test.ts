@@ -3,7 +3,7 @@
  * S3_BUCKET is set, and start-up errors that name the variable.
  */
 import { describe, expect, it } from 'vitest';
-import { storageSettingsFromEnv } from '../../src/storage/config.js';
+import { storageSettingsFromEnv } from '../../src/faces/storage/settings.js';
 
 describe('storage settings from the environment', () => {
   it('keeps files under the data directory by default', () => {

@@ -10,19 +10,19 @@
 import { createReadStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Tier } from '../spec/model.js';
-import type { Db, Mode } from '../store/schema.js';
-import { getObject, getUpload } from '../store/storage.js';
-import type { StorageSettings } from '../storage/config.js';
-import { TooLargeError } from '../storage/digest.js';
-import { FileBlobStore } from '../storage/file-blobs.js';
-import { contentDisposition } from '../storage/content-disposition.js';
-import { storageService, type StorageService } from '../storage/service.js';
-import { SIGNED_PATH, verifyUrl } from '../storage/signed-urls.js';
-import { completeUpload } from '../storage/uploads.js';
-import { toObject } from '../storage/wire.js';
-import { StorageWorker } from '../storage/worker.js';
-import { ApiError } from '../core/errors.js';
+import type { Tier } from '../../spec/model.js';
+import type { Db, Mode } from '../../store/schema.js';
+import { getObject, getUpload } from './store.js';
+import type { StorageSettings } from './settings.js';
+import { TooLargeError } from './digest.js';
+import { FileBlobStore } from './file-blobs.js';
+import { contentDisposition } from './content-disposition.js';
+import { storageService, type StorageService } from './service.js';
+import { SIGNED_PATH, verifyUrl } from './signed-urls.js';
+import { completeUpload } from './uploads.js';
+import { toObject } from './wire.js';
+import { StorageWorker } from './worker.js';
+import { ApiError } from '../../core/errors.js';
 
 export interface ServerStorage {
   service: StorageService;
@@ -45,7 +45,7 @@ export async function setUpStorage(db: Db, settings: StorageSettings, tiers: rea
     return listening();
   };
   const files = settings.s3 ? undefined : new FileBlobStore(settings.dir, baseUrl);
-  const blobs = files ?? new (await import('../storage/s3-blobs.js')).S3BlobStore(settings.s3!);
+  const blobs = files ?? new (await import('./s3-blobs.js')).S3BlobStore(settings.s3!);
   const service = storageService(blobs, tiers);
   return {
     service,

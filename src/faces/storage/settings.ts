@@ -5,7 +5,7 @@
  * the variable.
  */
 import { join } from 'node:path';
-import { httpUrl } from '../providers/http-url.js';
+import { httpUrl } from '../../providers/http-url.js';
 import type { S3Settings } from './s3-blobs.js';
 import { DEFAULT_STORAGE_WORKER, type StorageWorkerOptions } from './worker.js';
 
