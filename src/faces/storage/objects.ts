@@ -12,7 +12,8 @@
 import { ApiError } from '../../core/errors.js';
 import type { Partition } from '../../store/auth.js';
 import { storeKind } from '../../store/open.js';
-import type { Db, StorageObjectTable } from '../../store/schema.js';
+import type { Db } from '../../store/schema.js';
+import type { StorageObjectTable } from './tables.js';
 import { accrueStoredBytes, addUsage, deleteBlobRow, deleteObject, holdBlob, insertObject, releaseBlob, releasedBlobs, releasePlacedBlob } from './store.js';
 import { afterRollback } from '../../store/transaction.js';
 import type { BlobStore, StagedBlob } from './blob-store.js';

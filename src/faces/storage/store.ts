@@ -9,7 +9,8 @@ import type { Partition } from '../../store/auth.js';
 import { decimalAdd, decimalQuotient, Exact, METER_PLACES } from '../../store/exact-decimal.js';
 import { storeKind } from '../../store/open.js';
 import { periodOf } from '../../store/periods.js';
-import type { Db, Mode, StorageObjectTable, StorageUploadTable } from '../../store/schema.js';
+import type { Db, Mode } from '../../store/schema.js';
+import type { StorageObjectTable, StorageUploadTable } from './tables.js';
 
 const inPartition = (p: Partition) => ({ mode: p.mode, entity_id: p.entityId });
 

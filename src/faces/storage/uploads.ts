@@ -5,7 +5,8 @@
  */
 import { ApiError } from '../../core/errors.js';
 import { writeEvents } from '../../store/events.js';
-import type { Db, StorageObjectTable } from '../../store/schema.js';
+import type { Db } from '../../store/schema.js';
+import type { StorageObjectTable } from './tables.js';
 import { newId } from '../../store/secrets.js';
 import { takeUpload } from './store.js';
 import { CallTransaction } from '../../store/transaction.js';
