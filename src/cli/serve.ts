@@ -29,7 +29,7 @@ export function registerServe(program: Command): void {
         );
         // Awaited below; a configuration error thrown first must not leave its failure unhandled.
         opening.catch(() => {});
-        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { shippedCatalogue }, { readModuleSettings }, { storageSettingsFromEnv }, { configureSecretKeys }, { resealEndpointSecrets }, { log }] =
+        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { shippedCatalogue }, { readModuleSettings }, { configureSecretKeys }, { resealEndpointSecrets }, { log }] =
           await Promise.all([
             import('../providers/config.js'),
             import('../server/first-key.js'),
@@ -37,12 +37,10 @@ export function registerServe(program: Command): void {
             import('../server/rate-limit/create.js'),
             import('../server/shipped.js'),
             import('../server/modules.js'),
-            import('../faces/storage/settings.js'),
             import('./secret-keys.js'),
             import('../store/webhooks.js'),
             import('../core/log.js'),
           ]);
-        const storageSettings = asConfigError(() => storageSettingsFromEnv(env, settled.dataDir));
         asConfigError(() => configureSecretKeys(settled));
         const db = await opening;
         await resealEndpointSecrets(db);
@@ -73,15 +71,13 @@ export function registerServe(program: Command): void {
           http: config.http,
           usage: config.usage,
           settings: readModuleSettings(catalogue.modules, env),
-          storage: storageSettings,
           email: config.email,
           payments: config.payments,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
           corsOrigins: config.corsOrigins,
           // Unset, the listening address stands in, unless it is every interface (0.0.0.0, ::): no client
           // reaches that, so docUrls stay relative to wherever the client called.
-          // PUBLIC_URL is read (and checked) once, with the storage settings whose signed URLs it also bases.
-          ...(storageSettings.publicUrl || !WILDCARD_HOSTS.has(config.host) ? { publicUrl: storageSettings.publicUrl ?? listeningBase(config) } : {}),
+          ...(config.publicUrl || !WILDCARD_HOSTS.has(config.host) ? { publicUrl: config.publicUrl ?? listeningBase(config) } : {}),
         });
         // Installed before anything is printed, so that whoever reads the banner can already stop us cleanly.
         stopOnSignals(async () => {

@@ -20,14 +20,12 @@ export function registerWorker(program: Command): void {
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;
       await startOrExplain(async () => {
-        const [{ openStore }, { WebhookWorker }, { PaymentReconciler }, { mailWorker }, { createProviders }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
+        const [{ openStore }, { WebhookWorker }, { PaymentReconciler }, { mailWorker }, { createProviders }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
           import('../store/open.js'),
           import('../webhooks/worker.js'),
           import('../payments/reconciler.js'),
           import('../email/worker.js'),
           import('../providers/config.js'),
-          import('../faces/storage/routes.js'),
-          import('../faces/storage/settings.js'),
           import('../spec/version-in-force.js'),
           import('../server/shipped.js'),
           import('../server/modules.js'),
@@ -35,8 +33,6 @@ export function registerWorker(program: Command): void {
         const env = withFlags(process.env, flags);
         config = settings(env);
         const settled = config;
-        const { dataDir } = settled;
-        const storageSettings = asConfigError(() => storageSettingsFromEnv(env, dataDir));
         const { modules: faceModules, platform } = shippedCatalogue();
         const moduleSettings = readModuleSettings(faceModules, env);
         const { configureSecretKeys } = await import('./secret-keys.js');
@@ -45,25 +41,22 @@ export function registerWorker(program: Command): void {
         const worker = new WebhookWorker(db, config.webhooks);
         // Their events are written in the version in force when they are written, not in the newest declared.
         const apiVersion = versionInForceNow(platform);
-        // Storage here runs its background work (uploads landed in S3, collecting content no object holds) and
-        // gives the mail worker the content of attachments.
-        const storage = await setUpStorage(db, storageSettings, platform.tiers);
         const providers = createProviders();
-        const mail = mailWorker(db, { ...providers, storage: storage.service }, config.email, apiVersion);
         const reconciler = new PaymentReconciler(db, providers.payments, { ...config.payments, apiVersion });
         const modules = await startModules(faceModules, { db, providers, platform, apiVersion, process: 'worker', settings: moduleSettings });
+        // The mail worker reads attachments' content through the modules' services.
+        const mail = mailWorker(db, providers, config.email, apiVersion, modules.service);
         // The worker's timers do not keep the process alive on their own; this does, until a signal.
         const alive = setInterval(() => {}, 1 << 30);
         stopOnSignals(async () => {
           clearInterval(alive);
-          await Promise.all([worker.stop(), modules.stop(), mail.stop(), reconciler.stop(), storage.worker.stop()]);
+          await Promise.all([worker.stop(), modules.stop(), mail.stop(), reconciler.stop()]);
           await db.destroy();
         });
         worker.start();
         modules.startBackground();
         mail.start();
         reconciler.start();
-        storage.worker.start();
         console.log(`Dispatch worker ${config.serverVersion} delivering webhooks and e-mail, closing billing periods and settling payments from ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}`);
       }, () => config);
     });

@@ -38,10 +38,13 @@ export interface MailWorkerOptions {
   leaseMs?: number;
 }
 
-/** A worker with the settings given over the defaults, sending live mail through the providers' transport. */
-export function mailWorker(db: Db, providers: Providers, settings: Partial<EmailQueueConfig> = {}, apiVersion: () => string): MailWorker {
+/**
+ * A worker with the settings given over the defaults, sending live mail through the providers' transport;
+ * attachments' content is read through the storage module's service (`service`: the modules' services).
+ */
+export function mailWorker(db: Db, providers: Providers, settings: Partial<EmailQueueConfig> = {}, apiVersion: () => string, service: <T>(face: string) => T | undefined = () => undefined): MailWorker {
   const transport = providers.email?.live;
-  const storage = providers.storage;
+  const storage = service<StorageService>('storage');
   return new MailWorker(db, {
     ...(storage ? { storage } : {}),
     ...DEFAULT_EMAIL_QUEUE,

@@ -2,7 +2,7 @@
  * The HTTP server: `POST /do`, `POST /{version}/do` and `POST /do/{face}.{action}` run the call pipeline, answering JSON or, for a
  * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs/*` and `/dashboard` serve
  * the rest. Unless told otherwise it also runs the background workers (webhook deliveries, mail, billing
- * periods, the payments reconciler, storage). Every error, the HTTP layer's own included (bad JSON, wrong
+ * periods, the payments reconciler, the modules' own). Every error, the HTTP layer's own included (bad JSON, wrong
  * content type, body too large, unknown path), leaves in the error envelope of docs/contract.md § Errors.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyInstance } from 'fastify';
@@ -38,8 +38,6 @@ import type { Runtime } from './runtime.js';
 import { clientErrorHandler } from './client-error.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
-import { setUpStorage } from '../faces/storage/routes.js';
-import type { StorageSettings } from '../faces/storage/settings.js';
 import { parseJsonBody } from './json-body.js';
 import { purgeUsage } from '../usage/purge.js';
 import { UsageFeed } from '../store/usage-feed.js';
@@ -88,8 +86,6 @@ export interface ServerOptions {
   usage?: { flushMs?: number; retentionDays?: number; rollupRetentionDays?: number; /** false records nothing (for measuring the stage's cost). */ enabled?: boolean };
   /** Each face module's settings, by face (`readModuleSettings`); a module given none runs with its defaults. */
   settings?: Readonly<Record<string, unknown>>;
-  /** Where the storage face keeps content; without it, storage calls answer 503 provider_unavailable. */
-  storage?: StorageSettings;
   /** The mail queue's worker (default: on, the default retry schedule); `worker: false` when workers run it. */
   email?: Partial<EmailQueueConfig>;
   /** The payments reconciler (default: on, with its defaults); `reconciler: false` when workers run it. */
@@ -143,10 +139,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const pool = postgresPool(options.db);
   // Several processes share a PostgreSQL store: each one's live followers also see the others' records.
   const relay = pool && new UsageRelay(options.db, pool, usageFeed);
-  const storage = options.storage && (await setUpStorage(options.db, options.storage, catalogue.platform.tiers));
-  const providers = storage ? { ...options.providers, storage: storage.service } : options.providers;
-  // The mail worker reads attachments from the storage face's content.
-  const mail = options.email?.worker === false ? undefined : mailWorker(options.db, providers, options.email, defaultVersion);
+  const providers = options.providers;
   const reconciler =
     options.payments?.reconciler === false ? undefined : new PaymentReconciler(options.db, providers.payments, { ...DEFAULT_PAYMENTS_RECONCILER, ...options.payments, apiVersion: defaultVersion });
   const modules = await startModules(catalogue.modules, {
@@ -157,6 +150,8 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     process: 'server',
     ...(options.settings ? { settings: options.settings } : {}),
   });
+  // The mail worker reads attachments' content through the modules' services.
+  const mail = options.email?.worker === false ? undefined : mailWorker(options.db, providers, options.email, defaultVersion, modules.service);
   const usage = new UsageRecorder(options.db, { flushMs: options.usage?.flushMs ?? 1000, feed: usageFeed, ...(relay ? { relay } : {}) });
   // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
   const observe: AfterAnswer = (call, reply) => {
@@ -303,10 +298,9 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     return reply.type('text/markdown; charset=utf-8').send(page);
   });
 
-  registerCors(app, options.corsOrigins ?? [], storage?.servesSignedUrls ?? false);
+  registerCors(app, options.corsOrigins ?? [], modules.crossOrigin);
   registerDashboardRoutes(app);
   if (documents) registerReferenceRoutes(app);
-  storage?.register(app);
   modules.routes(app);
 
   app.setNotFoundHandler((request, reply) =>
@@ -336,13 +330,12 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   }, PURGE_INTERVAL_MS).unref();
   worker?.start();
   modules.startBackground();
-  storage?.worker.start();
   mail?.start();
   reconciler?.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     runtime.keys.close();
-    await Promise.all([worker?.stop(), modules.stop(), mail?.stop(), reconciler?.stop(), storage?.worker.stop()]);
+    await Promise.all([worker?.stop(), modules.stop(), mail?.stop(), reconciler?.stop()]);
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
     relay?.close();

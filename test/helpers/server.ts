@@ -128,10 +128,12 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
     // Each module with its defaults, as a server started with no variables set, and what the test gives.
-    settings: readModuleSettings(catalogue.modules, {}, { ...(options.billing ? { billing: options.billing } : {}) }),
+    settings: readModuleSettings(catalogue.modules, {}, {
+      ...(options.billing ? { billing: options.billing } : {}),
+      storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
+    }),
     ...(options.reconciler ? { payments: options.reconciler } : {}),
     ...(options.idempotencyTtlSeconds !== undefined ? { idempotencyTtlSeconds: options.idempotencyTtlSeconds } : {}),
-    storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
     ...(options.email ? { email: options.email } : {}),
     ...(options.now ? { now: options.now } : {}),
   });

@@ -21,7 +21,7 @@ const DEFAULT_EXPIRY_SECONDS = 3600;
 const partition = (ctx: HandlerContext<never>) => ({ mode: ctx.mode, entityId: ctx.entityId });
 
 function storageOf(ctx: HandlerContext<never>): StorageService {
-  const storage = ctx.providers.storage;
+  const storage = ctx.service<StorageService>('storage');
   if (!storage) throw new ApiError('provider_unavailable', 'Storage is not configured on this server.');
   return storage;
 }

@@ -1,11 +1,11 @@
 /**
- * The storage face's settings from the environment: where content is kept (files under `STORAGE_DIR`, by
+ * The storage module's settings from the environment: where content is kept (files under `STORAGE_DIR`, by
  * default `<DATA_DIR>/storage`; or the S3-compatible bucket `S3_BUCKET`), the address signed URLs of the
  * files store use (`PUBLIC_URL`), and the background work's timing. Bad settings fail at start-up, naming
  * the variable.
  */
 import { join } from 'node:path';
-import { httpUrl } from '../../providers/http-url.js';
+import { ConfigError, httpUrlSetting, integer, publicUrl } from '../../core/settings.js';
 import type { S3Settings } from './s3-blobs.js';
 import { DEFAULT_STORAGE_WORKER, type StorageWorkerOptions } from './worker.js';
 
@@ -18,17 +18,18 @@ export interface StorageSettings {
   worker: StorageWorkerOptions;
 }
 
-/** @throws Error naming the variable when one is invalid. */
-export function storageSettingsFromEnv(env: NodeJS.ProcessEnv, dataDir: string): StorageSettings {
-  const publicUrl = env.PUBLIC_URL?.trim();
-  if (publicUrl) httpUrl('PUBLIC_URL', publicUrl, 'https://api.example.com');
+/** @throws ConfigError naming the variable when one is invalid. */
+export function storageSettings(env: NodeJS.ProcessEnv): StorageSettings {
+  const url = publicUrl(env);
+  const s3 = s3FromEnv(env);
   return {
-    dir: env.STORAGE_DIR?.trim() || join(dataDir, 'storage'),
-    ...(s3FromEnv(env) ? { s3: s3FromEnv(env)! } : {}),
-    ...(publicUrl ? { publicUrl: publicUrl.replace(/\/+$/, '') } : {}),
+    // The data directory as the server reads it (DATA_DIR, or `--data-dir`, which sets it).
+    dir: env.STORAGE_DIR?.trim() || join(env.DATA_DIR || '.data', 'storage'),
+    ...(s3 ? { s3 } : {}),
+    ...(url ? { publicUrl: url } : {}),
     worker: {
-      pollMs: whole(env, 'STORAGE_POLL_MS', DEFAULT_STORAGE_WORKER.pollMs),
-      gcGraceMs: whole(env, 'STORAGE_GC_GRACE_SECONDS', DEFAULT_STORAGE_WORKER.gcGraceMs / 1000) * 1000,
+      pollMs: integer(env, 'STORAGE_POLL_MS', DEFAULT_STORAGE_WORKER.pollMs),
+      gcGraceMs: integer(env, 'STORAGE_GC_GRACE_SECONDS', DEFAULT_STORAGE_WORKER.gcGraceMs / 1000) * 1000,
     },
   };
 }
@@ -36,16 +37,15 @@ export function storageSettingsFromEnv(env: NodeJS.ProcessEnv, dataDir: string):
 function s3FromEnv(env: NodeJS.ProcessEnv): S3Settings | undefined {
   const bucket = env.S3_BUCKET?.trim();
   if (!bucket) {
-    if (env.S3_ENDPOINT?.trim()) throw new Error('S3_ENDPOINT is set but S3_BUCKET is not: name the bucket to keep objects in.');
+    if (env.S3_ENDPOINT?.trim()) throw new ConfigError('S3_ENDPOINT is set but S3_BUCKET is not: name the bucket to keep objects in.');
     return undefined;
   }
-  const endpoint = env.S3_ENDPOINT?.trim();
-  if (endpoint) httpUrl('S3_ENDPOINT', endpoint, 'https://s3.eu-west-1.amazonaws.com');
+  const endpoint = httpUrlSetting(env, 'S3_ENDPOINT', 'https://s3.eu-west-1.amazonaws.com');
   const accessKeyId = env.S3_ACCESS_KEY_ID?.trim();
   const secretAccessKey = env.S3_SECRET_ACCESS_KEY?.trim();
-  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new Error('Set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (to use the AWS SDK\'s default credentials).');
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) throw new ConfigError('Set both S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY, or neither (to use the AWS SDK\'s default credentials).');
   const pathStyle = env.S3_FORCE_PATH_STYLE?.trim() ?? '';
-  if (!['', '0', '1', 'true', 'false'].includes(pathStyle)) throw new Error(`S3_FORCE_PATH_STYLE must be true or false, not "${pathStyle}".`);
+  if (!['', '0', '1', 'true', 'false'].includes(pathStyle)) throw new ConfigError(`S3_FORCE_PATH_STYLE must be true or false, not "${pathStyle}".`);
   const prefix = env.S3_PREFIX?.trim() ?? '';
   return {
     bucket,
@@ -55,12 +55,4 @@ function s3FromEnv(env: NodeJS.ProcessEnv): S3Settings | undefined {
     ...(endpoint ? { endpoint } : {}),
     ...(accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : {}),
   };
-}
-
-function whole(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not "${raw}".`);
-  return value;
 }
