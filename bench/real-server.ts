@@ -20,7 +20,7 @@ import { shippedCatalogue } from '../src/server/shipped.js';
 import { createKey } from '../src/store/keys.js';
 import { openStore } from '../src/store/open.js';
 import { shippedMigrations } from '../src/server/shipped.js';
-import { DEFAULT_STORAGE_WORKER } from '../src/storage/worker.js';
+import { readModuleSettings } from '../src/server/modules.js';
 
 const shared = process.env.BENCH_MODE === 'shared';
 const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-bench-'));
@@ -41,7 +41,9 @@ const limiter = await createLimiter({
   rateLimitWhenUnavailable: 'refuse',
 });
 const usage = { enabled: process.env.BENCH_USAGE !== 'off' };
-const app = await buildServer(shippedCatalogue(), { db, providers: { ai: { test: testTextModel }, embeddings: { test: testEmbeddingModel }, payments: { test: sandboxProcessor } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench', usage, storage: { dir: join(dataDir, 'storage'), worker: DEFAULT_STORAGE_WORKER } });
+// Each module's settings as a server with no variables set but its data directory reads them (stored files under it).
+const catalogue = shippedCatalogue();
+const app = await buildServer(catalogue, { db, providers: { ai: { test: testTextModel }, embeddings: { test: testEmbeddingModel }, payments: { test: sandboxProcessor } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench', usage, settings: readModuleSettings(catalogue.modules, { DATA_DIR: dataDir }) });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.send?.({ port: (app.server.address() as AddressInfo).port, keys, keyIds, batchKeys });
 process.on('SIGTERM', () => process.exit(0));

@@ -31,17 +31,15 @@ export function registerServe(program: Command): void {
         const opening = import('../store/open.js').then(({ openStore }) => openStore({ dataDir: settled.dataDir, databaseUrl: settled.databaseUrl, migrations: shippedMigrations() }));
         // Awaited below; a configuration error thrown first must not leave its failure unhandled.
         opening.catch(() => {});
-        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { storageSettingsFromEnv }, { configureSecretKeys }, { log }] =
+        const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { configureSecretKeys }, { log }] =
           await Promise.all([
             import('../providers/config.js'),
             import('../server/first-key.js'),
             import('../server/server.js'),
             import('../server/rate-limit/create.js'),
-            import('../storage/config.js'),
             import('./secret-keys.js'),
             import('../core/log.js'),
           ]);
-        const storageSettings = asConfigError(() => storageSettingsFromEnv(env, settled.dataDir));
         asConfigError(() => configureSecretKeys(settled));
         const db = await opening;
         const limiter = await createLimiter(config);
@@ -68,13 +66,11 @@ export function registerServe(program: Command): void {
           http: config.http,
           usage: config.usage,
           settings: moduleSettings,
-          storage: storageSettings,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
           corsOrigins: config.corsOrigins,
           // Unset, the listening address stands in, unless it is every interface (0.0.0.0, ::): no client
           // reaches that, so docUrls stay relative to wherever the client called.
-          // PUBLIC_URL is read (and checked) once, with the storage settings whose signed URLs it also bases.
-          ...(storageSettings.publicUrl || !WILDCARD_HOSTS.has(config.host) ? { publicUrl: storageSettings.publicUrl ?? listeningBase(config) } : {}),
+          ...(config.publicUrl || !WILDCARD_HOSTS.has(config.host) ? { publicUrl: config.publicUrl ?? listeningBase(config) } : {}),
         });
         // Installed before anything is printed, so that whoever reads the banner can already stop us cleanly.
         stopOnSignals(async () => {

@@ -20,11 +20,9 @@ export function registerWorker(program: Command): void {
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;
       await startOrExplain(async () => {
-        const [{ openStore }, { createProviders }, { setUpStorage }, { storageSettingsFromEnv }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
+        const [{ openStore }, { createProviders }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
           import('../store/open.js'),
           import('../providers/config.js'),
-          import('../server/storage-routes.js'),
-          import('../storage/config.js'),
           import('../spec/version-in-force.js'),
           import('../server/shipped.js'),
           import('../server/modules.js'),
@@ -32,8 +30,6 @@ export function registerWorker(program: Command): void {
         const env = withFlags(process.env, flags);
         config = settings(env);
         const settled = config;
-        const { dataDir } = settled;
-        const storageSettings = asConfigError(() => storageSettingsFromEnv(env, dataDir));
         const { modules: faceModules, platform } = shippedCatalogue();
         const moduleSettings = asConfigError(() => readModuleSettings(faceModules, env));
         const { configureSecretKeys } = await import('./secret-keys.js');
@@ -41,21 +37,16 @@ export function registerWorker(program: Command): void {
         const db = await openStore({ migrations: shippedMigrations(), dataDir: config.dataDir, databaseUrl: config.databaseUrl });
         // Their events are written in the version in force when they are written, not in the newest declared.
         const apiVersion = versionInForceNow(platform);
-        // Storage here runs its background work (uploads landed in S3, collecting content no object holds) and
-        // lends its content to the modules' background work (through the providers they are given).
-        const storage = await setUpStorage(db, storageSettings, platform.tiers);
-        const providers = { ...createProviders(), storage: storage.service };
-        const modules = await startModules(faceModules, { db, providers, platform, apiVersion, process: 'worker', settings: moduleSettings });
+        const modules = await startModules(faceModules, { db, providers: createProviders(), platform, apiVersion, process: 'worker', settings: moduleSettings });
         // The worker's timers do not keep the process alive on their own; this does, until a signal.
         const alive = setInterval(() => {}, 1 << 30);
         stopOnSignals(async () => {
           clearInterval(alive);
-          await Promise.all([modules.stop(), storage.worker.stop()]);
+          await modules.stop();
           await db.destroy();
         });
         modules.startBackground();
-        storage.worker.start();
-        console.log(`Dispatch worker ${config.serverVersion} delivering webhooks and e-mail, closing billing periods and settling payments from ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}`);
+        console.log(`Dispatch worker ${config.serverVersion} running the modules' background work (webhook deliveries, e-mail, billing periods, payments in flight, storage) from ${config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`}`);
       }, () => config);
     });
 }

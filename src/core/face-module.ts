@@ -45,12 +45,28 @@ export interface ModuleHost<S> {
   service<T>(face: string): T | undefined;
 }
 
+/**
+ * Routes of a module's own that browser pages on other origins may call directly (storage's signed URLs):
+ * the server answers them, preflights included, for the origins its `CORS_ORIGINS` names.
+ */
+export interface CrossOriginRoutes {
+  /** The routes, as Fastify writes them. */
+  readonly routes: readonly string[];
+  readonly methods: string;
+  /** What a page may send. */
+  readonly allowHeaders: string;
+  /** What a page may read besides the CORS-safelisted headers. */
+  readonly exposeHeaders: string;
+}
+
 /** A module as one process runs it. */
 export interface RunningModule {
   /** Started and stopped with the process (when it runs background work). */
   readonly background?: readonly BackgroundWork[];
   /** HTTP routes of its own beside `POST /do` (storage's signed URLs). */
   routes?(app: FastifyInstance): void;
+  /** Which of those routes pages on other origins may call. */
+  readonly crossOrigin?: readonly CrossOriginRoutes[];
   /** Work done once each call's answer is decided. */
   readonly afterAnswer?: AfterAnswer;
   /** What other modules call (through `ModuleHost.service`, and handlers through `ctx.service`). */

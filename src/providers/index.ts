@@ -5,7 +5,6 @@
 import type { MailTransport } from './smtp.js';
 import type { EmbeddingModel } from './embedding-model.js';
 import type { PaymentProcessor } from './payments/processor.js';
-import type { StorageService } from '../storage/service.js';
 import type { TextModel } from './text-model.js';
 
 export interface Providers {
@@ -14,9 +13,4 @@ export interface Providers {
   payments: { test: PaymentProcessor; live?: PaymentProcessor };
   /** Live e-mail (SMTP_URL); test mode captures messages and needs none. */
   email?: { live?: MailTransport };
-  /**
-   * Where the storage face keeps content, for both modes (objects are partitioned by mode, like every record);
-   * made by the server from its storage settings, absent when it has none (storage calls then answer 503).
-   */
-  storage?: StorageService;
 }

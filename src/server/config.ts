@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fromRoot } from '../package-root.js';
-import { choice, ConfigError, integer } from '../core/settings.js';
+import { choice, ConfigError, integer, publicUrl } from '../core/settings.js';
 import { LOG_LEVELS } from '../core/log-levels.js';
 import { corsOrigins } from './cors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
@@ -35,6 +35,8 @@ export interface RuntimeConfig {
   http: HttpLimits;
   /** Asked of `GET /metrics` as a bearer token when set. */
   metricsToken?: string;
+  /** Where clients reach this server (`PUBLIC_URL`), the base of error docUrls; the listening address when unset. */
+  publicUrl?: string;
   /** Seals secrets at rest; made into the data directory in the embedded mode when unset. */
   secretKey?: string;
   /** Keys that sealed before the current one, still used to open what they sealed. */
@@ -82,6 +84,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections),
     },
     metricsToken: env.METRICS_TOKEN || undefined,
+    publicUrl: publicUrl(env),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     secretKey: env.DISPATCH_SECRET_KEY || undefined,
     previousSecretKeys: (env.DISPATCH_PREVIOUS_SECRET_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean),

@@ -3,26 +3,14 @@
  * and the docs are public, readable from any origin, so that documentation tools and playgrounds hosted
  * elsewhere can load them. The API paths (`POST /do`, `/{version}/do`, `/do/{face}.{action}`) answer only
  * the origins of `CORS_ORIGINS` (a comma-separated list, or `*`), preflights included: a key used from a
- * browser page is the page's to protect, so no origin is allowed unless the operator names it. The files
- * store's signed URLs (`GET`/`PUT /storage/signed`) answer the same origins, so a page can upload to and
- * download from them directly, as it would with an S3 bucket whose CORS rules name it (S3's own signed URLs
- * answer the bucket's rules, not these).
+ * browser page is the page's to protect, so no origin is allowed unless the operator names it. The routes a
+ * face module serves for pages to call directly (`RunningModule.crossOrigin`) answer the same origins.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SIGNED_PATH } from '../storage/signed-urls.js';
+import type { CrossOriginRoutes } from '../core/face-module.js';
 
 /** How long a browser may keep a preflight's answer, in seconds. */
 const PREFLIGHT_MAX_AGE = '600';
-
-interface CrossOriginRoutes {
-  /** The routes, as Fastify writes them: their answers carry the allow headers, and each gets a preflight. */
-  routes: string[];
-  methods: string;
-  /** What a page may send. */
-  allowHeaders: string;
-  /** What a page may read besides the CORS-safelisted headers. */
-  exposeHeaders: string;
-}
 
 const API: CrossOriginRoutes = {
   // `/do`, `/{version}/do` (any version text, as its route takes) and `/do/{face}.{action}`.
@@ -33,13 +21,6 @@ const API: CrossOriginRoutes = {
   exposeHeaders: 'Request-Id, X-API-Version, RateLimit, RateLimit-Policy, Retry-After, Idempotent-Replayed, Deprecation, Sunset, Link',
 };
 
-const SIGNED_URLS: CrossOriginRoutes = {
-  routes: [SIGNED_PATH],
-  methods: 'GET, PUT',
-  allowHeaders: 'Content-Type, If-None-Match',
-  exposeHeaders: 'ETag, Content-Disposition, Request-Id',
-};
-
 const DOCUMENT_PATH = /^\/(?:openapi\.json|docs\/.*)$/;
 
 /** `*`, or the list of allowed origins, from CORS_ORIGINS. */
@@ -48,10 +29,10 @@ export function corsOrigins(value: string | undefined): '*' | string[] {
   return origins.includes('*') ? '*' : origins;
 }
 
-/** `signedUrls`: whether this server answers the files store's signed URLs (not with S3). */
-export function registerCors(app: FastifyInstance, origins: '*' | readonly string[], signedUrls: boolean): void {
+/** `modules`: the routes of the face modules served here that pages may call directly. */
+export function registerCors(app: FastifyInstance, origins: '*' | readonly string[], modules: readonly CrossOriginRoutes[]): void {
   const allows = (origin: string) => origins === '*' || origins.includes(origin);
-  const served = signedUrls ? [API, SIGNED_URLS] : [API];
+  const served = [API, ...modules];
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;
     const path = request.url.split('?')[0]!;

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AfterAnswer } from '../core/answer.js';
 import type { PlatformData } from '../core/dispatch-types.js';
-import type { AnyFaceModule, ModuleHost, RunningModule } from '../core/face-module.js';
+import type { AnyFaceModule, CrossOriginRoutes, ModuleHost, RunningModule } from '../core/face-module.js';
 import type { Providers } from '../providers/index.js';
 import type { Db } from '../store/schema.js';
 
@@ -25,6 +25,8 @@ export interface RunningModules {
   /** The service a module offers, by its face. */
   service<T>(face: string): T | undefined;
   routes(app: FastifyInstance): void;
+  /** The modules' routes that pages on other origins may call. */
+  readonly crossOrigin: readonly CrossOriginRoutes[];
   startBackground(): void;
   /** Stops the background work, then lets each module release what it holds. */
   stop(): Promise<void>;
@@ -58,6 +60,7 @@ export async function startModules(modules: readonly AnyFaceModule[], common: Mo
     afterAnswer: all.flatMap((m) => (m.afterAnswer ? [m.afterAnswer] : [])),
     service,
     routes: (app) => all.forEach((m) => m.routes?.(app)),
+    crossOrigin: all.flatMap((m) => m.crossOrigin ?? []),
     startBackground: () => background.forEach((work) => work.start()),
     async stop() {
       await Promise.all(background.map((work) => work.stop()));

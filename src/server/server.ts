@@ -1,8 +1,8 @@
 /**
  * The HTTP server: `POST /do`, `POST /{version}/do` and `POST /do/{face}.{action}` run the call pipeline, answering JSON or, for a
  * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs/*` and `/dashboard` serve
- * the rest. Unless told otherwise it also runs the background workers (webhook deliveries, the face modules'
- * own, the payments reconciler, storage). Every error, the HTTP layer's own included (bad JSON, wrong
+ * the rest. Unless told otherwise it also runs the face modules' background work (their settings say which
+ * they leave to `dispatch worker`). Every error, the HTTP layer's own included (bad JSON, wrong
  * content type, body too large, unknown path), leaves in the error envelope of docs/contract.md § Errors.
  */
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyReply, type FastifyRequest, type FastifyInstance } from 'fastify';
@@ -32,8 +32,6 @@ import type { Runtime } from './runtime.js';
 import { clientErrorHandler } from './client-error.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
 import { registerDashboardRoutes } from './dashboard-routes.js';
-import { setUpStorage } from './storage-routes.js';
-import type { StorageSettings } from '../storage/config.js';
 import { parseJsonBody } from './json-body.js';
 import { purgeUsage } from '../usage/purge.js';
 import { UsageFeed } from '../store/usage-feed.js';
@@ -78,8 +76,6 @@ export interface ServerOptions {
   usage?: { flushMs?: number; retentionDays?: number; rollupRetentionDays?: number; /** false records nothing (for measuring the stage's cost). */ enabled?: boolean };
   /** Each face module's settings, by face (`readModuleSettings`); a module given none runs with its defaults. */
   settings?: Readonly<Record<string, unknown>>;
-  /** Where the storage face keeps content; without it, storage calls answer 503 provider_unavailable. */
-  storage?: StorageSettings;
   /** The clock by which API versions take effect (calls' default version, the workers' events); `Date.now` unless a test sets it. */
   now?: () => number;
 }
@@ -127,8 +123,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const pool = postgresPool(options.db);
   // Several processes share a PostgreSQL store: each one's live followers also see the others' records.
   const relay = pool && new UsageRelay(options.db, pool, usageFeed);
-  const storage = options.storage && (await setUpStorage(options.db, options.storage, catalogue.platform.tiers));
-  const providers = storage ? { ...options.providers, storage: storage.service } : options.providers;
+  const providers = options.providers;
   const modules = await startModules(catalogue.modules, {
     db: options.db,
     providers,
@@ -283,10 +278,9 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     return reply.type('text/markdown; charset=utf-8').send(page);
   });
 
-  registerCors(app, options.corsOrigins ?? [], storage?.servesSignedUrls ?? false);
+  registerCors(app, options.corsOrigins ?? [], modules.crossOrigin);
   registerDashboardRoutes(app);
   if (documents) registerReferenceRoutes(app);
-  storage?.register(app);
   modules.routes(app);
 
   app.setNotFoundHandler((request, reply) =>
@@ -315,11 +309,10 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     purgeEvents(options.db, new Date(Date.now() - retentionMs).toISOString()).catch((error: unknown) => log.error({ err: error }, 'event purge failed'));
   }, PURGE_INTERVAL_MS).unref();
   modules.startBackground();
-  storage?.worker.start();
   app.addHook('onClose', async () => {
     clearInterval(purge);
     runtime.keys.close();
-    await Promise.all([modules.stop(), storage?.worker.stop()]);
+    await modules.stop();
     // Calls in flight have been answered by now: what they recorded is written before the store closes.
     await usage.close();
     relay?.close();

@@ -4,7 +4,7 @@
  * with Kysely's schema builder so the same migrations serve SQLite and PostgreSQL. Never edit a shipped
  * migration: add the next one.
  */
-import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import type { ModuleMigration } from '../core/face-module.js';
 import { exactMeterSums } from './exact-sums-migration.js';
 
@@ -262,109 +262,9 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex('events_log').on('events').columns(['mode', 'entity_id', 'created_at', 'id']).execute();
     },
   },
-  '0014_storage': {
-    // The storage face: objects by (mode, entity, key) pointing at content stored once per SHA-256 (blobs,
-    // reference-counted), each partition's stored bytes (its quota), and signed uploads not yet received.
-    // Keys list in byte order, S3's: PostgreSQL compares them with the "C" collation, as SQLite does by default.
-    async up(db: Kysely<unknown>) {
-      const keyType = db.getExecutor().adapter instanceof PostgresAdapter ? sql`text collate "C"` : sql`text`;
-      await db.schema
-        .createTable('storage_objects')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('key', keyType, (c) => c.notNull())
-        .addColumn('sha256', 'text', (c) => c.notNull())
-        .addColumn('md5', 'text', (c) => c.notNull())
-        .addColumn('size', 'bigint', (c) => c.notNull())
-        .addColumn('content_type', 'text', (c) => c.notNull())
-        .addColumn('metadata', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .addPrimaryKeyConstraint('storage_objects_pkey', ['mode', 'entity_id', 'key'])
-        .execute();
-      await db.schema
-        .createTable('storage_blobs')
-        .addColumn('sha256', 'text', (c) => c.primaryKey())
-        .addColumn('md5', 'text', (c) => c.notNull())
-        .addColumn('size', 'bigint', (c) => c.notNull())
-        .addColumn('refs', 'integer', (c) => c.notNull())
-        .addColumn('released_at', 'text')
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('storage_blobs_released').on('storage_blobs').columns(['refs', 'released_at']).execute();
-      await db.schema
-        .createTable('storage_usage')
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('bytes', 'bigint', (c) => c.notNull())
-        .addColumn('objects', 'integer', (c) => c.notNull())
-        .addPrimaryKeyConstraint('storage_usage_pkey', ['mode', 'entity_id'])
-        .execute();
-      await db.schema
-        .createTable('storage_uploads')
-        .addColumn('id', 'text', (c) => c.primaryKey())
-        .addColumn('mode', 'text', (c) => c.notNull())
-        .addColumn('entity_id', 'text', (c) => c.notNull())
-        .addColumn('key', 'text', (c) => c.notNull())
-        .addColumn('size', 'bigint', (c) => c.notNull())
-        .addColumn('content_type', 'text', (c) => c.notNull())
-        .addColumn('metadata', 'text', (c) => c.notNull())
-        .addColumn('tier', 'text', (c) => c.notNull())
-        .addColumn('api_version', 'text', (c) => c.notNull())
-        .addColumn('expires_at', 'text', (c) => c.notNull())
-        .addColumn('created_at', 'text', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('storage_uploads_expiry').on('storage_uploads').column('expires_at').execute();
-    },
-  },
-  '0016_storage_accrual': {
-    // Stored bytes accrue as a platform meter (storage.storedByteDays) per partition, from the moment the
-    // partition's bytes last changed or were last counted.
-    async up(db: Kysely<unknown>) {
-      await db.schema.alterTable('storage_usage').addColumn('accrued_at', 'text').execute();
-    },
-  },
   // Usage units and meter values kept and added up exactly, and the meter rollups added up again from the raw
   // events; its own module, as this file is long enough.
   '0018_exact_meter_sums': { up: exactMeterSums },
-  '0020_storage_nfc_keys': {
-    // Object keys are kept in Unicode NFC from now on (src/storage/keys.ts), so that one name is one object.
-    // Keys stored in another form are renamed to their NFC form; where an object has that name already, the
-    // later write wins, as if the two names had been one: the earlier object is deleted, its bytes released.
-    async up(db: Kysely<unknown>) {
-      const store = db as Kysely<any>;
-      const now = new Date().toISOString();
-      // Only a key with a character past ASCII can change.
-      const beyondAscii = sql<boolean>`length(key) <> octet_length(key)`;
-      const objects = await store.selectFrom('storage_objects').select(['mode', 'entity_id', 'key', 'sha256', 'size', 'created_at']).where(beyondAscii).execute();
-      for (const object of objects) {
-        const target = (object.key as string).normalize('NFC');
-        if (target === object.key) continue;
-        const named = (key: string) => ({ mode: object.mode, entity_id: object.entity_id, key });
-        const holder = await store.selectFrom('storage_objects').select(['key', 'sha256', 'size', 'created_at']).where((eb) => eb.and(named(target))).executeTakeFirst();
-        if (holder) {
-          const loser = holder.created_at > object.created_at ? object : holder;
-          await store.deleteFrom('storage_objects').where((eb) => eb.and(named(loser.key))).execute();
-          await store
-            .updateTable('storage_usage')
-            .set({ bytes: sql`bytes - ${Number(loser.size)}`, objects: sql`objects - 1` })
-            .where((eb) => eb.and({ mode: object.mode, entity_id: object.entity_id }))
-            .execute();
-          await store
-            .updateTable('storage_blobs')
-            .set({ refs: sql`refs - 1`, released_at: sql`case when refs = 1 then ${now} else released_at end` })
-            .where('sha256', '=', loser.sha256)
-            .execute();
-          if (loser === object) continue;
-        }
-        await store.updateTable('storage_objects').set({ key: target }).where((eb) => eb.and(named(object.key))).execute();
-      }
-      const uploads = await store.selectFrom('storage_uploads').select(['id', 'key']).where(beyondAscii).execute();
-      for (const upload of uploads) {
-        const target = (upload.key as string).normalize('NFC');
-        if (target !== upload.key) await store.updateTable('storage_uploads').set({ key: target }).where('id', '=', upload.id).execute();
-      }
-    },
-  },
 };
 
 /**

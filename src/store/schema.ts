@@ -203,61 +203,6 @@ export interface UsageMeterRollupTable {
   value: string;
 }
 
-/** A stored object of the storage face: its key in a partition and the content (blob) it holds. */
-export interface StorageObjectTable {
-  mode: Mode;
-  entity_id: string;
-  key: string;
-  /** The blob (`storage_blobs`) holding the content. */
-  sha256: string;
-  md5: string;
-  size: number | string;
-  content_type: string;
-  /** JSON object. */
-  metadata: string;
-  created_at: string;
-}
-
-/** Content stored once, by SHA-256, and how many objects hold it; at zero it is collected after a while. */
-export interface StorageBlobTable {
-  sha256: string;
-  md5: string;
-  size: number | string;
-  refs: number;
-  /** When `refs` last fell to zero; null while referenced. */
-  released_at: string | null;
-  created_at: string;
-}
-
-/** What a partition keeps: the bytes its quota counts, and how many objects. */
-export interface StorageUsageTable {
-  mode: Mode;
-  entity_id: string;
-  bytes: number | string;
-  objects: number;
-  /** Until when its stored bytes have been counted (the storage.storedByteDays meter); null before the first. */
-  accrued_at: string | null;
-}
-
-/** A signed upload not yet received: what the object will be once its bytes arrive. */
-export interface StorageUploadTable {
-  /** `upl_…` */
-  id: string;
-  mode: Mode;
-  entity_id: string;
-  key: string;
-  size: number | string;
-  content_type: string;
-  /** JSON object. */
-  metadata: string;
-  /** The tier of the key that asked for the URL: its quota applies when the bytes arrive. */
-  tier: string;
-  /** The API version of that call, for the event the upload sends. */
-  api_version: string;
-  expires_at: string;
-  created_at: string;
-}
-
 export interface Database {
   api_keys: ApiKeyTable;
   idempotency_records: IdempotencyRecordTable;
@@ -271,10 +216,6 @@ export interface Database {
   usage_unit_rollups_coarse: UsageUnitCoarseRollupTable;
   usage_meter_events: UsageMeterEventTable;
   usage_meter_rollups: UsageMeterRollupTable;
-  storage_objects: StorageObjectTable;
-  storage_blobs: StorageBlobTable;
-  storage_usage: StorageUsageTable;
-  storage_uploads: StorageUploadTable;
 }
 
 export type Db = Kysely<Database>;

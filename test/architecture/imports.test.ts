@@ -1,8 +1,9 @@
 /**
  * The shape of the source tree: no module reaches itself through its imports; the core (`src/core/`,
- * `src/store/`, with the face-file model in `src/spec/` and `src/memo/` below them) imports no face, no part of
- * the server and no tool; the generator imports no face and no part of the server; a face module reaches another
- * only through the types of the service it offers. Imports of every kind count: static, type-only, re-exports
+ * `src/store/`, `src/providers/`, with the face-file model in `src/spec/` and `src/memo/` below them) imports no
+ * face, no part of the server and no tool; the server and the dispatch program import no face module; the
+ * generator imports no face and no part of the server; a face module reaches another only through the types of
+ * the service it offers. Imports of every kind count: static, type-only, re-exports
  * and dynamic `import()`.
  */
 import { readFileSync } from 'node:fs';
@@ -36,7 +37,7 @@ describe('the import graph', () => {
   });
 
   it('keeps the core free of faces, the server and the tools', () => {
-    expect(importsBetween(['core', 'store', 'spec', 'memo', '.'], [...FACE_CODE, ...SERVER, ...TOOLS])).toEqual([]);
+    expect(importsBetween(['core', 'store', 'providers', 'spec', 'memo', '.'], [...FACE_CODE, ...SERVER, ...TOOLS])).toEqual([]);
   });
 
   it('lets a face module reach another only through the types of the service it offers', () => {
@@ -51,6 +52,10 @@ describe('the import graph', () => {
     });
     expect(valueImports).toEqual([]);
     expect(across.map(([file, target]) => `${file} -> ${target}`)).toContain('faces/billing/payments.ts -> faces/payments/service.ts');
+  });
+
+  it('lets the server and the dispatch program start, route and stop the face modules without naming any', () => {
+    expect(importsBetween(['server', 'cli'], ['faces'])).toEqual([]);
   });
 
   it('keeps the generator apart from the faces and the server', () => {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import type { S3Settings } from '../../src/storage/s3-blobs.js';
+import type { S3Settings } from '../../src/faces/storage/s3-blobs.js';
 
 const require = createRequire(import.meta.url);
 

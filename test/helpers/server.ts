@@ -29,7 +29,7 @@ import { readModuleSettings } from '../../src/server/modules.js';
 import type { EmailSettings } from '../../src/faces/email/settings.js';
 import type { MailTransport } from '../../src/providers/smtp.js';
 import type { Db } from '../../src/store/schema.js';
-import type { StorageSettings } from '../../src/storage/config.js';
+import type { StorageSettings } from '../../src/faces/storage/settings.js';
 
 export interface TestServer {
   url: string;
@@ -133,9 +133,9 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
       ...(options.billing ? { billing: options.billing } : {}),
       ...(options.email ? { email: options.email } : {}),
       ...(options.reconciler ? { payments: options.reconciler } : {}),
+      storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
     }),
     ...(options.idempotencyTtlSeconds !== undefined ? { idempotencyTtlSeconds: options.idempotencyTtlSeconds } : {}),
-    storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
     ...(options.now ? { now: options.now } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

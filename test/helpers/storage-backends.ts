@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BlobStore } from '../../src/storage/blob-store.js';
-import type { StorageSettings } from '../../src/storage/config.js';
-import { FileBlobStore } from '../../src/storage/file-blobs.js';
-import { S3BlobStore } from '../../src/storage/s3-blobs.js';
+import type { BlobStore } from '../../src/faces/storage/blob-store.js';
+import type { StorageSettings } from '../../src/faces/storage/settings.js';
+import { FileBlobStore } from '../../src/faces/storage/file-blobs.js';
+import { S3BlobStore } from '../../src/faces/storage/s3-blobs.js';
 import { startLocalS3, type LocalS3 } from './s3.js';
 
 export interface Backend {

@@ -9,9 +9,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalogue } from '../../src/core/catalogue.js';
 import { shippedCatalogue } from '../../src/server/shipped.js';
-import type { BlobStore } from '../../src/storage/blob-store.js';
-import { collectReleasedBlobs } from '../../src/storage/objects.js';
-import { accrueStoredBytes, STORED_BYTES_METER } from '../../src/store/storage.js';
+import type { BlobStore } from '../../src/faces/storage/blob-store.js';
+import { collectReleasedBlobs } from '../../src/faces/storage/objects.js';
+import { accrueStoredBytes, STORED_BYTES_METER } from '../../src/faces/storage/store.js';
 import { STORAGE_BACKENDS } from '../helpers/storage-backends.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 

@@ -5,7 +5,7 @@
  * key answered is the NFC form; a key that NFC would make longer than 1024 characters is refused at its field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUrl } from '../../src/storage/signed-urls.js';
+import { signUrl } from '../../src/faces/storage/signed-urls.js';
 import { STORAGE_BACKENDS } from '../helpers/storage-backends.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 

@@ -5,8 +5,8 @@
  * content. A link to content that did not change keeps working, also when the same bytes are written again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BlobStore } from '../../src/storage/blob-store.js';
-import { collectReleasedBlobs } from '../../src/storage/objects.js';
+import type { BlobStore } from '../../src/faces/storage/blob-store.js';
+import { collectReleasedBlobs } from '../../src/faces/storage/objects.js';
 import { STORAGE_BACKENDS } from '../helpers/storage-backends.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 

@@ -6,8 +6,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BlobStore } from '../../src/storage/blob-store.js';
-import { collectReleasedBlobs } from '../../src/storage/objects.js';
+import type { BlobStore } from '../../src/faces/storage/blob-store.js';
+import { collectReleasedBlobs } from '../../src/faces/storage/objects.js';
 import { STORAGE_BACKENDS } from '../helpers/storage-backends.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 

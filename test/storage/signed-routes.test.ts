@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signUrl, verifyUrl } from '../../src/storage/signed-urls.js';
+import { signUrl, verifyUrl } from '../../src/faces/storage/signed-urls.js';
 import { useSecretKeys } from '../../src/store/sealed.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 

@@ -29,7 +29,7 @@ describe('the migration set', () => {
     await (await set.provider.getMigrations())['0001_keys_and_auth']!.up(db);
     expect(tablesBefore).toEqual(['api_keys']);
     await db.destroy();
-    expect(() => migrationSet([{ name: '0020_storage_nfc_keys', up: async () => {} }])).toThrow(/Migration "0020_storage_nfc_keys" is given twice/);
+    expect(() => migrationSet([{ name: '0012_event_log', up: async () => {} }])).toThrow(/Migration "0012_event_log" is given twice/);
     const twice = { name: '0999_widgets', up: async () => {} };
     expect(() => migrationSet([twice, twice])).toThrow(/given twice/);
   });

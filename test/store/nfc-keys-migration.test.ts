@@ -14,7 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { migrationSet } from '../../src/store/migration-set.js';
 import { shippedMigrations } from '../../src/server/shipped.js';
 import { defineDecimalFunctions } from '../../src/store/sqlite/decimal-functions.worker.mjs';
-import type { Database, StorageObjectTable } from '../../src/store/schema.js';
+import type { Database } from '../../src/store/schema.js';
+import type { StorageObjectTable } from '../../src/faces/storage/tables.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 /** The migrations of a store that serves the shipped catalogue: the core's and the modules'. */

@@ -4,8 +4,7 @@
  * sent or bounced, so that deleting the object meanwhile cannot make the blob collectable. Their bytes are
  * read when the message is sent.
  */
-import type { StorageService } from '../../storage/service.js';
-import { holdBlob, releaseBlob } from '../../store/storage.js';
+import type { StorageService } from '../storage/service.js';
 import type { Db } from '../../store/schema.js';
 import type { EmailMessageTable } from './tables.js';
 
@@ -21,12 +20,14 @@ export interface KeptAttachment {
 
 const keptOf = (row: EmailMessageTable) => (row.attachments !== null ? (JSON.parse(row.attachments) as KeptAttachment[]) : []);
 
-export async function holdAttachments(db: Db, row: EmailMessageTable): Promise<void> {
-  for (const a of keptOf(row)) await holdBlob(db, { sha256: a.sha256, md5: a.md5, size: a.size });
+export async function holdAttachments(db: Db, row: EmailMessageTable, storage: StorageService | undefined): Promise<void> {
+  for (const a of keptOf(row)) await storage!.hold(db, { sha256: a.sha256, md5: a.md5, size: a.size });
 }
 
-export async function releaseAttachments(db: Db, row: EmailMessageTable): Promise<void> {
-  for (const a of keptOf(row)) await releaseBlob(db, a.sha256);
+export async function releaseAttachments(db: Db, row: EmailMessageTable, storage: StorageService | undefined): Promise<void> {
+  const kept = keptOf(row);
+  if (kept.length > 0 && !storage) throw new Error('A message with attachments leaves the queue, but this process serves no storage to let their content go.');
+  for (const a of kept) await storage!.release(db, a.sha256);
 }
 
 /** The attachments with their bytes, for sending. */

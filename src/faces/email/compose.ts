@@ -7,8 +7,7 @@ import type { EmailSendPayload } from '../../../generated/server/types.js';
 import { ApiError, invalidField } from '../../core/errors.js';
 import type { Partition } from '../../store/auth.js';
 import { getTemplate, suppressedAmong } from './store.js';
-import { getObject } from '../../store/storage.js';
-import { objectKey } from '../../storage/keys.js';
+import type { StorageService } from '../storage/service.js';
 import type { Db } from '../../store/schema.js';
 import type { EmailMessageTable } from './tables.js';
 import { newId } from '../../store/secrets.js';
@@ -49,7 +48,15 @@ const invalid = (param: string, message: string) => invalidField(param, message,
  * `base` is where the payload is (`/payload`, or `/payload/messages/3` in a batch); a template is rendered
  * within `budget`, the call's.
  */
-export async function compose(db: Db, p: Partition, payload: EmailSendPayload, base: string, budget: TemplateBudget, now = Date.now()): Promise<Composed> {
+export async function compose(
+  db: Db,
+  p: Partition,
+  payload: EmailSendPayload,
+  base: string,
+  budget: TemplateBudget,
+  storage: StorageService | undefined,
+  now = Date.now(),
+): Promise<Composed> {
   addressOf(payload.from, `${base}/from`);
   if (payload.replyTo !== undefined) addressOf(payload.replyTo, `${base}/replyTo`);
   const recipients = (['to', 'cc', 'bcc'] as const).flatMap((field) => (payload[field] ?? []).map((mailbox, i) => addressOf(mailbox, `${base}/${field}/${i}`)));
@@ -78,7 +85,7 @@ export async function compose(db: Db, p: Partition, payload: EmailSendPayload, b
   }
   checkHeaders(payload.headers ?? {}, `${base}/headers`);
   const suppressed = await suppressedAmong(db, p, [...new Set(recipients)]);
-  const attachments = await attachmentsOf(db, p, payload.attachments ?? [], `${base}/attachments`);
+  const attachments = await attachmentsOf(db, p, payload.attachments ?? [], `${base}/attachments`, storage);
   const at = new Date(now).toISOString();
   const row: EmailMessageTable = {
     mode: p.mode,
@@ -113,13 +120,20 @@ export async function compose(db: Db, p: Partition, payload: EmailSendPayload, b
  * The storage objects to attach, as they are now: a later change or deletion of an object does not change a
  * message already queued, whose content is held by its SHA-256 (see holdAttachments).
  */
-async function attachmentsOf(db: Db, p: Partition, given: readonly { key: string; filename?: string }[], param: string): Promise<KeptAttachment[]> {
+async function attachmentsOf(
+  db: Db,
+  p: Partition,
+  given: readonly { key: string; filename?: string }[],
+  param: string,
+  storage: StorageService | undefined,
+): Promise<KeptAttachment[]> {
   const kept: KeptAttachment[] = [];
+  if (given.length > 0 && !storage) throw new ApiError('provider_unavailable', 'Attachments are storage objects, and this server serves no storage.', { param });
   for (const [i, attachment] of given.entries()) {
-    const object = await getObject(db, p, objectKey(attachment.key, `${param}/${i}/key`));
+    const object = await storage!.object(db, p, attachment.key, `${param}/${i}/key`);
     if (!object) throw new ApiError('resource_not_found', `No storage object under the key "${attachment.key}".`, { param: `${param}/${i}/key` });
     const filename = attachment.filename ?? object.key.split('/').at(-1)!;
-    kept.push({ key: object.key, filename, contentType: object.content_type, size: Number(object.size), sha256: object.sha256, md5: object.md5 });
+    kept.push({ key: object.key, filename, contentType: object.contentType, size: object.size, sha256: object.sha256, md5: object.md5 });
   }
   const total = kept.reduce((sum, a) => sum + a.size, 0);
   if (total > MAX_ATTACHMENT_BYTES) {

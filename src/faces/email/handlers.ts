@@ -4,6 +4,7 @@
  * captured at once unless scheduled, everything else goes through the queue of src/faces/email/worker.ts.
  */
 import type { EmailHandlers, EmailMessage, EmailSendPayload } from '../../../generated/server/types.js';
+import type { StorageService } from '../storage/service.js';
 import { holdAttachments } from './attachments.js';
 import { compose } from './compose.js';
 import { capturedMoves } from './outcomes.js';
@@ -33,7 +34,8 @@ async function sendOne(ctx: Ctx, payload: EmailSendPayload, base: string, budget
     throw new ApiError('provider_unavailable', 'No mail transport is configured for live sending: set SMTP_URL.');
   }
   const p = partition(ctx);
-  const { row, recipients, suppressed } = await compose(ctx.db, p, payload, base, budget);
+  const storage = ctx.service<StorageService>('storage');
+  const { row, recipients, suppressed } = await compose(ctx.db, p, payload, base, budget, storage);
   ctx.reportUnits({ messages: 1, recipients: recipients.length });
   if (suppressed.length > 0) {
     // Sent to no one: one suppressed recipient would otherwise learn nothing, and the others would get a
@@ -52,7 +54,7 @@ async function sendOne(ctx: Ctx, payload: EmailSendPayload, base: string, budget
     return toMessage(captured.row);
   }
   await store.insertMessage(ctx.db, row);
-  await holdAttachments(ctx.db, row);
+  await holdAttachments(ctx.db, row, storage);
   // The workers of this process look at once, once the message is committed; others find it at their poll.
   afterCommit(ctx.db, announceMail);
   return toMessage(row);

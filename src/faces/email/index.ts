@@ -5,18 +5,18 @@
  */
 import type { EmailHandlers } from '../../../generated/server/types.js';
 import type { FaceModule, ModuleHost } from '../../core/face-module.js';
-import type { StorageService } from '../../storage/service.js';
+import type { StorageService } from '../storage/service.js';
 import { handlers } from './handlers.js';
 import { emailSettings, type EmailSettings } from './settings.js';
 import { migrations } from './tables.js';
 import { MailWorker } from './worker.js';
 
 /**
- * Where the worker reads attachments' content: the storage the host's providers carry. The one place to
- * change when storage offers it as its module's service instead.
+ * Where the worker reads attachments' content: the storage module's service, asked at each send (modules
+ * start in the catalogue's order, and e-mail comes before storage).
  */
 export function attachmentStorage(host: ModuleHost<EmailSettings>): () => StorageService | undefined {
-  return () => host.providers.storage;
+  return () => host.service<StorageService>('storage');
 }
 
 export const email: FaceModule<EmailHandlers, EmailSettings> = {

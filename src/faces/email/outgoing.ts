@@ -2,7 +2,7 @@
  * A stored message as nodemailer sends it: the rendered parts, the stable Message-ID, and its attachments'
  * bytes read from storage at the time of sending.
  */
-import type { StorageService } from '../../storage/service.js';
+import type { StorageService } from '../storage/service.js';
 import type { EmailMessageTable } from './tables.js';
 import { attachmentContents } from './attachments.js';
 import { storedAddresses } from './addresses.js';

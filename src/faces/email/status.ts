@@ -8,6 +8,7 @@ import type { Partition } from '../../store/auth.js';
 import { moveMessage, suppress } from './store.js';
 import type { Db } from '../../store/schema.js';
 import type { EmailMessageTable, EmailStatus } from './tables.js';
+import type { StorageService } from '../storage/service.js';
 import { releaseAttachments } from './attachments.js';
 import { toMessage } from './wire.js';
 
@@ -85,6 +86,7 @@ export async function advance(
   row: EmailMessageTable,
   move: Move,
   emit: (type: EmailEvent, data: unknown) => void,
+  storage: StorageService | undefined,
   leasedUntil?: string,
 ): Promise<EmailMessageTable | undefined> {
   if (!FOLLOWS[move.status].includes(row.status)) return undefined;
@@ -92,7 +94,7 @@ export async function advance(
   const p: Partition = { mode: row.mode, entityId: row.entity_id };
   if (!(await moveMessage(db, p, row.id, FOLLOWS[move.status], { status: moved.status, history: moved.history, ...move.changes }, leasedUntil))) return undefined;
   // Leaving the queue: the content its attachments held is the objects' (or the collector's) again.
-  if ((row.status === 'queued' || row.status === 'deferred') && ['sent', 'bounced', 'suppressed'].includes(move.status)) await releaseAttachments(db, row);
+  if ((row.status === 'queued' || row.status === 'deferred') && ['sent', 'bounced', 'suppressed'].includes(move.status)) await releaseAttachments(db, row, storage);
   await suppressFor(db, row, move);
   for (const [type, data] of events) emit(type, data);
   return moved;

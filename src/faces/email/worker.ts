@@ -7,7 +7,7 @@
  * PostgreSQL queue. A worker that dies mid-send leaves its lease to lapse and another sends again, under
  * the same Message-ID.
  */
-import type { StorageService } from '../../storage/service.js';
+import type { StorageService } from '../storage/service.js';
 import type { Partition } from '../../store/auth.js';
 import { leaseDueMessages, suppressedAmong } from './store.js';
 import { writeEvents, type EmittedEvent } from '../../store/events.js';
@@ -161,7 +161,7 @@ export class MailWorker {
       let current: EmailMessageTable | undefined = row;
       for (const [i, move] of moves.entries()) {
         // Only the first move is under the lease (the newest, if it was leased again meanwhile): it ends it.
-        current = await advance(trx, current, move, emit, i === 0 ? (this.#leases.get(row.id) ?? row.leased_until!) : undefined);
+        current = await advance(trx, current, move, emit, this.#options.storage?.(), i === 0 ? (this.#leases.get(row.id) ?? row.leased_until!) : undefined);
         if (!current) return;
       }
       if (events.length > 0) await writeEvents(trx, { mode: p.mode, entityId: p.entityId, apiVersion: this.#options.apiVersion(), requestId: newId('req') }, events);

@@ -1,19 +1,19 @@
 /**
  * The `storage` face (docs/contract.md § Storage): objects under keys in the call's (mode, entity), content inline or
- * through signed URLs, per-tier limits. Storing and deleting live in src/storage/objects.ts, the content in
- * the configured blob store (files or S3), the signed URLs' receiving end in src/server/storage-routes.ts.
- * Keys and prefixes are taken in Unicode NFC (src/storage/keys.ts).
+ * through signed URLs, per-tier limits. Storing and deleting live in src/faces/storage/objects.ts, the content in
+ * the configured blob store (files or S3), the signed URLs' receiving end in src/faces/storage/routes.ts.
+ * Keys and prefixes are taken in Unicode NFC (src/faces/storage/keys.ts).
  */
 import type { StorageHandlers } from '../../../generated/server/types.js';
 import type { HandlerContext } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
-import { getObject, insertUpload, listObjects, storedBytes } from '../../store/storage.js';
+import { getObject, insertUpload, listObjects, storedBytes } from './store.js';
 import { newId } from '../../store/secrets.js';
-import { keyPrefix, objectKey } from '../../storage/keys.js';
-import { INLINE_MAX_BYTES } from '../../storage/limits.js';
-import { checkObjectSize, quotaExceeded, removeObject, storeObject } from '../../storage/objects.js';
-import type { StorageService } from '../../storage/service.js';
-import { toObject } from '../../storage/wire.js';
+import { keyPrefix, objectKey } from './keys.js';
+import { INLINE_MAX_BYTES } from './limits.js';
+import { checkObjectSize, quotaExceeded, removeObject, storeObject } from './objects.js';
+import type { StorageService } from './service.js';
+import { toObject } from './wire.js';
 
 const DEFAULT_TYPE = 'application/octet-stream';
 const DEFAULT_EXPIRY_SECONDS = 3600;
@@ -21,7 +21,7 @@ const DEFAULT_EXPIRY_SECONDS = 3600;
 const partition = (ctx: HandlerContext<never>) => ({ mode: ctx.mode, entityId: ctx.entityId });
 
 function storageOf(ctx: HandlerContext<never>): StorageService {
-  const storage = ctx.providers.storage;
+  const storage = ctx.service<StorageService>('storage');
   if (!storage) throw new ApiError('provider_unavailable', 'Storage is not configured on this server.');
   return storage;
 }

@@ -3,7 +3,7 @@
  * files under a directory (file-blobs.ts) and an S3-compatible bucket (s3-blobs.ts). Content arrives
  * staged (a temporary file, bytes in memory, or an upload that landed in the bucket), its digest known;
  * `keep` makes it the blob of its SHA-256 unless that blob is already there, and is called only while the
- * blob's row is locked by a reference (src/storage/objects.ts), so that collecting a released blob and
+ * blob's row is locked by a reference (src/faces/storage/objects.ts), so that collecting a released blob and
  * keeping the same content again never interleave.
  */
 import type { Readable } from 'node:stream';

@@ -3,7 +3,7 @@
  * is one object whichever way their system composed it (an "é" typed on macOS arrives decomposed, as "e" and
  * a combining accent). Every key and prefix a call or a signed URL names goes through here first.
  */
-import { invalidField } from '../core/errors.js';
+import { invalidField } from '../../core/errors.js';
 
 /** The longest key, in UTF-16 code units as the face's schema counts them. */
 const KEY_MAX_LENGTH = 1024;

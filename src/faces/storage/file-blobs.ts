@@ -3,7 +3,7 @@
  * otherwise), `blobs/<first two hex digits>/<sha256>`. Content is written to `tmp/` while it is hashed,
  * flushed to disk, checked against the size counted, and only then renamed to its SHA-256, so a crash leaves
  * at most a stray temporary file, never a half-written blob. Signed URLs point at this server
- * (src/server/storage-routes.ts), which receives uploads itself: none ever lands on its own.
+ * (src/faces/storage/routes.ts), which receives uploads itself: none ever lands on its own.
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -11,7 +11,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promis
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { makeDirectory } from '../make-directory.js';
+import { makeDirectory } from '../../make-directory.js';
 import type { BlobStore, DownloadToSign, SignedTarget, StagedBlob, UploadToSign } from './blob-store.js';
 import { DigestStream } from './digest.js';
 import { signUrl } from './signed-urls.js';

@@ -9,12 +9,13 @@
  * loses bytes another holds. Content placed by a transaction that rolls back is released after the rollback,
  * so it is collected too; the caller's transaction must be a `CallTransaction` for that (afterRollback).
  */
-import { ApiError } from '../core/errors.js';
-import type { Partition } from '../store/auth.js';
-import { storeKind } from '../store/open.js';
-import type { Db, StorageObjectTable } from '../store/schema.js';
-import { accrueStoredBytes, addUsage, deleteBlobRow, deleteObject, holdBlob, insertObject, releaseBlob, releasedBlobs, releasePlacedBlob } from '../store/storage.js';
-import { afterRollback } from '../store/transaction.js';
+import { ApiError } from '../../core/errors.js';
+import type { Partition } from '../../store/auth.js';
+import { storeKind } from '../../store/open.js';
+import type { Db } from '../../store/schema.js';
+import type { StorageObjectTable } from './tables.js';
+import { accrueStoredBytes, addUsage, deleteBlobRow, deleteObject, holdBlob, insertObject, releaseBlob, releasedBlobs, releasePlacedBlob } from './store.js';
+import { afterRollback } from '../../store/transaction.js';
 import type { BlobStore, StagedBlob } from './blob-store.js';
 import type { StorageLimits } from './limits.js';
 

@@ -5,11 +5,12 @@
  * them until it commits, which is what keeps reference counts and quotas exact under concurrent calls.
  */
 import { sql } from 'kysely';
-import type { Partition } from './auth.js';
-import { decimalAdd, decimalQuotient, Exact, METER_PLACES } from './exact-decimal.js';
-import { storeKind } from './open.js';
-import { periodOf } from './periods.js';
-import type { Db, Mode, StorageObjectTable, StorageUploadTable } from './schema.js';
+import type { Partition } from '../../store/auth.js';
+import { decimalAdd, decimalQuotient, Exact, METER_PLACES } from '../../store/exact-decimal.js';
+import { storeKind } from '../../store/open.js';
+import { periodOf } from '../../store/periods.js';
+import type { Db, Mode } from '../../store/schema.js';
+import type { StorageObjectTable, StorageUploadTable } from './tables.js';
 
 const inPartition = (p: Partition) => ({ mode: p.mode, entity_id: p.entityId });
 

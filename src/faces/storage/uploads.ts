@@ -3,12 +3,13 @@
  * transaction, the upload row is taken (so only one process completes it), its size checked against what
  * was signed and the tier's limits, the object stored and `storage.object.created` written to the outbox.
  */
-import { ApiError } from '../core/errors.js';
-import { writeEvents } from '../store/events.js';
-import type { Db, StorageObjectTable } from '../store/schema.js';
-import { newId } from '../store/secrets.js';
-import { takeUpload } from '../store/storage.js';
-import { CallTransaction } from '../store/transaction.js';
+import { ApiError } from '../../core/errors.js';
+import { writeEvents } from '../../store/events.js';
+import type { Db } from '../../store/schema.js';
+import type { StorageObjectTable } from './tables.js';
+import { newId } from '../../store/secrets.js';
+import { takeUpload } from './store.js';
+import { CallTransaction } from '../../store/transaction.js';
 import type { StagedBlob } from './blob-store.js';
 import { checkObjectSize, storeObject } from './objects.js';
 import type { StorageService } from './service.js';

@@ -1,6 +1,6 @@
 /** Stored rows as the storage face answers them. */
-import type { StorageObject } from '../../generated/server/types.js';
-import type { StorageObjectTable } from '../store/schema.js';
+import type { StorageObject } from '../../../generated/server/types.js';
+import type { StorageObjectTable } from './tables.js';
 
 export function toObject(row: StorageObjectTable): StorageObject {
   return {

@@ -1,7 +1,7 @@
 /**
  * The fixed limits of the storage face, and each tier's (faces/platform.yaml, `tiers.<name>.storage`).
  */
-import type { Tier } from '../spec/model.js';
+import type { Tier } from '../../spec/model.js';
 
 /** Content answered or taken inline (base64 in JSON) at most: 512 KiB keeps a request under the 1 MiB body limit. */
 export const INLINE_MAX_BYTES = 512 * 1024;

@@ -6,9 +6,9 @@
  * expiry included) makes it invalid. Expiry is a Unix time in seconds, as S3's presigned URLs count.
  */
 import { createHmac } from 'node:crypto';
-import { ApiError } from '../core/errors.js';
-import { signingKeys } from '../store/sealed.js';
-import { equalSecrets } from '../store/secrets.js';
+import { ApiError } from '../../core/errors.js';
+import { signingKeys } from '../../store/sealed.js';
+import { equalSecrets } from '../../store/secrets.js';
 
 export const SIGNED_PATH = '/storage/signed';
 const PURPOSE = 'storage-signed-url';

@@ -1,72 +1,48 @@
 /**
- * The storage face's parts of the server: the blob store its settings name (files, or an S3-compatible
- * bucket), the background worker, and, for the files store, the routes its signed URLs point at:
- * `PUT /storage/signed?upload=…` streams one upload to disk (the JSON body limit does not apply; the size
- * signed for does, while the bytes arrive) and `GET /storage/signed?mode=…&entity=…&key=…&sha256=…` streams
- * one object back, as long as it still holds the content the URL was made for. Both check the URL's
- * signature and expiry first (403 signed_url_invalid); every refusal leaves in the error envelope. With S3,
- * signed URLs are S3's own and these routes are not served.
+ * The routes the files store's signed URLs point at, served by the storage module (not with S3, whose
+ * signed URLs are its own): `PUT /storage/signed?upload=…` streams one upload to disk (the JSON body limit
+ * does not apply; the size signed for does, while the bytes arrive) and
+ * `GET /storage/signed?mode=…&entity=…&key=…&sha256=…` streams one object back, as long as it still holds
+ * the content the URL was made for. Both check the URL's signature and expiry first (403 signed_url_invalid);
+ * every refusal leaves in the error envelope. Browser pages on the origins of CORS_ORIGINS may call them
+ * directly, as they would an S3 bucket whose CORS rules name them.
  */
 import { createReadStream } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Tier } from '../spec/model.js';
-import type { Db, Mode } from '../store/schema.js';
-import { getObject, getUpload } from '../store/storage.js';
-import type { StorageSettings } from '../storage/config.js';
-import { TooLargeError } from '../storage/digest.js';
-import { FileBlobStore } from '../storage/file-blobs.js';
-import { contentDisposition } from '../storage/content-disposition.js';
-import { storageService, type StorageService } from '../storage/service.js';
-import { SIGNED_PATH, verifyUrl } from '../storage/signed-urls.js';
-import { completeUpload } from '../storage/uploads.js';
-import { toObject } from '../storage/wire.js';
-import { StorageWorker } from '../storage/worker.js';
-import { ApiError } from '../core/errors.js';
+import type { CrossOriginRoutes } from '../../core/face-module.js';
+import type { Db, Mode } from '../../store/schema.js';
+import { getObject, getUpload } from './store.js';
+import { TooLargeError } from './digest.js';
+import type { FileBlobStore } from './file-blobs.js';
+import { contentDisposition } from './content-disposition.js';
+import type { StorageService } from './service.js';
+import { SIGNED_PATH, verifyUrl } from './signed-urls.js';
+import { completeUpload } from './uploads.js';
+import { toObject } from './wire.js';
+import { ApiError } from '../../core/errors.js';
 
-export interface ServerStorage {
-  service: StorageService;
-  worker: StorageWorker;
-  /** Whether this server answers signed URLs itself: the files store's do; S3's point at the bucket. */
-  servesSignedUrls: boolean;
-  /** Serves the files store's signed URLs (nothing for S3). */
-  register(app: FastifyInstance): void;
-}
+/** What pages on allowed origins may do with the signed URLs. */
+export const SIGNED_URLS_CROSS_ORIGIN: CrossOriginRoutes = {
+  routes: [SIGNED_PATH],
+  methods: 'GET, PUT',
+  allowHeaders: 'Content-Type, If-None-Match',
+  exposeHeaders: 'ETag, Content-Disposition, Request-Id',
+};
 
 /** Content types a browser would run as a page: served as downloads only, so stored content never runs on the API's origin. */
 const ACTIVE_CONTENT = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml)\b/i;
 
-/** The storage of a server; the S3 SDK is loaded only when a bucket is configured. */
-export async function setUpStorage(db: Db, settings: StorageSettings, tiers: readonly Tier[]): Promise<ServerStorage> {
-  let listening: (() => string) | undefined;
-  const baseUrl = () => {
-    if (settings.publicUrl) return settings.publicUrl;
-    if (!listening) throw new Error('Signed URLs need the server to listen first, or PUBLIC_URL.');
-    return listening();
-  };
-  const files = settings.s3 ? undefined : new FileBlobStore(settings.dir, baseUrl);
-  const blobs = files ?? new (await import('../storage/s3-blobs.js')).S3BlobStore(settings.s3!);
-  const service = storageService(blobs, tiers);
-  return {
-    service,
-    worker: new StorageWorker(db, service, settings.worker),
-    servesSignedUrls: files !== undefined,
-    register(app) {
-      listening = () => listeningUrl(app);
-      if (files) app.register(async (scope) => signedRoutes(scope, db, service, files));
-    },
-  };
-}
-
 /** The address the server listens on, as a URL (an unspecified address is reached on loopback). */
-function listeningUrl(app: FastifyInstance): string {
+export function listeningUrl(app: FastifyInstance): string {
   const address = app.server.address() as AddressInfo | null;
   if (!address) throw new Error('The server is not listening.');
   const host = address.address === '0.0.0.0' || address.address === '::' ? '127.0.0.1' : address.address;
   return `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 }
 
-async function signedRoutes(app: FastifyInstance, db: Db, service: StorageService, files: FileBlobStore): Promise<void> {
+/** Serves the files store's signed URLs, in a scope of their own (its own body parsing). */
+export async function signedRoutes(app: FastifyInstance, db: Db, service: StorageService, files: FileBlobStore): Promise<void> {
   // In this scope only: any body, left unread for the upload route to stream (no JSON parse, no body limit).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, _payload, done) => done(null));

@@ -4,15 +4,15 @@
  * collecting content no object has held for the grace period, and counting each partition's stored bytes
  * once a day. Every step is safe to run in several processes at once (see uploads.ts, objects.ts).
  */
-import type { Db } from '../store/schema.js';
-import { accrueStoredBytes, getUpload, partitionsToAccrue, purgeUploads, takeUpload } from '../store/storage.js';
+import type { Db } from '../../store/schema.js';
+import { accrueStoredBytes, getUpload, partitionsToAccrue, purgeUploads, takeUpload } from './store.js';
 import { TooLargeError } from './digest.js';
 import { collectReleasedBlobs } from './objects.js';
 import type { StorageService } from './service.js';
 import { completeUpload } from './uploads.js';
-import { ApiError } from '../core/errors.js';
-import { Poller } from '../core/poller.js';
-import { log } from '../core/log.js';
+import { ApiError } from '../../core/errors.js';
+import { Poller } from '../../core/poller.js';
+import { log } from '../../core/log.js';
 
 export interface StorageWorkerOptions {
   /** How often landed uploads are looked for (`STORAGE_POLL_MS`). */
