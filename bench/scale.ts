@@ -95,7 +95,7 @@ export async function prepare(faces?: string[]): Promise<Prepared> {
   if (!catalog) throw new Error(`The catalogue does not build:\n${diagnostics.map((d) => d.message).join('\n')}`);
   writeGenerated(join(dir, 'generated'), await generate(catalog));
   const server = join(dir, 'generated', 'server');
-  buildSync({ entryPoints: [join(server, 'dispatch.ts'), join(server, 'platform.ts')], outdir: server, format: 'esm', platform: 'node', logLevel: 'warning' });
+  buildSync({ entryPoints: [join(server, 'dispatch.ts'), join(server, 'platform.ts'), join(server, 'scopes.ts')], outdir: server, format: 'esm', platform: 'node', logLevel: 'warning' });
   // The validators require ajv's runtime, found from the scratch project as from the repository.
   symlinkSync(fromRoot('node_modules'), join(dir, 'node_modules'));
   writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');

@@ -47,8 +47,9 @@ describe('PostgreSQL restarts under load', () => {
     const restarts: number[] = [];
     for (let i = 0; i < 10; i++) {
       await new Promise((r) => setTimeout(r, 300));
-      restarts.push(Date.now());
       database.restart(i % 2 ? 'immediate' : 'fast');
+      // From when PostgreSQL is back (pg_ctl -w returns then): how long the restart itself takes depends on the machine, not on the server.
+      restarts.push(Date.now());
     }
     await new Promise((r) => setTimeout(r, 1500));
     stop = true;
@@ -57,7 +58,7 @@ describe('PostgreSQL restarts under load', () => {
     expect(server.child.exitCode).toBeNull();
     const byCode = new Map<string, number>();
     for (const a of answers) if (a.status !== 200) byCode.set(`${a.status} ${a.code ?? 'no answer'}`, (byCode.get(`${a.status} ${a.code ?? 'no answer'}`) ?? 0) + 1);
-    // Time from each restart to the next 200.
+    // Time from each restart's end to the next 200.
     const resumed = restarts.map((at) => (answers.find((a) => a.status === 200 && a.at > at)?.at ?? Infinity) - at);
     console.log(`10 restarts: ${answers.length} answers, ${answers.filter((a) => a.status === 200).length} of them 200; other answers: ${JSON.stringify(Object.fromEntries(byCode))}; ms until a 200 after each restart: ${resumed.join(', ')}`);
     expect(answers.filter((a) => a.status !== 200 && !(a.status === 503 && a.code === 'store_unavailable' && a.retryAfter === '1'))).toEqual([]);

@@ -1,0 +1,42 @@
+/**
+ * What operators and tools read of a server beside the API: `/healthz` (the process answers), `/readyz` (it
+ * reaches its store and is not stopping), `/metrics` (Prometheus, behind a bearer token when one is set), and
+ * the catalogue's documents as the generator wrote them (`/openapi.json`, `/docs/*`).
+ */
+import { sql } from 'kysely';
+import type { Catalogue } from '../core/catalogue.js';
+import { ApiError } from '../core/errors.js';
+import type { Db } from '../store/schema.js';
+import { equalSecrets } from '../store/secrets.js';
+import type { HttpApp } from './http-app.js';
+import type { createMetrics } from './metrics.js';
+
+export function registerOpsRoutes({ app, sendError, closing }: HttpApp, db: Db, metrics: ReturnType<typeof createMetrics>, metricsToken: string | undefined): void {
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/metrics', async (request, reply) => {
+    if (metricsToken !== undefined && !equalSecrets(request.headers.authorization ?? '', `Bearer ${metricsToken}`)) {
+      return sendError(reply, new ApiError('api_key_invalid', 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>".'));
+    }
+    const { contentType, text } = await metrics.scrape();
+    return reply.type(contentType).send(text);
+  });
+  app.get('/readyz', async (_request, reply) => {
+    // A stopping server is not ready: load balancers take it out of rotation before it goes.
+    if (closing()) return reply.code(503).send({ status: 'stopping' });
+    try {
+      await sql`select 1`.execute(db);
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable', store: 'unreachable' });
+    }
+  });
+}
+
+export function registerDocumentRoutes({ app }: HttpApp, documents: Catalogue['documents']): void {
+  if (documents) app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(documents.openapi));
+  app.get<{ Params: { '*': string } }>('/docs/*', (request, reply) => {
+    const page = documents?.docs.get(request.params['*'] || 'index.md');
+    if (page === undefined) throw new ApiError('route_not_found', `No document ${request.url}.`);
+    return reply.type('text/markdown; charset=utf-8').send(page);
+  });
+}
