@@ -12,12 +12,11 @@ import type { EventEntry, FaceEntry } from '../src/core/dispatch-types.js';
 import type { AnyHandler } from '../src/core/context.js';
 import type { Catalogue } from '../src/core/catalogue.js';
 import type { AnyFaceModule } from '../src/core/face-module.js';
-import { openStore } from '../src/store/open.js';
-import { shippedMigrations } from '../src/server/shipped.js';
+import { openShippedStore } from '../src/server/shipped.js';
 
 const dir = process.env.CATALOGUE_DIR!;
 // As `dispatch serve` does: the store opens while the server's modules load.
-const opening = openStore({ migrations: shippedMigrations(), dataDir: process.env.DATA_DIR! });
+const opening = openShippedStore({ dataDir: process.env.DATA_DIR! });
 const load = (path: string) => import(pathToFileURL(join(dir, 'generated', 'server', path)).href);
 const [tables, { platform, errors }, { scopes }, { sandboxProcessor }, { testEmbeddingModel }, { testTextModel }, { createLimiter }, { buildServer }] = await Promise.all([
   load('dispatch.js'),

@@ -12,8 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '../src/store/secrets.js';
 import { writeEvents, type EventOrigin } from '../src/store/events.js';
-import { openStore } from '../src/store/open.js';
-import { shippedMigrations } from '../src/server/shipped.js';
+import { openShippedStore } from '../src/server/shipped.js';
 import type { Db } from '../src/store/schema.js';
 import { CallTransaction } from '../src/store/transaction.js';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../src/faces/webhooks/settings.js';
@@ -36,7 +35,7 @@ export async function outbox(): Promise<void> {
   const receiver = await startReceiver();
   try {
     for (const [label, databaseUrl] of [['SQLite', undefined], ['PostgreSQL', database.url]] as const) {
-      const db = await openStore({ migrations: shippedMigrations(), dataDir: mkdtempSync(join(tmpdir(), 'dispatch-bench-outbox-')), ...(databaseUrl ? { databaseUrl } : {}) });
+      const db = await openShippedStore({ dataDir: mkdtempSync(join(tmpdir(), 'dispatch-bench-outbox-')), ...(databaseUrl ? { databaseUrl } : {}) });
       try {
         await eventCost(db, label, receiver.url);
         await deliveryRate(db, label, receiver);

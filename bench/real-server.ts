@@ -16,15 +16,13 @@ import { testTextModel } from '../src/providers/test-model.js';
 import { BENCH_KEYS } from './keys.js';
 import { createLimiter } from '../src/server/rate-limit/create.js';
 import { buildServer } from '../src/server/server.js';
-import { shippedCatalogue } from '../src/server/shipped.js';
+import { shippedCatalogue, openShippedStore } from '../src/server/shipped.js';
 import { createKey } from '../src/store/keys.js';
-import { openStore } from '../src/store/open.js';
-import { shippedMigrations } from '../src/server/shipped.js';
 import { readModuleSettings } from '../src/server/modules.js';
 
 const shared = process.env.BENCH_MODE === 'shared';
 const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-bench-'));
-const db = await openStore({ migrations: shippedMigrations(), dataDir, databaseUrl: shared ? process.env.DATABASE_URL : undefined });
+const db = await openShippedStore({ dataDir, databaseUrl: shared ? process.env.DATABASE_URL : undefined });
 const keys: string[] = [];
 const keyIds: string[] = [];
 // A second set, for entities of their own, runs the batch row: a batch spends ten calls of rate limit at once.

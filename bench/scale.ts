@@ -22,8 +22,7 @@ import { fromRoot } from '../src/package-root.js';
 import { buildCatalog } from '../src/spec/index.js';
 import type { Catalog } from '../src/spec/model.js';
 import { createKey } from '../src/store/keys.js';
-import { openStore } from '../src/store/open.js';
-import { shippedMigrations } from '../src/server/shipped.js';
+import { openShippedStore } from '../src/server/shipped.js';
 import { BENCH_KEYS } from './keys.js';
 import { doTarget, startChild, type Started } from './http.js';
 import { mediansOf, runRounds, warnings, type Row } from './rounds.js';
@@ -102,7 +101,7 @@ export async function prepare(faces?: string[]): Promise<Prepared> {
   const results = Object.fromEntries(catalog.faces.flatMap((f) => f.actions.map((a) => [a.id, a.examples[0]?.result ?? {}])));
   writeFileSync(join(dir, 'results.json'), JSON.stringify(results));
   const dataDir = join(dir, 'data');
-  const db = await openStore({ migrations: shippedMigrations(), dataDir });
+  const db = await openShippedStore({ dataDir });
   const keys: string[] = [];
   for (let i = 0; i < BENCH_KEYS; i++) {
     keys.push((await createKey(db, { mode: 'test', scopes: ['*'], entities: [`bench${i}`], tier: 'enterprise' })).secret);

@@ -12,8 +12,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, w
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { openStore } from '../src/store/open.js';
-import { shippedMigrations } from '../src/server/shipped.js';
+import { openShippedStore } from '../src/server/shipped.js';
 import type { Db } from '../src/store/schema.js';
 import { POSTGRES } from '../test/helpers/postgres.js';
 import { seedFingerprint, seedUsage, type SeedStats } from './usage-seed.js';
@@ -80,7 +79,7 @@ export async function seededSqlite(): Promise<SeededStore> {
   if (!cached) {
     // Seeded beside, then moved into place whole: a directory with seed.json in it is a finished seed.
     const partial = `${dir}.partial`;
-    const db = await openStore({ migrations: shippedMigrations(), dataDir: partial });
+    const db = await openShippedStore({ dataDir: partial });
     let meta: SeedMeta;
     try {
       meta = await seed(db);
@@ -90,7 +89,7 @@ export async function seededSqlite(): Promise<SeededStore> {
     writeFileSync(join(partial, 'seed.json'), `${JSON.stringify(meta, null, 2)}\n`);
     renameSync(partial, dir);
   }
-  return { label: 'SQLite', db: await openStore({ migrations: shippedMigrations(), dataDir: dir }), meta: JSON.parse(readFileSync(metaFile, 'utf8')) as SeedMeta, cached };
+  return { label: 'SQLite', db: await openShippedStore({ dataDir: dir }), meta: JSON.parse(readFileSync(metaFile, 'utf8')) as SeedMeta, cached };
 }
 
 export async function seededPostgres(): Promise<SeededStore> {
@@ -104,10 +103,10 @@ export async function seededPostgres(): Promise<SeededStore> {
     );
     for (const row of found.rows) if (row.datname !== name || !row.meta || RESEED) await admin.query(`drop database ${row.datname} with (force)`);
     const kept = found.rows.find((row) => row.datname === name && row.meta && !RESEED);
-    if (kept) return { label: 'PostgreSQL', db: await openStore({ migrations: shippedMigrations(), databaseUrl: `${POSTGRES}/${name}`, dataDir: '' }), meta: JSON.parse(kept.meta!) as SeedMeta, cached: true };
+    if (kept) return { label: 'PostgreSQL', db: await openShippedStore({ databaseUrl: `${POSTGRES}/${name}`, dataDir: '' }), meta: JSON.parse(kept.meta!) as SeedMeta, cached: true };
 
     await admin.query(`create database ${name}`);
-    const db = await openStore({ migrations: shippedMigrations(), databaseUrl: `${POSTGRES}/${name}`, dataDir: '' });
+    const db = await openShippedStore({ databaseUrl: `${POSTGRES}/${name}`, dataDir: '' });
     const meta = await seed(db);
     // What autovacuum would have done over a month of such writes, done now so that every run reads the same
     // (counted in the seed's time).

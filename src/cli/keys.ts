@@ -95,14 +95,13 @@ function describe(k: KeyRecord): string {
 
 /** Opens the store for one command; the store's modules are loaded only by the commands that use it. */
 async function withStore(work: (db: Db, keys: typeof import('../store/keys.js')) => Promise<void>): Promise<void> {
-  const [{ readConfig }, { openStore }, keys, { shippedMigrations }] = await Promise.all([
+  const [{ readConfig }, keys, { openShippedStore }] = await Promise.all([
     import('../server/config.js'),
-    import('../store/open.js'),
     import('../store/keys.js'),
     import('../server/shipped.js'),
   ]);
   const config = readConfig();
-  const db = await openStore({ migrations: shippedMigrations(), dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  const db = await openShippedStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
     await work(db, keys);
   } finally {

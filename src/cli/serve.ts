@@ -25,10 +25,10 @@ export function registerServe(program: Command): void {
         // The modules' settings are checked first: a setting that cannot be used stops the start before the
         // store is made or touched. The store then opens (its writer thread starting, its migrations checked)
         // while the server loads; loaded here so that the other commands never load the server.
-        const [{ shippedCatalogue, shippedMigrations }, { readModuleSettings }] = await Promise.all([import('../server/shipped.js'), import('../server/modules.js')]);
+        const [{ shippedCatalogue, openShippedStore }, { readModuleSettings }] = await Promise.all([import('../server/shipped.js'), import('../server/modules.js')]);
         const catalogue = shippedCatalogue();
         const moduleSettings = asConfigError(() => readModuleSettings(catalogue.modules, env));
-        const opening = import('../store/open.js').then(({ openStore }) => openStore({ dataDir: settled.dataDir, databaseUrl: settled.databaseUrl, migrations: shippedMigrations() }));
+        const opening = openShippedStore({ dataDir: settled.dataDir, databaseUrl: settled.databaseUrl });
         // Awaited below; a configuration error thrown first must not leave its failure unhandled.
         opening.catch(() => {});
         const [{ createProviders, aiModelsFromEnv }, { ensureFirstKey }, { buildServer }, { createLimiter }, { configureSecretKeys }, { log }] =

@@ -20,8 +20,7 @@ export function registerWorker(program: Command): void {
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;
       await startOrExplain(async () => {
-        const [{ openStore }, { createProviders }, { versionInForceNow }, { shippedCatalogue, shippedMigrations }, { readModuleSettings, startModules }] = await Promise.all([
-          import('../store/open.js'),
+        const [{ createProviders }, { versionInForceNow }, { shippedCatalogue, openShippedStore }, { readModuleSettings, startModules }] = await Promise.all([
           import('../providers/config.js'),
           import('../spec/version-in-force.js'),
           import('../server/shipped.js'),
@@ -34,7 +33,7 @@ export function registerWorker(program: Command): void {
         const moduleSettings = asConfigError(() => readModuleSettings(faceModules, env));
         const { configureSecretKeys } = await import('./secret-keys.js');
         asConfigError(() => configureSecretKeys(settled));
-        const db = await openStore({ migrations: shippedMigrations(), dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+        const db = await openShippedStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
         // Their events are written in the version in force when they are written, not in the newest declared.
         const apiVersion = versionInForceNow(platform);
         const modules = await startModules(faceModules, { db, providers: createProviders(), platform, apiVersion, process: 'worker', settings: moduleSettings });

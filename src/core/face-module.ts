@@ -13,8 +13,9 @@ import type { AfterAnswer } from './answer.js';
 import type { PlatformData } from './dispatch-types.js';
 
 /**
- * A migration of the module's own tables, named as its place in the one global order (`0011_billing`).
- * A name that several modules give is one migration: its parts run together, in the order the modules come.
+ * A migration of the module's own tables, named as its place in the one global order (`0011_billing`). Each
+ * name is given once, but for the migrations that made several owners' tables (store/migrations.ts,
+ * SPLIT_MIGRATIONS): each owner gives its part under that name.
  */
 export interface ModuleMigration extends Migration {
   readonly name: string;
@@ -89,6 +90,14 @@ export interface FaceModule<H extends object = object, S = undefined> {
   settings?(env: NodeJS.ProcessEnv): S;
   /** Starts the module in a process: a server, or `dispatch worker`. */
   start?(host: ModuleHost<S>): RunningModule | Promise<RunningModule>;
+}
+
+/**
+ * Whether this process runs a module's background work: `dispatch worker` runs all of it; a server runs it
+ * unless the module's setting (`inServers`: `BILLING_CLOSER`, `EMAIL_WORKER`, ...) leaves it to workers.
+ */
+export function runsBackground(process: ModuleHost<unknown>['process'], inServers: boolean): boolean {
+  return process === 'worker' || inServers;
 }
 
 /** A module of any face, as a server holds the modules it serves. */

@@ -16,7 +16,7 @@ export interface ModuleProcess {
   readonly platform: PlatformData;
   readonly apiVersion: () => string;
   readonly process: ModuleHost<unknown>['process'];
-  /** Each module's settings by face (`readModuleSettings`); a module given none gets its defaults. */
+  /** Each module's settings by face (`readModuleSettings`), whole or in part: laid over the module's defaults. */
   readonly settings?: Readonly<Record<string, unknown>>;
 }
 
@@ -33,14 +33,12 @@ export interface RunningModules {
 }
 
 /**
- * Each module's settings: what its `settings` reads from `env`, with `given` (a test's, a server built in
- * code) laid over it. A setting that cannot be used throws its module's one-line ConfigError.
+ * Each module's settings as its `settings` reads them from `env` (read at start, before anything else: a
+ * setting that cannot be used throws its module's one-line ConfigError).
  */
-export function readModuleSettings(modules: readonly AnyFaceModule[], env: NodeJS.ProcessEnv, given: Readonly<Record<string, object>> = {}): Record<string, unknown> {
+export function readModuleSettings(modules: readonly AnyFaceModule[], env: NodeJS.ProcessEnv): Record<string, unknown> {
   const settings: Record<string, unknown> = {};
-  for (const module of modules) {
-    if (module.settings) settings[module.face] = { ...(module.settings(env) as object), ...given[module.face] };
-  }
+  for (const module of modules) if (module.settings) settings[module.face] = module.settings(env);
   return settings;
 }
 

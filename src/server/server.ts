@@ -69,7 +69,7 @@ export interface ServerOptions {
   corsOrigins?: '*' | string[];
   /** Usage records: how long one may wait to be written (the most a crash loses; default 1 s), and how long raw records (30 days) and minute rollups (400 days) are kept. */
   usage?: { flushMs?: number; retentionDays?: number; rollupRetentionDays?: number; /** false records nothing (for measuring the stage's cost). */ enabled?: boolean };
-  /** Each face module's settings, by face (`readModuleSettings`); a module given none runs with its defaults. */
+  /** Each face module's settings, by face (`readModuleSettings`, or some of them), laid over the module's defaults. */
   settings?: Readonly<Record<string, unknown>>;
   /** The clock by which API versions take effect (calls' default version, the workers' events); `Date.now` unless a test sets it. */
   now?: () => number;
@@ -92,10 +92,9 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const pool = postgresPool(options.db);
   // Several processes share a PostgreSQL store: each one's live followers also see the others' records.
   const relay = pool && new UsageRelay(options.db, pool, usageFeed);
-  const providers = options.providers;
   const modules = await startModules(catalogue.modules, {
     db: options.db,
-    providers,
+    providers: options.providers,
     platform: catalogue.platform,
     apiVersion: defaultVersion,
     process: 'server',
@@ -113,7 +112,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     handlers: handlerTable(catalogue.modules),
     service: modules.service,
     db: options.db,
-    providers,
+    providers: options.providers,
     keys: new KeyCache(options.db, options.keyCacheTtlMs),
     limiter: options.limiter,
     defaultVersion,

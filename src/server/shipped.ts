@@ -12,6 +12,8 @@ import { modules } from '../../generated/server/modules.js';
 import { errors, platform } from '../../generated/server/platform.js';
 import { scopes } from '../../generated/server/scopes.js';
 import { fromProgram } from '../package-root.js';
+import { openStore, type StoreConfig } from '../store/open.js';
+import type { Db } from '../store/schema.js';
 import type { Catalogue } from '../core/catalogue.js';
 import { moduleMigrations, type ModuleMigration } from '../core/face-module.js';
 
@@ -28,6 +30,11 @@ export function shippedCatalogue(): Catalogue {
     modules: Object.values(modules),
     documents: { openapi: read('openapi.json'), docs },
   };
+}
+
+/** Opens a store to serve the shipped catalogue: migrated with the core's migrations and the shipped modules'. */
+export function openShippedStore(where: Omit<StoreConfig, 'migrations'>): Promise<Db> {
+  return openStore({ ...where, migrations: shippedMigrations() });
 }
 
 /** The migrations of the shipped modules: what a store that serves the shipped catalogue runs besides the core's. */

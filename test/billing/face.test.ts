@@ -8,8 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PeriodCloser } from '../../src/faces/billing/period-closer.js';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 import { DECIMAL_SUMS_SINCE } from '../../src/usage/versions.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
@@ -156,7 +155,7 @@ describe.each([
     expect((await ingest(entity, [{ id: 'p1', value: 1500, time: new Date(firstDay + HOUR).toISOString() }])).body.data.results[0].status).toBe('accepted');
 
     // Two closers (the second on a store of its own, as another process) race: each period is closed once.
-    const store = server.databaseUrl ? await openStore({ migrations: shippedMigrations(), dataDir: '.', databaseUrl: server.databaseUrl }) : undefined;
+    const store = server.databaseUrl ? await openShippedStore({ dataDir: '.', databaseUrl: server.databaseUrl }) : undefined;
     const rival = new PeriodCloser(store ?? server.db, { graceMs: 3 * DAY, intervalMs: 60_000, apiVersion: () => '2026-09-01' });
     const [mine, theirs] = await Promise.all([closer.pass(now), rival.pass(now)]);
     await store?.destroy();

@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stopOnSignals, type StopHost } from '../../src/cli/stop-signals.js';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 import { freePort, printedKey, ROOT } from '../helpers/process.js';
 
 /** A process stand-in: signals are delivered by `send`, and what the stop says and its exit are kept. */
@@ -96,7 +95,7 @@ describe('npm start, stopped as Ctrl-C stops it', () => {
     }
     process.kill(-npm.pid!, 'SIGTERM');
     expect(await exited).toBe(0);
-    const db = await openStore({ migrations: shippedMigrations(), dataDir });
+    const db = await openShippedStore({ dataDir });
     try {
       expect((await db.selectFrom('usage_records').select('id').execute()).length).toBe(50);
     } finally {

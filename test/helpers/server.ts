@@ -25,7 +25,6 @@ import { openStore } from '../../src/store/open.js';
 import { moduleMigrations } from '../../src/core/face-module.js';
 import type { BillingSettings } from '../../src/faces/billing/settings.js';
 import type { PaymentsSettings } from '../../src/faces/payments/settings.js';
-import { readModuleSettings } from '../../src/server/modules.js';
 import type { EmailSettings } from '../../src/faces/email/settings.js';
 import type { MailTransport } from '../../src/providers/smtp.js';
 import type { Db } from '../../src/store/schema.js';
@@ -127,14 +126,14 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
-    // Each module with its defaults, as a server started with no variables set, and what the test gives.
-    settings: readModuleSettings(catalogue.modules, {}, {
+    // Laid over each module's defaults, as a server started with no variables set reads them.
+    settings: {
       webhooks: { ...TEST_WEBHOOKS, ...options.webhooks, ...(options.webhookWorker !== undefined ? { worker: options.webhookWorker } : {}) },
       ...(options.billing ? { billing: options.billing } : {}),
       ...(options.email ? { email: options.email } : {}),
       ...(options.reconciler ? { payments: options.reconciler } : {}),
       storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
-    }),
+    },
     ...(options.idempotencyTtlSeconds !== undefined ? { idempotencyTtlSeconds: options.idempotencyTtlSeconds } : {}),
     ...(options.now ? { now: options.now } : {}),
   });

@@ -5,8 +5,7 @@
  * or repeats, with one `created` and one `finalized` event each, and its metered usage on the right invoice.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 import { printedKey, serve, sharedStore, startWorker, type ServeProcess } from '../helpers/process.js';
 
 const DAY = 86_400_000;
@@ -64,7 +63,7 @@ it('closes each ended period once, across processes, and finalizes each invoice 
   expect([second.status, second.amountDue, second.paidAt]).toEqual(['paid', 0, second.finalizedAt]);
   expect((await call(b, 'billing', 'getSubscription', { id: subscription.id })).currentPeriodStart).toBe(third.periodEnd);
 
-  const db = await openStore({ migrations: shippedMigrations(), dataDir: '.', databaseUrl: env.DATABASE_URL! });
+  const db = await openShippedStore({ dataDir: '.', databaseUrl: env.DATABASE_URL! });
   try {
     const events = await db.selectFrom('events').select(['type']).where('type', 'like', 'billing.invoice.%').execute();
     const count = (type: string) => events.filter((e) => e.type === type).length;

@@ -6,8 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 import { printedKey, serve, type ServeProcess } from '../helpers/process.js';
 
 async function calls(server: ServeProcess, key: string, n: number): Promise<void> {
@@ -22,7 +21,7 @@ async function calls(server: ServeProcess, key: string, n: number): Promise<void
 }
 
 async function recorded(dataDir: string): Promise<number> {
-  const db = await openStore({ migrations: shippedMigrations(), dataDir });
+  const db = await openShippedStore({ dataDir });
   try {
     return (await db.selectFrom('usage_records').select('id').execute()).length;
   } finally {

@@ -8,8 +8,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface, type Interface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { balances, openAccounts, OverdraftError, postingSums, postTransfer, type Partition } from '../../src/faces/payments/ledger.js';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { createTestDatabase } from '../helpers/postgres.js';
@@ -126,7 +125,7 @@ describe('ledger refunds racing from two processes on PostgreSQL', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     // Migrated here first, so the workers only open it.
-    db = await openStore({ migrations: shippedMigrations(), dataDir: '/dev/null/unused', databaseUrl: database.url });
+    db = await openShippedStore({ dataDir: '/dev/null/unused', databaseUrl: database.url });
     workers = await Promise.all([startWorker(database.url), startWorker(database.url)]);
   });
 
@@ -193,7 +192,7 @@ describe.each(implementations)('ledger refunds racing in one process on $name', 
 
   beforeAll(async () => {
     location = await impl.create();
-    db = await openStore({ ...location.config, migrations: shippedMigrations() });
+    db = await openShippedStore(location.config);
   });
 
   afterAll(async () => {

@@ -10,8 +10,7 @@
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import { OverdraftError, postTransfer, type Partition } from '../../src/faces/payments/ledger.js';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 
 const POOL = 10;
 
@@ -22,7 +21,7 @@ interface Round {
 
 const databaseUrl = process.argv[2];
 if (!databaseUrl) throw new Error('usage: ledger-worker.ts <databaseUrl>');
-const db = await openStore({ migrations: shippedMigrations(), dataDir: '/dev/null/unused', databaseUrl, poolSize: POOL });
+const db = await openShippedStore({ dataDir: '/dev/null/unused', databaseUrl, poolSize: POOL });
 // Every connection open before the start, so the refunds race each other rather than connection set-up.
 await Promise.all(Array.from({ length: POOL }, () => sql`select pg_sleep(0.02)`.execute(db)));
 process.stdout.write('ready\n');

@@ -8,8 +8,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { balances, openAccounts, OverdraftError, postingSums, postTransfer, type Account, type Partition, type Transfer } from '../../src/faces/payments/ledger.js';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { implementations, type StoreLocation } from '../store/implementations.js';
@@ -94,7 +93,7 @@ describe.each(implementations)('ledger on $name', (impl) => {
 
   beforeAll(async () => {
     location = await impl.create();
-    db = await openStore({ ...location.config, migrations: shippedMigrations() });
+    db = await openShippedStore(location.config);
   });
 
   afterAll(async () => {

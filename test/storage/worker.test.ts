@@ -7,13 +7,11 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { shippedCatalogue } from '../../src/server/shipped.js';
+import { shippedCatalogue, openShippedStore } from '../../src/server/shipped.js';
 import { FileBlobStore } from '../../src/faces/storage/file-blobs.js';
 import { storeObject, removeObject } from '../../src/faces/storage/objects.js';
 import { storageService } from '../../src/faces/storage/service.js';
 import { StorageWorker } from '../../src/faces/storage/worker.js';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { insertUpload } from '../../src/faces/storage/store.js';
 
@@ -21,7 +19,7 @@ let dir: string;
 let db: Db;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dispatch-storage-worker-'));
-  db = await openStore({ migrations: shippedMigrations(), dataDir: dir });
+  db = await openShippedStore({ dataDir: dir });
 });
 afterAll(async () => {
   await db?.destroy();

@@ -16,8 +16,7 @@ import {
 } from '../../src/store/idempotency.js';
 import { countKeys, createKey, expireKey, findKeyByHash, getKey, KEY_PATTERN, listKeys, revokeKey } from '../../src/store/keys.js';
 import { migrationSet } from '../../src/store/migration-set.js';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { shippedMigrations, openShippedStore } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId, sha256 } from '../../src/store/secrets.js';
 import { implementations, type StoreLocation } from './implementations.js';
@@ -45,8 +44,8 @@ describe.each(implementations)('store on $name', (impl) => {
 
   beforeAll(async () => {
     location = await impl.create();
-    db = await openStore({ ...location.config, migrations: shippedMigrations() });
-    other = await openStore({ ...location.config, migrations: shippedMigrations() });
+    db = await openShippedStore(location.config);
+    other = await openShippedStore(location.config);
   });
 
   afterAll(async () => {
@@ -67,10 +66,10 @@ describe.each(implementations)('store on $name', (impl) => {
     it('refuses a store that a newer program migrated further, rather than serve it', async () => {
       const newer = await impl.create();
       try {
-        const store = await openStore({ ...newer.config, migrations: shippedMigrations() });
+        const store = await openShippedStore(newer.config);
         await sql`insert into kysely_migration (name, timestamp) values (${'9999_from_a_newer_program'}, ${new Date().toISOString()})`.execute(store);
         await store.destroy();
-        await expect(openStore({ ...newer.config, migrations: shippedMigrations() })).rejects.toThrow(/The store has run migration 9999_from_a_newer_program, which this program does not have/);
+        await expect(openShippedStore(newer.config)).rejects.toThrow(/The store has run migration 9999_from_a_newer_program, which this program does not have/);
       } finally {
         await newer.remove();
       }
@@ -89,7 +88,7 @@ describe.each(implementations)('store on $name', (impl) => {
     it.skipIf(!impl.shared)('applies each migration once when several processes start together on an empty store', async () => {
       const fresh = await impl.create();
       try {
-        const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openStore({ ...fresh.config, migrations: shippedMigrations() })));
+        const opened = await Promise.allSettled(Array.from({ length: 4 }, () => openShippedStore(fresh.config)));
         const stores = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
         try {
           expect(opened.filter((o) => o.status === 'rejected')).toEqual([]);

@@ -11,8 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { usageQuantities } from '../../src/faces/billing/usage-quantity.js';
 import { migrationSet } from '../../src/store/migration-set.js';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { shippedMigrations, openShippedStore } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { ingest } from '../../src/usage/ingest.js';
@@ -35,7 +34,7 @@ describe.each(implementations)('exact sums on $name', (impl) => {
   let db: Db;
   beforeAll(async () => {
     location = await impl.create();
-    db = await openStore({ ...location.config, migrations: shippedMigrations() });
+    db = await openShippedStore(location.config);
   });
   afterAll(async () => {
     await db?.destroy();
@@ -111,7 +110,7 @@ describe.each(implementations)('exact sums on $name', (impl) => {
         values (${minute}, 'test', 'old', 'key_old', 'storage', 'put', 200, 'bytes', 1234)`.execute(plain);
       await plain.destroy();
 
-      const migrated = await openStore({ ...old.config, migrations: shippedMigrations() });
+      const migrated = await openShippedStore(old.config);
       try {
         const range = { from: hourAgo(), to: new Date(Date.now() + 120_000).toISOString() };
         const summary = await summarize(migrated, scopeOf('old'), range, 'usd');

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/store/secrets.js';
 import { purgeEvents, writeEventBatches, writeEvents, type EventOrigin } from '../../src/store/events.js';
-import { openStore, storeKind } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { storeKind } from '../../src/store/open.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 import type { Db, Mode } from '../../src/store/schema.js';
 import { afterCommit, CallTransaction } from '../../src/store/transaction.js';
 import { CommitGroup } from '../../src/store/commit-group.js';
@@ -23,8 +23,8 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
 
   beforeAll(async () => {
     location = await impl.create();
-    db = await openStore({ ...location.config, migrations: shippedMigrations() });
-    other = await openStore({ ...location.config, migrations: shippedMigrations() });
+    db = await openShippedStore(location.config);
+    other = await openShippedStore(location.config);
   });
   afterAll(async () => {
     await other?.destroy();

@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 
 let db: Kysely<any>;
 const rows = async () => (await db.selectFrom('notes').select('text').orderBy('id').execute()).map((r) => r.text);
@@ -17,7 +16,7 @@ const rows = async () => (await db.selectFrom('notes').select('text').orderBy('i
 const within = <T>(promise: Promise<T>, ms = 100) => Promise.race([promise, new Promise<'pending'>((r) => setTimeout(() => r('pending'), ms))]);
 
 beforeAll(async () => {
-  db = (await openStore({ migrations: shippedMigrations(), dataDir: mkdtempSync(join(tmpdir(), 'dispatch-writer-')) })) as Kysely<any>;
+  db = (await openShippedStore({ dataDir: mkdtempSync(join(tmpdir(), 'dispatch-writer-')) })) as Kysely<any>;
   await sql`create table notes (id integer primary key autoincrement, text text not null unique)`.execute(db);
 });
 afterAll(() => db.destroy());
@@ -61,7 +60,7 @@ describe('the SQLite writer thread', () => {
 
   it('on closing, rolls back the open transaction, runs the statements held outside any, then refuses more at once', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-writer-'));
-    const other = (await openStore({ migrations: shippedMigrations(), dataDir })) as Kysely<any>;
+    const other = (await openShippedStore({ dataDir })) as Kysely<any>;
     await sql`create table t (x integer)`.execute(other);
     const trx = await other.startTransaction().execute();
     await trx.insertInto('t').values({ x: 1 }).execute();
@@ -70,7 +69,7 @@ describe('the SQLite writer thread', () => {
     await other.destroy();
     await held;
     await expect(within(other.insertInto('t').values({ x: 3 }).execute())).rejects.toThrow(/destroyed|closed/);
-    const reopened = (await openStore({ migrations: shippedMigrations(), dataDir })) as Kysely<any>;
+    const reopened = (await openShippedStore({ dataDir })) as Kysely<any>;
     expect((await reopened.selectFrom('t').select('x').execute()).map((r) => r.x)).toEqual([2]);
     await reopened.destroy();
   });

@@ -5,8 +5,7 @@
  * batch refused as a whole is counted as one call; a stopping server ends its live streams at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 import type { UsageRecordTable } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { UsageRecorder } from '../../src/usage/recorder.js';
@@ -36,7 +35,7 @@ const row = (face: string): UsageRecordTable => ({
 describe('the recorder on PostgreSQL', () => {
   it('drops only the record the store refuses, and writes the rest of its flush', async () => {
     const database = await createTestDatabase();
-    const db = await openStore({ migrations: shippedMigrations(), dataDir: '/nonexistent', databaseUrl: database.url });
+    const db = await openShippedStore({ dataDir: '/nonexistent', databaseUrl: database.url });
     try {
       const recorder = new UsageRecorder(db, { flushMs: 60_000 });
       recorder.record(row('ai'), 500_000n);

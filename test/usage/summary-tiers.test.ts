@@ -9,8 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore } from '../../src/store/open.js';
-import { shippedMigrations } from '../../src/server/shipped.js';
+import { openShippedStore } from '../../src/server/shipped.js';
 import type { Db, UsageRecordTable } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { nanosToDecimal } from '../../src/usage/cost.js';
@@ -70,7 +69,7 @@ describe.each([
   beforeAll(async () => {
     const database = postgres ? await createTestDatabase() : undefined;
     drop = database?.drop;
-    db = await openStore({ migrations: shippedMigrations(), dataDir: mkdtempSync(join(tmpdir(), 'dispatch-tiers-')), ...(database ? { databaseUrl: database.url } : {}) });
+    db = await openShippedStore({ dataDir: mkdtempSync(join(tmpdir(), 'dispatch-tiers-')), ...(database ? { databaseUrl: database.url } : {}) });
     const recorder = new UsageRecorder(db, { flushMs: 60_000, flushAt: 10_000 });
     // In a few flushes, as a server would write them.
     for (const [i, { row, nanos }] of data.entries()) {

@@ -4,7 +4,7 @@
  * and by a server unless `BILLING_CLOSER=off` leaves it to workers (settings.ts).
  */
 import type { BillingHandlers } from '../../../generated/server/types.js';
-import type { FaceModule } from '../../core/face-module.js';
+import { runsBackground, type FaceModule } from '../../core/face-module.js';
 import { handlers } from './handlers.js';
 import { PeriodCloser } from './period-closer.js';
 import { billingSettings, type BillingSettings } from './settings.js';
@@ -16,7 +16,7 @@ export const billing: FaceModule<BillingHandlers, BillingSettings> = {
   migrations,
   settings: billingSettings,
   start({ db, settings, apiVersion, process }) {
-    const closer = process === 'worker' || settings.closer ? new PeriodCloser(db, { graceMs: settings.graceMs, intervalMs: settings.intervalMs, apiVersion }) : undefined;
+    const closer = runsBackground(process, settings.closer) ? new PeriodCloser(db, { graceMs: settings.graceMs, intervalMs: settings.intervalMs, apiVersion }) : undefined;
     return { background: closer ? [closer] : [] };
   },
 };

@@ -4,7 +4,7 @@
  * workers (settings.ts). Live messages go through the providers' SMTP transport (`providers.email.live`).
  */
 import type { EmailHandlers } from '../../../generated/server/types.js';
-import type { FaceModule, ModuleHost } from '../../core/face-module.js';
+import { runsBackground, type FaceModule, type ModuleHost } from '../../core/face-module.js';
 import type { StorageService } from '../storage/service.js';
 import { handlers } from './handlers.js';
 import { emailSettings, type EmailSettings } from './settings.js';
@@ -26,7 +26,7 @@ export const email: FaceModule<EmailHandlers, EmailSettings> = {
   settings: emailSettings,
   start(host) {
     const { db, settings, providers, apiVersion, process } = host;
-    if (process !== 'worker' && !settings.worker) return {};
+    if (!runsBackground(process, settings.worker)) return {};
     const transport = providers.email?.live;
     const worker = new MailWorker(db, {
       retryOffsetsMs: settings.retryOffsetsMs,

@@ -5,7 +5,7 @@
  * workers (settings.ts); and the service other faces charge through (service.ts).
  */
 import type { PaymentsHandlers } from '../../../generated/server/types.js';
-import type { FaceModule } from '../../core/face-module.js';
+import { runsBackground, type FaceModule } from '../../core/face-module.js';
 import { handlers } from './handlers.js';
 import { createIntent } from './intents.js';
 import { PaymentReconciler } from './reconciler.js';
@@ -31,8 +31,7 @@ export const payments: FaceModule<PaymentsHandlers, PaymentsSettings> = {
   migrations,
   settings: paymentsSettings,
   start({ db, providers, settings, apiVersion, process }) {
-    const run = process === 'worker' || settings.reconciler;
-    const reconciler = run ? new PaymentReconciler(db, providers.payments, { graceMs: settings.graceMs, intervalMs: settings.intervalMs, apiVersion }) : undefined;
+    const reconciler = runsBackground(process, settings.reconciler) ? new PaymentReconciler(db, providers.payments, { graceMs: settings.graceMs, intervalMs: settings.intervalMs, apiVersion }) : undefined;
     return { background: reconciler ? [reconciler] : [], service };
   },
 };

@@ -5,7 +5,7 @@
  * (`onDeliveriesQueued`, src/store/events.ts), whose outbox queues the deliveries.
  */
 import type { WebhooksHandlers } from '../../../generated/server/types.js';
-import type { FaceModule } from '../../core/face-module.js';
+import { runsBackground, type FaceModule } from '../../core/face-module.js';
 import { handlers } from './handlers.js';
 import { webhookSettings, type WebhookSettings, type WebhooksService } from './settings.js';
 import { resealEndpointSecrets } from './store.js';
@@ -21,7 +21,7 @@ export const webhooks: FaceModule<WebhooksHandlers, WebhookSettings> = {
     // Each server start seals the signing secrets sealed under a previous key again under the current one,
     // so that an old key can be dropped (README § Security).
     if (process === 'server') await resealEndpointSecrets(db);
-    const worker = process === 'worker' || settings.worker ? new WebhookWorker(db, settings) : undefined;
+    const worker = runsBackground(process, settings.worker) ? new WebhookWorker(db, settings) : undefined;
     const service: WebhooksService = { allowPrivateUrls: settings.allowPrivateUrls };
     return { background: worker ? [worker] : [], service };
   },
