@@ -7,7 +7,8 @@
  * generated interface; served, an action answers 501 not_implemented in the error envelope; refused input
  * exits 2 with one line on stderr and writes nothing.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,9 +26,15 @@ const dir = mkdtempSync(join(tmpdir(), 'dispatch-new-'));
 const at = (...parts: string[]) => join(dir, ...parts);
 const LOCATIONS = ['--faces', at('faces'), '--handlers', at('src/faces'), '--out', at('generated'), '--tests', at('test')];
 
-function dispatch(...args: string[]) {
-  const result = spawnSync(process.execPath, [DISPATCH, 'new', ...args, ...LOCATIONS], { cwd: dir, encoding: 'utf8' });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+/** Runs `dispatch new`; asynchronous, so that the test's worker keeps answering the runner while it generates. */
+async function dispatch(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [DISPATCH, 'new', ...args, ...LOCATIONS], { cwd: dir });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
 }
 
 /** Every file under the scratch layout with its text (links to the repository left out). */
@@ -46,11 +53,11 @@ function snapshot(): Map<string, string> {
 }
 
 const AUTHOR_COMMENT = '# Widgets: kept by hand, and kept by `dispatch new action`.';
-let faceRun: ReturnType<typeof dispatch>;
-let actionRun: ReturnType<typeof dispatch>;
+let faceRun: Awaited<ReturnType<typeof dispatch>>;
+let actionRun: Awaited<ReturnType<typeof dispatch>>;
 let faceFileBefore: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   cpSync(join(ROOT, 'faces'), at('faces'), { recursive: true });
   mkdirSync(at('src'));
   for (const part of ['core', 'server']) symlinkSync(join(ROOT, 'src', part), at(`src/${part}`));
@@ -58,12 +65,12 @@ beforeAll(() => {
   mkdirSync(at('src/faces'));
   for (const file of readdirSync(join(ROOT, 'src/faces'))) symlinkSync(join(ROOT, 'src/faces', file), at(`src/faces/${file}`));
   symlinkSync(join(ROOT, 'node_modules'), at('node_modules'));
-  faceRun = dispatch('face', 'widgets', '--scope', 'storage:read');
+  faceRun = await dispatch('face', 'widgets', '--scope', 'storage:read');
   // The author comments the new face file before the next action arrives.
   const faceFile = at('faces/widgets.yaml');
   faceFileBefore = readFileSync(faceFile, 'utf8').replace('\nface: widgets\n', `\n${AUTHOR_COMMENT}\nface: widgets # the face's name\n`);
   writeFileSync(faceFile, faceFileBefore);
-  actionRun = dispatch('action', 'widgets', 'list', '--scope', 'storage:read');
+  actionRun = await dispatch('action', 'widgets', 'list', '--scope', 'storage:read');
 }, 90_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -178,9 +185,9 @@ describe('dispatch new refuses bad input with exit 2, one line on stderr and not
     ['an invalid action name', ['action', 'widgets', 'get-all'], /^error: action name "get-all" is not valid: /],
     ['an unknown face', ['action', 'gadgets', 'get', '--scope', 'storage:read'], /^error: unknown face "gadgets"; the faces are: ai, /],
     ['an existing face', ['face', 'widgets', '--scope', 'storage:read'], /^error: face "widgets" already exists \(faces\/widgets\.yaml\)\.$/],
-  ])('%s', (_what, args, message) => {
+  ])('%s', async (_what, args, message) => {
     const before = snapshot();
-    const result = dispatch(...args);
+    const result = await dispatch(...args);
     expect(result.code).toBe(2);
     const lines = result.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
