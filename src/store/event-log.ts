@@ -7,7 +7,7 @@
  * Each event is answered in its wire form (`wireEvent`), the body its webhook deliveries post.
  */
 import { sql, type ExpressionBuilder } from 'kysely';
-import type { Partition } from './auth.js';
+import type { Partition } from './partition.js';
 import type { Database, Db, EventTable } from './schema.js';
 
 export interface EventLogQuery {

@@ -5,7 +5,7 @@
  */
 import { Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Partition } from '../../src/store/auth.js';
+import type { Partition } from '../../src/store/partition.js';
 import { endSession, findOpenSession, findUserByEmail, insertUser, openSession, setUserDisabled } from '../../src/faces/auth/store.js';
 import {
   claimIdempotencyKey,

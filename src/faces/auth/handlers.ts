@@ -9,7 +9,7 @@
  * Logins of an address with too many recent failures are refused (src/faces/auth/login-throttle.ts).
  */
 import type { AuthHandlers, AuthUser } from '../../../generated/server/types.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { deleteUser, deleteUserSessions, endSession, endUserSessions, findOpenSession, findUser, findUserByEmail, insertUser, insertUsers, listUsers, openSession, setUserDisabled, takenEmails } from './store.js';
 import { failedLogin, refuseThrottledLogin } from './login-throttle.js';
 import { BulkHasher } from '../../providers/bulk-hashing.js';

@@ -7,7 +7,7 @@
  * whether or not a user has it, so a refusal reveals no account. A failure commits although its call fails.
  */
 import { ApiError } from '../../core/errors.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { holdLoginFailures, loginFailures, saveLoginFailures, sweepLoginFailures } from './throttle-store.js';
 import type { Db } from '../../store/schema.js';
 import { afterRollback } from '../../store/transaction.js';

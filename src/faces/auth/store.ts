@@ -3,7 +3,7 @@
  * only while it is neither ended nor expired and its user is enabled.
  */
 import { sql } from 'kysely';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { storeKind } from '../../store/open.js';
 import type { Db } from '../../store/schema.js';
 import type { AuthSessionTable, AuthUserTable } from './tables.js';

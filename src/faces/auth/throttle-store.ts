@@ -5,7 +5,7 @@
  * another, each seeing the failures before it, as they are on SQLite, where one transaction writes at a time.
  */
 import { storeKind } from '../../store/open.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import type { Db } from '../../store/schema.js';
 
 const parse = (failures: string | undefined): string[] => (failures ? (JSON.parse(failures) as string[]) : []);

@@ -12,7 +12,7 @@
 import { Decimal } from 'decimal.js';
 import type { BillingInvoiceLine } from '../../../generated/server/types.js';
 import { ApiError } from '../../core/errors.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { finalizedInvoicesSince, getPrices, lastFinalizedAt } from './store.js';
 import type { Db } from '../../store/schema.js';
 import type { BillingSubscriptionTable } from './tables.js';

@@ -8,7 +8,7 @@
 import type { BillingInvoice, BillingPaymentMethod } from '../../../generated/server/types.js';
 import type { HandlerContext } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { getInvoice, getSubscription, insertInvoice, lockInvoiceNumbers, lockSubscription, moveInvoice, moveSubscription, nextInvoiceNumber } from './store.js';
 import type { Db } from '../../store/schema.js';
 import type { BillingInvoiceTable, BillingSubscriptionTable, InvoiceStatus } from './tables.js';

@@ -6,7 +6,7 @@
  * Each runs in its own transaction with the events it sends, through the outbox. A subscription backdated
  * by several periods is caught up one period per transaction.
  */
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { dueDrafts, dueSubscriptions } from './store.js';
 import { writeEvents, type EmittedEvent } from '../../store/events.js';
 import type { Db } from '../../store/schema.js';

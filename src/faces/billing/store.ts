@@ -4,7 +4,7 @@
  * only through conditional UPDATEs on the state they are read in, which lock the row until the transaction
  * commits: two closers (or a closer and a call) can never both close one period or finalize one invoice.
  */
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import type { Db } from '../../store/schema.js';
 import type { BillingInvoiceTable, BillingPriceTable, BillingSubscriptionTable, InvoiceStatus, SubscriptionStatus } from './tables.js';
 

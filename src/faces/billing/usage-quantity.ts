@@ -6,7 +6,7 @@
  * Answers are memoised per range within one rating.
  */
 import type { BillingPriceUsage } from '../../../generated/server/types.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { decimalText, Exact } from '../../store/exact-decimal.js';
 import type { Db } from '../../store/schema.js';
 import { summarize } from '../../usage/summary.js';

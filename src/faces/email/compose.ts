@@ -5,7 +5,7 @@
  */
 import type { EmailSendPayload } from '../../../generated/server/types.js';
 import { ApiError, invalidField } from '../../core/errors.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { getTemplate, suppressedAmong } from './store.js';
 import type { StorageService } from '../storage/service.js';
 import type { Db } from '../../store/schema.js';

@@ -4,7 +4,7 @@
  * is a conditional UPDATE from the statuses that may precede the new one, appends to the message's history,
  * sends the status's event and, for a bounce or a complaint, suppresses the addresses it names.
  */
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { moveMessage, suppress } from './store.js';
 import type { Db } from '../../store/schema.js';
 import type { EmailMessageTable, EmailStatus } from './tables.js';

@@ -5,7 +5,7 @@
  * conditional UPDATE from the statuses that may precede the new one.
  */
 import { sql } from 'kysely';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import type { Db, Mode } from '../../store/schema.js';
 import type { EmailMessageTable, EmailStatus, EmailSuppressionTable, EmailTemplateTable } from './tables.js';
 

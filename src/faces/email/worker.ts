@@ -8,7 +8,7 @@
  * the same Message-ID.
  */
 import type { StorageService } from '../storage/service.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { leaseDueMessages, suppressedAmong } from './store.js';
 import { writeEvents, type EmittedEvent } from '../../store/events.js';
 import { storeKind } from '../../store/open.js';

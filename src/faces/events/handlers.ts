@@ -5,7 +5,7 @@
 import type { EventsHandlers } from '../../../generated/server/types.js';
 import { ApiError } from '../../core/errors.js';
 import { listPage } from '../../core/list-page.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { getEvent, listEvents, wireEvent } from '../../store/event-log.js';
 import { isoInstant, parseInstant } from '../../store/instant.js';
 import type { Mode } from '../../store/schema.js';

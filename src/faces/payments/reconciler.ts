@@ -11,7 +11,7 @@
 import type { Providers } from '../../providers/index.js';
 import { log } from '../../core/log.js';
 import { Poller } from '../../core/poller.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { writeEvents, type EmittedEvent } from '../../store/events.js';
 import { getIntent, processingIntents, processingRefunds } from './store.js';
 import type { Db } from '../../store/schema.js';

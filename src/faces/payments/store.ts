@@ -5,7 +5,7 @@
  * until the call commits, so two calls can never both move one intent (two confirmations at once cannot both
  * charge); a refund leaves `processing` the same way, once.
  */
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import type { Db } from '../../store/schema.js';
 import type { IntentStatus, PaymentCustomerTable, PaymentIntentTable, PaymentRecoveryTable, PaymentRefundTable, RefundStatus } from './tables.js';
 

@@ -10,7 +10,7 @@
  * so it is collected too; the caller's transaction must be a `CallTransaction` for that (afterRollback).
  */
 import { ApiError } from '../../core/errors.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { storeKind } from '../../store/open.js';
 import type { Db } from '../../store/schema.js';
 import type { StorageObjectTable } from './tables.js';

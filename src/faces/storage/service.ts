@@ -3,7 +3,7 @@
  * stored objects): the blob store, each tier's limits, the objects by key, and holding content by its
  * digest beyond any object (a queued attachment) until it is let go.
  */
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import type { Db } from '../../store/schema.js';
 import type { Tier } from '../../spec/model.js';
 import type { BlobStore } from './blob-store.js';

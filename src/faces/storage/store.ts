@@ -5,7 +5,7 @@
  * them until it commits, which is what keeps reference counts and quotas exact under concurrent calls.
  */
 import { sql } from 'kysely';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { decimalAdd, decimalQuotient, Exact, METER_PLACES } from '../../store/exact-decimal.js';
 import { storeKind } from '../../store/open.js';
 import { periodOf } from '../../store/periods.js';

@@ -7,7 +7,7 @@ import type { WebhooksDelivery, WebhooksEndpoint, WebhooksHandlers } from '../..
 import { ApiError } from '../../core/errors.js';
 import { listPage } from '../../core/list-page.js';
 import { newId } from '../../store/secrets.js';
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import { matchesEventPattern, queueDeliveries } from '../../store/events.js';
 import type { WebhookEndpointTable } from '../../store/schema.js';
 import { getEvent } from '../../store/event-log.js';

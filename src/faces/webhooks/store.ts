@@ -5,7 +5,7 @@
  * the due rows instead of queueing on them; the lease itself is what keeps two workers from sending one
  * delivery at once, and what hands the deliveries of a worker that died back to the others.
  */
-import type { Partition } from '../../store/auth.js';
+import type { Partition } from '../../store/partition.js';
 import type { Db, DeliveryStatus, EventTable, WebhookDeliveryTable, WebhookEndpointTable } from '../../store/schema.js';
 import { sealedUnderCurrentKey, sealNullable, unseal, unsealNullable } from '../../store/sealed.js';
 import type { WebhookAttemptTable } from './tables.js';
