@@ -8,9 +8,9 @@ export const MODULES_PATH = 'server/modules.ts';
 
 export function emitModules(catalog: Catalog): string {
   const faces = catalog.faces.filter((f) => !f.builtin);
-  const imports = faces.map((f) => `import { ${f.name} } from '../faces/${f.name}/index.js';`);
+  const imports = faces.map((f) => `import { ${f.name} } from '../../src/faces/${f.name}/index.js';`);
   return [
-    `import type { FaceModule } from '../core/face-module.js';`,
+    `import type { FaceModule } from '../../src/core/face-module.js';`,
     `import type { Handlers } from './types.js';`,
     ...imports,
     '',
