@@ -38,10 +38,12 @@ const limiter = await createLimiter({
   redisPrefix: `bench-${process.pid}:`,
   rateLimitWhenUnavailable: 'refuse',
 });
-const usage = { enabled: process.env.BENCH_USAGE !== 'off' };
 // Each module's settings as a server with no variables set but its data directory reads them (stored files under it).
 const catalogue = shippedCatalogue();
-const app = await buildServer(catalogue, { db, providers: { ai: { test: testTextModel }, embeddings: { test: testEmbeddingModel }, payments: { test: sandboxProcessor } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench', usage, settings: readModuleSettings(catalogue.modules, { DATA_DIR: dataDir }) });
+/** With `BENCH_USAGE=off` the usage module records nothing, so that a run measures what recording costs. */
+const usageOff = (settings: Record<string, unknown>) =>
+  process.env.BENCH_USAGE === 'off' ? { ...settings, usage: { ...(settings.usage as object), record: false } } : settings;
+const app = await buildServer(catalogue, { db, providers: { ai: { test: testTextModel }, embeddings: { test: testEmbeddingModel }, payments: { test: sandboxProcessor } }, limiter, keyCacheTtlMs: 2000, serverVersion: 'bench', settings: usageOff(readModuleSettings(catalogue.modules, { DATA_DIR: dataDir })) });
 await app.listen({ port: 0, host: '127.0.0.1' });
 process.send?.({ port: (app.server.address() as AddressInfo).port, keys, keyIds, batchKeys });
 process.on('SIGTERM', () => process.exit(0));

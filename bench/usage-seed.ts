@@ -8,8 +8,8 @@
 import { faces } from '../generated/server/dispatch.js';
 import { newId } from '../src/store/secrets.js';
 import type { Db, UsageRecordTable } from '../src/store/schema.js';
-import { callCostNanos, nanosToDecimal } from '../src/usage/cost.js';
-import { UsageRecorder } from '../src/usage/recorder.js';
+import { callCostNanos, nanosToDecimal } from '../src/faces/usage/cost.js';
+import { UsageRecorder } from '../src/faces/usage/recorder.js';
 
 export const SEED = { records: 1_000_000, days: 30, entities: 20, keysPerEntity: 2, mode: 'live', generator: 1 } as const;
 /** Records per flush: the recorder writes each flush as one transaction (500-row statements). */

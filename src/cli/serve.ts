@@ -64,7 +64,6 @@ export function registerServe(program: Command): void {
           serverVersion: config.serverVersion,
           logger: config.logRequests,
           http: config.http,
-          usage: config.usage,
           settings: moduleSettings,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
           corsOrigins: config.corsOrigins,

@@ -29,14 +29,14 @@ export function registerWorker(program: Command): void {
         const env = withFlags(process.env, flags);
         config = settings(env);
         const settled = config;
-        const { modules: faceModules, platform } = shippedCatalogue();
+        const { modules: faceModules, platform, faces } = shippedCatalogue();
         const moduleSettings = asConfigError(() => readModuleSettings(faceModules, env));
         const { configureSecretKeys } = await import('./secret-keys.js');
         asConfigError(() => configureSecretKeys(settled));
         const db = await openShippedStore({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
         // Their events are written in the version in force when they are written, not in the newest declared.
         const apiVersion = versionInForceNow(platform);
-        const modules = await startModules(faceModules, { db, providers: createProviders(), platform, apiVersion, process: 'worker', settings: moduleSettings });
+        const modules = await startModules(faceModules, { db, providers: createProviders(), platform, faces, apiVersion, process: 'worker', settings: moduleSettings });
         // The worker's timers do not keep the process alive on their own; this does, until a signal.
         const alive = setInterval(() => {}, 1 << 30);
         stopOnSignals(async () => {

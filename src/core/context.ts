@@ -9,7 +9,6 @@ import type { ModelInfo } from '../providers/model-list.js';
 import type { EventEntry, PlatformData, ScopeEntry } from './dispatch-types.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
-import type { UsageFeed } from '../store/usage-feed.js';
 
 export type EventName = keyof EventTypes;
 
@@ -78,8 +77,6 @@ export interface HandlerContext<E extends EventName = never> {
    */
   service<T>(face: string): T | undefined;
   readonly settings: HandlerSettings;
-  /** Usage records as this server writes them (what `usage.live` follows). */
-  readonly usageFeed: UsageFeed;
   /**
    * Emits an event and returns its id (`evt_…`). It is stored with the call's effects when the handler
    * succeeds (never when it fails) and delivered to every webhook endpoint of the entity that subscribes to

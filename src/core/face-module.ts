@@ -10,7 +10,7 @@ import type { Migration } from 'kysely';
 import type { Providers } from '../providers/index.js';
 import type { Db } from '../store/schema.js';
 import type { AfterAnswer } from './answer.js';
-import type { PlatformData } from './dispatch-types.js';
+import type { FaceEntry, PlatformData } from './dispatch-types.js';
 
 /**
  * A migration of the module's own tables, named as its place in the one global order (`0011_billing`). Each
@@ -33,6 +33,8 @@ export interface ModuleHost<S> {
   readonly db: Db;
   readonly providers: Providers;
   readonly platform: PlatformData;
+  /** Every face the process serves, by name. */
+  readonly faces: ReadonlyMap<string, FaceEntry>;
   /** The module's settings: what its `settings` read from the environment, or what a server was built with. */
   readonly settings: S;
   /** The API version in force now: events written outside a call (by background work) are written in it. */
@@ -72,6 +74,8 @@ export interface RunningModule {
   readonly afterAnswer?: AfterAnswer;
   /** What other modules call (through `ModuleHost.service`, and handlers through `ctx.service`). */
   readonly service?: object;
+  /** The server begins to stop: ends what would hold the stop until its time-out (a live stream). */
+  stopping?(): void;
   /** Releases what it holds, after its background work stopped and the server's calls ended. */
   close?(): Promise<void>;
 }

@@ -41,8 +41,6 @@ export interface RuntimeConfig {
   secretKey?: string;
   /** Keys that sealed before the current one, still used to open what they sealed. */
   previousSecretKeys: string[];
-  /** How long a usage record may wait to be written (the most a crash loses), and how long records and rollups are kept. */
-  usage: { flushMs: number; retentionDays: number; rollupRetentionDays: number };
 }
 
 /** REDIS_URL, when set: a redis://, rediss:// or unix: URL, or a socket path (what the Redis client reads as such). */
@@ -88,11 +86,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     secretKey: env.DISPATCH_SECRET_KEY || undefined,
     previousSecretKeys: (env.DISPATCH_PREVIOUS_SECRET_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean),
-    usage: {
-      flushMs: integer(env, 'USAGE_FLUSH_MS', 1000),
-      retentionDays: integer(env, 'USAGE_RETENTION_DAYS', 30),
-      rollupRetentionDays: integer(env, 'USAGE_ROLLUP_RETENTION_DAYS', 400),
-    },
   };
 }
 

@@ -14,7 +14,6 @@ import type { EventName, HandlerContext, HandlerSettings, StreamSink } from '../
 import type { Deadline } from './deadline.js';
 import type { Providers } from '../providers/index.js';
 import type { Runtime } from './runtime.js';
-import type { UsageFeed } from '../store/usage-feed.js';
 import { validatorOf } from './validator-module.js';
 
 /** What one execution shares across the handlers it runs (one, or every request of an atomic batch). */
@@ -50,7 +49,6 @@ class CallContext implements HandlerContext<EventName> {
   readonly idempotencyKey: string | undefined;
   readonly providers: Providers;
   readonly settings: HandlerSettings;
-  readonly usageFeed: UsageFeed;
   readonly stream: StreamSink;
   readonly #call: RoutedCall;
   readonly #runtime: Runtime;
@@ -66,7 +64,6 @@ class CallContext implements HandlerContext<EventName> {
     this.idempotencyKey = call.envelope.options.idempotencyKey;
     this.providers = runtime.providers;
     this.settings = runtime.settings;
-    this.usageFeed = runtime.usageFeed;
     this.stream = invocation.stream ? declaredEventsOnly(invocation.stream, call.action) : NO_STREAM;
     this.#call = call;
     this.#runtime = runtime;

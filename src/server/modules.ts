@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { AfterAnswer } from '../core/answer.js';
-import type { PlatformData } from '../core/dispatch-types.js';
+import type { FaceEntry, PlatformData } from '../core/dispatch-types.js';
 import type { AnyFaceModule, CrossOriginRoutes, ModuleHost, RunningModule } from '../core/face-module.js';
 import type { Providers } from '../providers/index.js';
 import type { Db } from '../store/schema.js';
@@ -14,6 +14,7 @@ export interface ModuleProcess {
   readonly db: Db;
   readonly providers: Providers;
   readonly platform: PlatformData;
+  readonly faces: ReadonlyMap<string, FaceEntry>;
   readonly apiVersion: () => string;
   readonly process: ModuleHost<unknown>['process'];
   /** Each module's settings by face (`readModuleSettings`), whole or in part: laid over the module's defaults. */
@@ -28,6 +29,8 @@ export interface RunningModules {
   /** The modules' routes that pages on other origins may call. */
   readonly crossOrigin: readonly CrossOriginRoutes[];
   startBackground(): void;
+  /** The server begins to stop (before its calls end). */
+  stopping(): void;
   /** Stops the background work, then lets each module release what it holds. */
   stop(): Promise<void>;
 }
@@ -49,7 +52,7 @@ export async function startModules(modules: readonly AnyFaceModule[], common: Mo
     if (!module.start) continue;
     // Defaults first, so that settings given in part (a test's, a server built in code) lack nothing.
     const settings = module.settings ? { ...(module.settings({}) as object), ...(common.settings?.[module.face] as object | undefined) } : undefined;
-    const host: ModuleHost<unknown> = { db: common.db, providers: common.providers, platform: common.platform, apiVersion: common.apiVersion, process: common.process, settings, service };
+    const host: ModuleHost<unknown> = { db: common.db, providers: common.providers, platform: common.platform, faces: common.faces, apiVersion: common.apiVersion, process: common.process, settings, service };
     running.set(module.face, await module.start(host));
   }
   const all = [...running.values()];
@@ -60,6 +63,7 @@ export async function startModules(modules: readonly AnyFaceModule[], common: Mo
     routes: (app) => all.forEach((m) => m.routes?.(app)),
     crossOrigin: all.flatMap((m) => m.crossOrigin ?? []),
     startBackground: () => background.forEach((work) => work.start()),
+    stopping: () => all.forEach((m) => m.stopping?.()),
     async stop() {
       await Promise.all(background.map((work) => work.stop()));
       await Promise.all(all.map((m) => m.close?.()));

@@ -5,7 +5,6 @@
 import type { Providers } from '../providers/index.js';
 import type { CommitGroup } from '../store/commit-group.js';
 import type { Db } from '../store/schema.js';
-import type { UsageFeed } from '../store/usage-feed.js';
 import type { AfterAnswer } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
 import type { Catalogue } from '../core/catalogue.js';
@@ -34,8 +33,6 @@ export interface Runtime {
   readonly settings: HandlerSettings;
   /** Commits the writes of calls that wrote nothing themselves (their events) together. */
   readonly commits: CommitGroup;
-  /** Usage records as they are written, for `usage.live`. */
-  readonly usageFeed: UsageFeed;
   /** Run in order once each call's (and each batch request's) answer is decided. */
   readonly afterAnswer: readonly AfterAnswer[];
 }

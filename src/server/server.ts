@@ -1,7 +1,7 @@
 /**
  * The HTTP server: `POST /do`, `POST /{version}/do` and `POST /do/{face}.{action}` run the call pipeline, answering JSON or, for a
- * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs/*` and `/dashboard` serve
- * the rest. Unless told otherwise it also runs the face modules' background work (their settings say which
+ * streaming call, server-sent events; `/healthz`, `/readyz`, `/metrics`, `/openapi.json` and `/docs/*` serve the rest, and
+ * the face modules their own routes (the usage dashboard, storage's signed URLs). Unless told otherwise it also runs the face modules' background work (their settings say which
  * they leave to `dispatch worker`). Every error, the HTTP layer's own included (bad JSON, wrong
  * content type, body too large, unknown path), leaves in the error envelope of docs/contract.md § Errors.
  */
@@ -10,7 +10,6 @@ import type { Providers } from '../providers/index.js';
 import { TEST_MODELS } from '../providers/model-list.js';
 import { CommitGroup } from '../store/commit-group.js';
 import type { Db } from '../store/schema.js';
-import { postgresPool } from '../store/open.js';
 import type { AfterAnswer } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
 import type { Catalogue } from '../core/catalogue.js';
@@ -28,11 +27,6 @@ import { createMetrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
 import type { Runtime } from './runtime.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http-limits.js';
-import { registerDashboardRoutes } from './dashboard-routes.js';
-import { UsageFeed } from '../store/usage-feed.js';
-import { UsageRecorder } from '../usage/recorder.js';
-import { UsageRelay } from '../usage/relay.js';
-import { usageStage } from '../usage/record-call.js';
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from './sse.js';
 import { log } from '../core/log.js';
 import { versionInForceNow } from '../spec/version-in-force.js';
@@ -67,8 +61,6 @@ export interface ServerOptions {
   publicUrl?: string;
   /** The origins browser pages may call the API from (`CORS_ORIGINS`; see cors.ts); none when unset. */
   corsOrigins?: '*' | string[];
-  /** Usage records: how long one may wait to be written (the most a crash loses; default 1 s), and how long raw records (30 days) and minute rollups (400 days) are kept. */
-  usage?: { flushMs?: number; retentionDays?: number; rollupRetentionDays?: number; /** false records nothing (for measuring the stage's cost). */ enabled?: boolean };
   /** Each face module's settings, by face (`readModuleSettings`, or some of them), laid over the module's defaults. */
   settings?: Readonly<Record<string, unknown>>;
   /** The clock by which API versions take effect (calls' default version, the workers' events); `Date.now` unless a test sets it. */
@@ -88,19 +80,15 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   // Not the newest version declared: one dated later is only announced until its date.
   const defaultVersion = versionInForceNow(catalogue.platform, options.now);
   const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });
-  const usageFeed = new UsageFeed();
-  const pool = postgresPool(options.db);
-  // Several processes share a PostgreSQL store: each one's live followers also see the others' records.
-  const relay = pool && new UsageRelay(options.db, pool, usageFeed);
   const modules = await startModules(catalogue.modules, {
     db: options.db,
     providers: options.providers,
     platform: catalogue.platform,
+    faces: catalogue.faces,
     apiVersion: defaultVersion,
     process: 'server',
     ...(options.settings ? { settings: options.settings } : {}),
   });
-  const usage = new UsageRecorder(options.db, { flushMs: options.usage?.flushMs ?? 1000, feed: usageFeed, ...(relay ? { relay } : {}) });
   // Labels come from the dispatch table, never from the request, so unknown names cannot grow the series.
   const observe: AfterAnswer = (call, reply) => {
     const seconds = (performance.now() - call.startedAt) / 1000;
@@ -121,8 +109,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     idempotencyLeaseMarginMs: options.idempotencyLeaseMarginMs ?? 5_000,
     settings: { aiModels: options.aiModels ?? { test: TEST_MODELS } },
     commits: new CommitGroup(options.db),
-    usageFeed,
-    afterAnswer: [observe, ...(options.usage?.enabled === false ? [] : [usageStage(usage, catalogue)]), ...modules.afterAnswer],
+    afterAnswer: [observe, ...modules.afterAnswer],
   };
   const streamLimits: StreamLimits = {
     pingMs: options.streamPingMs ?? DEFAULT_STREAM_LIMITS.pingMs,
@@ -131,30 +118,22 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   };
   const http = createHttpApp(runtime, { ...(options.logger ? { logger: true } : {}), http: options.http ?? DEFAULT_HTTP_LIMITS });
   const { app } = http;
-  // Live usage streams would otherwise hold the stop for up to their time-out.
-  app.addHook('preClose', async () => usageFeed.endAll());
+  app.addHook('preClose', async () => modules.stopping());
   registerCallRoutes(http, runtime, streamLimits);
   registerOpsRoutes(http, options.db, metrics, options.metricsToken);
   registerDocumentRoutes(http, catalogue.documents);
   registerCors(app, options.corsOrigins ?? [], modules.crossOrigin);
-  registerDashboardRoutes(app);
   if (catalogue.documents) registerReferenceRoutes(app);
   modules.routes(app);
 
-  const purge = retentionPurge(options.db, {
-    eventDays: options.eventRetentionDays ?? 30,
-    usageDays: options.usage?.retentionDays ?? 30,
-    rollupDays: options.usage?.rollupRetentionDays ?? 400,
-  });
+  const purge = retentionPurge(options.db, options.eventRetentionDays ?? 30);
   purge.start();
   modules.startBackground();
   app.addHook('onClose', async () => {
     await purge.stop();
     runtime.keys.close();
+    // Calls in flight have been answered by now: what the modules still hold is written before the store closes.
     await modules.stop();
-    // Calls in flight have been answered by now: what they recorded is written before the store closes.
-    await usage.close();
-    relay?.close();
   });
   return app;
 }

@@ -6,7 +6,7 @@
 import { isAlias, isCollection, isScalar, type Document } from 'yaml';
 import type { JsonPath, SourceFile } from './source.js';
 
-/** Costs are counted in nano-units (10⁻⁹ of the currency, see src/usage/cost.ts): a finer price cannot be charged exactly. */
+/** Costs are counted in nano-units (10⁻⁹ of the currency, see src/faces/usage/cost.ts): a finer price cannot be charged exactly. */
 export const PRICE_DECIMALS = 9;
 
 /** Digits with an optional fraction: no sign, exponent, leading zeros or spaces. */

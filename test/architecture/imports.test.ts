@@ -15,7 +15,7 @@ import { circles, importGraph } from './import-graph.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const graph = importGraph(root);
 
-const FACE_CODE = ['faces', 'auth', 'billing', 'email', 'payments', 'storage', 'usage', 'webhooks'];
+const FACE_CODE = ['faces'];
 const SERVER = ['server'];
 const TOOLS = ['cli', 'generate', 'diff', 'scaffold', 'client-package'];
 
@@ -51,11 +51,11 @@ describe('the import graph', () => {
       return statements.some((statement) => !statement.startsWith('import type '));
     });
     expect(valueImports).toEqual([]);
-    expect(across.map(([file, target]) => `${file} -> ${target}`)).toContain('faces/billing/payments.ts -> faces/payments/service.ts');
+    expect(across.map(([file, target]) => `${file} -> ${target}`)).toEqual(expect.arrayContaining(['faces/billing/services.ts -> faces/payments/service.ts', 'faces/billing/services.ts -> faces/usage/service.ts']));
   });
 
   it('lets the server and the dispatch program start, route and stop the face modules without naming any', () => {
-    expect(importsBetween(['server', 'cli'], ['faces'])).toEqual([]);
+    expect(importsBetween(['server', 'cli'], FACE_CODE)).toEqual([]);
   });
 
   it('keeps the generator apart from the faces and the server', () => {

@@ -12,6 +12,7 @@ import { sandboxProcessor } from '../../src/providers/payments/sandbox.js';
 import type { PaymentProcessor } from '../../src/providers/payments/processor.js';
 import { getSubscription } from '../../src/faces/billing/store.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { usageTotals } from '../../src/faces/usage/totals.js';
 
 const VISA = { card: { number: '4242424242424242', expMonth: 12, expYear: 2035 } };
 const HOUR = 3_600_000;
@@ -37,7 +38,7 @@ let server: TestServer;
 let closer: PeriodCloser;
 beforeAll(async () => {
   server = await startServer({ billing: { closer: false }, payments: { test: lossy } });
-  closer = new PeriodCloser(server.db, { graceMs: 0, intervalMs: 60_000, apiVersion: () => '2026-09-01' });
+  closer = new PeriodCloser(server.db, { graceMs: 0, intervalMs: 60_000, apiVersion: () => '2026-09-01', usage: () => usageTotals });
 });
 afterAll(() => server?.close());
 
@@ -100,7 +101,7 @@ describe('billing edges', () => {
     const sub = await ok('billing', 'subscribe', { customer, prices: [fee], interval: 'day', backdateStartDate: new Date(Date.now() - DAY - HOUR).toISOString() });
     const stale = (await getSubscription(server.db, p, sub.id))!;
     await ok('billing', 'cancelSubscription', { id: sub.id, atPeriodEnd: true });
-    expect(await closePeriod(server.db, p, stale, () => {})).toBeUndefined();
+    expect(await closePeriod(server.db, p, usageTotals, stale, () => {})).toBeUndefined();
     await closer.pass();
     expect(await ok('billing', 'getSubscription', { id: sub.id })).toMatchObject({ status: 'canceled', canceledAt: sub.currentPeriodEnd });
   });

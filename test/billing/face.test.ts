@@ -9,8 +9,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PeriodCloser } from '../../src/faces/billing/period-closer.js';
 import { openShippedStore } from '../../src/server/shipped.js';
-import { DECIMAL_SUMS_SINCE } from '../../src/usage/versions.js';
+import { DECIMAL_SUMS_SINCE } from '../../src/faces/usage/versions.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { usageTotals } from '../../src/faces/usage/totals.js';
 
 const VISA = { card: { number: '4242424242424242', expMonth: 12, expYear: 2035 } };
 const DECLINED = { card: { number: '4000000000000002', expMonth: 12, expYear: 2035 } };
@@ -25,7 +26,7 @@ describe.each([
   let closer: PeriodCloser;
   beforeAll(async () => {
     server = await startServer({ postgres, usageFlushMs: 20, billing: { closer: false } });
-    closer = new PeriodCloser(server.db, { graceMs: 0, intervalMs: 60_000, apiVersion: () => '2026-09-01' });
+    closer = new PeriodCloser(server.db, { graceMs: 0, intervalMs: 60_000, apiVersion: () => '2026-09-01', usage: () => usageTotals });
   });
   afterAll(() => server?.close());
 
@@ -156,7 +157,7 @@ describe.each([
 
     // Two closers (the second on a store of its own, as another process) race: each period is closed once.
     const store = server.databaseUrl ? await openShippedStore({ dataDir: '.', databaseUrl: server.databaseUrl }) : undefined;
-    const rival = new PeriodCloser(store ?? server.db, { graceMs: 3 * DAY, intervalMs: 60_000, apiVersion: () => '2026-09-01' });
+    const rival = new PeriodCloser(store ?? server.db, { graceMs: 3 * DAY, intervalMs: 60_000, apiVersion: () => '2026-09-01', usage: () => usageTotals });
     const [mine, theirs] = await Promise.all([closer.pass(now), rival.pass(now)]);
     await store?.destroy();
     expect(mine.closed + theirs.closed).toBe(2);

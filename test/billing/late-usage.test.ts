@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { PeriodCloser } from '../../src/faces/billing/period-closer.js';
 import { rate, type GraduatedPrice } from '../../src/faces/billing/rating.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { usageTotals } from '../../src/faces/usage/totals.js';
 
 const DAY = 86_400_000;
 const MINUTE = 60_000;
@@ -28,7 +29,7 @@ let server: TestServer;
 let closer: PeriodCloser;
 beforeAll(async () => {
   server = await startServer({ billing: { closer: false } });
-  closer = new PeriodCloser(server.db, { graceMs: 0, intervalMs: 60_000, apiVersion: () => '2026-09-01' });
+  closer = new PeriodCloser(server.db, { graceMs: 0, intervalMs: 60_000, apiVersion: () => '2026-09-01', usage: () => usageTotals });
 });
 afterAll(() => server?.close());
 

@@ -64,6 +64,7 @@ describe('the email module in a process', () => {
   const host = (process: 'server' | 'worker', settings: EmailSettings): ModuleHost<EmailSettings> => ({
     db,
     providers: {} as ModuleHost<EmailSettings>['providers'],
+    faces: new Map(),
     platform,
     settings,
     apiVersion: () => platform.latest,

@@ -125,13 +125,13 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-    ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
     // Laid over each module's defaults, as a server started with no variables set reads them.
     settings: {
       webhooks: { ...TEST_WEBHOOKS, ...options.webhooks, ...(options.webhookWorker !== undefined ? { worker: options.webhookWorker } : {}) },
       ...(options.billing ? { billing: options.billing } : {}),
       ...(options.email ? { email: options.email } : {}),
       ...(options.reconciler ? { payments: options.reconciler } : {}),
+      ...(options.usageFlushMs !== undefined ? { usage: { flushMs: options.usageFlushMs } } : {}),
       storage: { dir: join(dir, 'storage'), worker: { pollMs: 50, gcGraceMs: 0 }, ...options.storage },
     },
     ...(options.idempotencyTtlSeconds !== undefined ? { idempotencyTtlSeconds: options.idempotencyTtlSeconds } : {}),

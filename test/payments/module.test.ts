@@ -9,7 +9,7 @@ import { payments } from '../../src/faces/payments/index.js';
 import { DEFAULT_PAYMENTS_SETTINGS, paymentsSettings, type PaymentsSettings } from '../../src/faces/payments/settings.js';
 
 const host = (process: 'server' | 'worker', settings: PaymentsSettings): ModuleHost<PaymentsSettings> =>
-  ({ db: {} as never, providers: { payments: {} } as never, platform: {} as never, settings, apiVersion: () => '2026-01-01', process, service: () => undefined }) as ModuleHost<PaymentsSettings>;
+  ({ db: {} as never, providers: { payments: {} } as never, platform: {} as never, faces: new Map(), settings, apiVersion: () => '2026-01-01', process, service: () => undefined }) as ModuleHost<PaymentsSettings>;
 
 describe('the payments module', () => {
   it('reads PAYMENTS_RECONCILER, on unless set off, and refuses any other value in one line', () => {

@@ -14,10 +14,11 @@ import { migrationSet } from '../../src/store/migration-set.js';
 import { shippedMigrations, openShippedStore } from '../../src/server/shipped.js';
 import type { Db } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
-import { ingest } from '../../src/usage/ingest.js';
-import { UsageRecorder } from '../../src/usage/recorder.js';
-import { summarize } from '../../src/usage/summary.js';
+import { ingest } from '../../src/faces/usage/ingest.js';
+import { UsageRecorder } from '../../src/faces/usage/recorder.js';
+import { summarize } from '../../src/faces/usage/summary.js';
 import { implementations, type StoreLocation } from './implementations.js';
+import { usageTotals } from '../../src/faces/usage/totals.js';
 
 /** The migrations of a store that serves the shipped catalogue: the core's and the modules'. */
 const SHIPPED = migrationSet(shippedMigrations());
@@ -57,7 +58,7 @@ describe.each(implementations)('exact sums on $name', (impl) => {
       { type: 'gb', events: 2, value: '0.3' },
       { type: 'rows', events: 11, value: EXACT_BIG_SUM },
     ]);
-    const quantity = usageQuantities(db, { mode: 'test', entityId: 'meters' });
+    const quantity = usageQuantities(db, { mode: 'test', entityId: 'meters' }, usageTotals);
     expect(await quantity({ source: 'meter', meterType: 'rows' }, from, to)).toBe(EXACT_BIG_SUM);
     expect(await quantity({ source: 'meter', meterType: 'gb' }, from, to)).toBe('0.3');
   });

@@ -2,7 +2,7 @@
  * Call costs in exact decimal: nano-unit prices, integer and fractional units, replays, and the decimal form.
  */
 import { describe, expect, it } from 'vitest';
-import { callCostNanos, nanosToDecimal } from '../../src/usage/cost.js';
+import { callCostNanos, nanosToDecimal } from '../../src/faces/usage/cost.js';
 
 const price = { perCall: '0.0005', perUnit: { inputTokens: '0.0000005', outputTokens: '0.000002', seconds: '0.1' } };
 

@@ -8,7 +8,7 @@ import { Decimal } from 'decimal.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform } from '../../generated/server/platform.js';
 import { versionInForce } from '../../src/spec/version-in-force.js';
-import { DECIMAL_SUMS_SINCE } from '../../src/usage/versions.js';
+import { DECIMAL_SUMS_SINCE } from '../../src/faces/usage/versions.js';
 import { generateCall, startServer, type TestServer } from '../helpers/server.js';
 import { postStream } from '../helpers/sse.js';
 

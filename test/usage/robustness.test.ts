@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openShippedStore } from '../../src/server/shipped.js';
 import type { UsageRecordTable } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
-import { UsageRecorder } from '../../src/usage/recorder.js';
+import { UsageRecorder } from '../../src/faces/usage/recorder.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { generateCall, startServer, type TestServer } from '../helpers/server.js';
 import { postStream } from '../helpers/sse.js';

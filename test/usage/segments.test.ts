@@ -3,7 +3,7 @@
  * covering the range and nothing more.
  */
 import { describe, expect, it } from 'vitest';
-import { segments } from '../../src/usage/segments.js';
+import { segments } from '../../src/faces/usage/segments.js';
 
 const at = (iso: string) => Date.parse(iso);
 

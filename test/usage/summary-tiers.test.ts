@@ -12,9 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openShippedStore } from '../../src/server/shipped.js';
 import type { Db, UsageRecordTable } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
-import { nanosToDecimal } from '../../src/usage/cost.js';
-import { UsageRecorder } from '../../src/usage/recorder.js';
-import { summarize } from '../../src/usage/summary.js';
+import { nanosToDecimal } from '../../src/faces/usage/cost.js';
+import { UsageRecorder } from '../../src/faces/usage/recorder.js';
+import { summarize } from '../../src/faces/usage/summary.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 
 const START = Date.parse('2026-11-20T21:17:00Z');

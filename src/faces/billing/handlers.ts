@@ -16,7 +16,7 @@ import type { Mode } from '../../store/schema.js';
 import type { BillingSubscriptionTable } from './tables.js';
 import { newId } from '../../store/secrets.js';
 import { checkCurrency } from '../../core/money.js';
-import { paymentsOf } from './payments.js';
+import { paymentsOf, usageOf } from './services.js';
 
 /** How far back a subscription may start: as far back as ingested usage is accepted (docs/contract.md § Usage). */
 const BACKDATE_MS = 35 * 86_400_000;
@@ -134,8 +134,8 @@ export const handlers: BillingHandlers = {
     // Periods already over (the closer has not come round to them yet) are invoiced as they would have been.
     const now = Date.now();
     let current: BillingSubscriptionTable | undefined = row;
-    while (current && Date.parse(current.current_period_end) <= now) current = await closePeriod(ctx.db, partition(ctx), current, emit, { now });
-    const closed = current && (await closePeriod(ctx.db, partition(ctx), current, emit, { cancelNow: true, now }));
+    while (current && Date.parse(current.current_period_end) <= now) current = await closePeriod(ctx.db, partition(ctx), usageOf(ctx), current, emit, { now });
+    const closed = current && (await closePeriod(ctx.db, partition(ctx), usageOf(ctx), current, emit, { cancelNow: true, now }));
     if (!closed) throw refuse();
     return toSubscription(closed);
   },
@@ -144,12 +144,12 @@ export const handlers: BillingHandlers = {
     const row = await loadSubscription(ctx, payload.subscription, '/payload/subscription');
     if (row.status !== 'active') throw new ApiError('subscription_state_invalid', `Subscription ${row.id} is canceled: it has no upcoming invoice.`, { details: { status: row.status } });
     const usageTo = new Date(Math.min(endOfMinute(Date.now()), Date.parse(row.current_period_end))).toISOString();
-    const { lines, total } = await rateLines(ctx.db, partition(ctx), row, { start: row.current_period_start, end: row.current_period_end, usageTo });
+    const { lines, total } = await rateLines(ctx.db, partition(ctx), usageOf(ctx), row, { start: row.current_period_start, end: row.current_period_end, usageTo });
     return { subscription: row.id, customer: row.customer_id, currency: row.currency, periodStart: row.current_period_start, periodEnd: row.current_period_end, lines, total };
   },
 
   async getInvoice(payload, ctx) {
-    return readInvoice(ctx.db, partition(ctx), await loadInvoice(ctx.db, partition(ctx), payload.id));
+    return readInvoice(ctx.db, partition(ctx), usageOf(ctx), await loadInvoice(ctx.db, partition(ctx), payload.id));
   },
 
   async listInvoices(payload, ctx) {
@@ -159,14 +159,14 @@ export const handlers: BillingHandlers = {
       ...(payload.status ? { status: payload.status } : {}),
       ...(payload.startingAfter ? { startingAfter: payload.startingAfter } : {}),
     };
-    const { items, hasMore } = listPage(await listInvoices(ctx.db, partition(ctx), limit, filter), limit, (row) => readInvoice(ctx.db, partition(ctx), row));
+    const { items, hasMore } = listPage(await listInvoices(ctx.db, partition(ctx), limit, filter), limit, (row) => readInvoice(ctx.db, partition(ctx), usageOf(ctx), row));
     // A draft's lines are rated as it is read.
     return { items: await Promise.all(items), hasMore };
   },
 
   async finalizeInvoice(payload, ctx) {
     const row = await loadInvoice(ctx.db, partition(ctx), payload.id);
-    const invoice = await finalizeInvoice(ctx.db, partition(ctx), row, (type, data) => ctx.emit(type, data as never));
+    const invoice = await finalizeInvoice(ctx.db, partition(ctx), usageOf(ctx), row, (type, data) => ctx.emit(type, data as never));
     if (!invoice) {
       const now = await loadInvoice(ctx.db, partition(ctx), payload.id);
       throw new ApiError('invoice_state_invalid', `Invoice ${now.id} is ${now.status}; only a draft can be finalized.`, { details: { status: now.status } });

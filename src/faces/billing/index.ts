@@ -7,6 +7,7 @@ import type { BillingHandlers } from '../../../generated/server/types.js';
 import { runsBackground, type FaceModule } from '../../core/face-module.js';
 import { handlers } from './handlers.js';
 import { PeriodCloser } from './period-closer.js';
+import { usageOf } from './services.js';
 import { billingSettings, type BillingSettings } from './settings.js';
 import { migrations } from './tables.js';
 
@@ -15,8 +16,10 @@ export const billing: FaceModule<BillingHandlers, BillingSettings> = {
   handlers,
   migrations,
   settings: billingSettings,
-  start({ db, settings, apiVersion, process }) {
-    const closer = runsBackground(process, settings.closer) ? new PeriodCloser(db, { graceMs: settings.graceMs, intervalMs: settings.intervalMs, apiVersion }) : undefined;
+  start(host) {
+    const { db, settings, apiVersion, process } = host;
+    const usage = () => usageOf(host);
+    const closer = runsBackground(process, settings.closer) ? new PeriodCloser(db, { graceMs: settings.graceMs, intervalMs: settings.intervalMs, apiVersion, usage }) : undefined;
     return { background: closer ? [closer] : [] };
   },
 };

@@ -16,10 +16,10 @@ import type { Partition } from '../../store/partition.js';
 import { finalizedInvoicesSince, getPrices, lastFinalizedAt } from './store.js';
 import type { Db } from '../../store/schema.js';
 import type { BillingSubscriptionTable } from './tables.js';
-import { INGEST_PAST_MS } from '../../usage/ingest.js';
 import { ratable, type RatablePrice } from './prices.js';
 import { rate, type Rating } from './rating.js';
 import { usageQuantities } from './usage-quantity.js';
+import type { UsageService } from '../usage/service.js';
 
 /** Beyond the 35 days, for events accepted while the last finalization was running. */
 const LATE_MARGIN_MS = 3_600_000;
@@ -48,10 +48,10 @@ function rated(price: RatablePrice, quantity: string | number): Rating {
 }
 
 /** The usage query of each line billed so far that can still grow, with what its lines billed in all. */
-async function billedQueries(db: Db, p: Partition, subscriptionId: string): Promise<{ line: BillingInvoiceLine; quantity: InstanceType<typeof Exact> }[]> {
+async function billedQueries(db: Db, p: Partition, usage: UsageService, subscriptionId: string): Promise<{ line: BillingInvoiceLine; quantity: InstanceType<typeof Exact> }[]> {
   const last = await lastFinalizedAt(db, p, subscriptionId);
   if (last === undefined) return [];
-  const since = new Date(Date.parse(last) - INGEST_PAST_MS - LATE_MARGIN_MS).toISOString();
+  const since = new Date(Date.parse(last) - usage.meterLateMs - LATE_MARGIN_MS).toISOString();
   const billed = new Map<string, { line: BillingInvoiceLine | undefined; quantity: InstanceType<typeof Exact> }>();
   for (const invoice of await finalizedInvoicesSince(db, p, subscriptionId, since)) {
     for (const line of JSON.parse(invoice.lines ?? '[]') as BillingInvoiceLine[]) {
@@ -71,11 +71,11 @@ async function billedQueries(db: Db, p: Partition, subscriptionId: string): Prom
  * Rates the period [start, end) of `subscription`, counting usage up to `usageTo` (the period's end, or now
  * for the current period), and adds the late usage of earlier periods.
  */
-export async function rateLines(db: Db, p: Partition, subscription: BillingSubscriptionTable, period: { start: string; end: string; usageTo: string }): Promise<RatedLines> {
-  const billed = await billedQueries(db, p, subscription.id);
+export async function rateLines(db: Db, p: Partition, usage: UsageService, subscription: BillingSubscriptionTable, period: { start: string; end: string; usageTo: string }): Promise<RatedLines> {
+  const billed = await billedQueries(db, p, usage, subscription.id);
   const own = JSON.parse(subscription.price_ids) as string[];
   const prices = new Map((await getPrices(db, p, [...new Set([...own, ...billed.map((b) => b.line.price)])])).map((row) => [row.id, ratable(row)]));
-  const quantities = usageQuantities(db, p);
+  const quantities = usageQuantities(db, p, usage);
   const lines: BillingInvoiceLine[] = [];
 
   for (const id of own) {

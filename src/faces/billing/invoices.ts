@@ -15,7 +15,8 @@ import type { BillingInvoiceTable, BillingSubscriptionTable, InvoiceStatus } fro
 import { derivedId, newId } from '../../store/secrets.js';
 import { rateLines } from './invoice-lines.js';
 import { endOfMinute, period, type Interval } from './periods.js';
-import { paymentsOf } from './payments.js';
+import { paymentsOf } from './services.js';
+import type { UsageService } from '../usage/service.js';
 import { toInvoice, toSubscription } from './wire.js';
 
 type InvoiceEvent = 'billing.invoice.created' | 'billing.invoice.finalized' | 'billing.invoice.paid' | 'billing.invoice.voided' | 'billing.invoice.markedUncollectible';
@@ -23,19 +24,19 @@ type InvoiceEvent = 'billing.invoice.created' | 'billing.invoice.finalized' | 'b
 export type Emit<T extends string> = (type: T, data: unknown) => void;
 
 /** An invoice as read now: a draft's lines rated from the usage so far. */
-export async function readInvoice(db: Db, p: Partition, row: BillingInvoiceTable): Promise<BillingInvoice> {
+export async function readInvoice(db: Db, p: Partition, usage: UsageService, row: BillingInvoiceTable): Promise<BillingInvoice> {
   if (row.status !== 'draft') return toInvoice(row);
   const subscription = (await getSubscription(db, p, row.subscription_id))!;
-  return toInvoice(row, await rateLines(db, p, subscription, { start: row.period_start, end: row.period_end, usageTo: row.period_end }));
+  return toInvoice(row, await rateLines(db, p, usage, subscription, { start: row.period_start, end: row.period_end, usageTo: row.period_end }));
 }
 
 /**
  * A new draft as its `created` event carries it: rated when it can be. A period closes whatever its usage
  * comes to; one too large to bill is reported when the draft is read or finalized, with no lines here.
  */
-async function createdInvoice(db: Db, p: Partition, row: BillingInvoiceTable): Promise<BillingInvoice> {
+async function createdInvoice(db: Db, p: Partition, usage: UsageService, row: BillingInvoiceTable): Promise<BillingInvoice> {
   try {
-    return await readInvoice(db, p, row);
+    return await readInvoice(db, p, usage, row);
   } catch (error) {
     if (error instanceof ApiError && error.code === 'amount_too_large') return toInvoice(row);
     throw error;
@@ -50,6 +51,7 @@ async function createdInvoice(db: Db, p: Partition, row: BillingInvoiceTable): P
 export async function closePeriod(
   db: Db,
   p: Partition,
+  usage: UsageService,
   subscription: BillingSubscriptionTable,
   emit: Emit<'billing.invoice.created' | 'billing.subscription.canceled' | 'billing.subscription.updated'>,
   options: { cancelNow?: boolean; now?: number } = {},
@@ -87,7 +89,7 @@ export async function closePeriod(
     : { periods_closed: closed + 1, current_period_start: next.start, current_period_end: next.end, latest_invoice_id: invoice.id };
   if (!(await moveSubscription(db, p, subscription, changes))) return undefined;
   await insertInvoice(db, invoice);
-  emit('billing.invoice.created', await createdInvoice(db, p, invoice));
+  emit('billing.invoice.created', await createdInvoice(db, p, usage, invoice));
   const moved = (await getSubscription(db, p, subscription.id))!;
   emit(ends ? 'billing.subscription.canceled' : 'billing.subscription.updated', toSubscription(moved));
   return moved;
@@ -100,6 +102,7 @@ export async function closePeriod(
 export async function finalizeInvoice(
   db: Db,
   p: Partition,
+  usage: UsageService,
   row: BillingInvoiceTable,
   emit: Emit<'billing.invoice.finalized' | 'billing.invoice.paid'>,
   now = Date.now(),
@@ -112,7 +115,7 @@ export async function finalizeInvoice(
   await lockSubscription(db, p, row.subscription_id);
   const subscription = (await getSubscription(db, p, row.subscription_id))!;
   // Rated before this invoice counts as finalized: late usage is reckoned from the finalization before it.
-  const { lines, total } = await rateLines(db, p, subscription, { start: row.period_start, end: row.period_end, usageTo: row.period_end });
+  const { lines, total } = await rateLines(db, p, usage, subscription, { start: row.period_start, end: row.period_end, usageTo: row.period_end });
   const paid = total === 0 ? { paid_at: at } : {};
   if (!(await moveInvoice(db, p, row.id, ['draft'], { status: total === 0 ? 'paid' : 'open', finalized_at: at, lines: JSON.stringify(lines), total, ...paid }))) {
     return undefined;

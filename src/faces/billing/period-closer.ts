@@ -14,6 +14,7 @@ import { newId } from '../../store/secrets.js';
 import { Poller } from '../../core/poller.js';
 import { closePeriod, finalizeInvoice, type Emit } from './invoices.js';
 import { log } from '../../core/log.js';
+import type { UsageService } from '../usage/service.js';
 
 export interface PeriodCloserOptions {
   /** How long a draft waits for late usage after its period ends. */
@@ -22,6 +23,8 @@ export interface PeriodCloserOptions {
   intervalMs: number;
   /** The API version the events it sends are written in: the one in force when they are written. */
   apiVersion: () => string;
+  /** The usage module's service, which invoices are rated from (looked up when a pass runs: modules start in turn). */
+  usage: () => UsageService;
 }
 
 /** At most this many closes or finalizations per kind and pass, so that one pass stays short. */
@@ -61,7 +64,7 @@ export class PeriodCloser {
         const due = await dueSubscriptions(this.#db, at, BATCH, after);
         for (const subscription of due) {
           const p = { mode: subscription.mode, entityId: subscription.entity_id };
-          if (await this.#attempt(`closing ${subscription.id}`, p, (db, emit) => closePeriod(db, p, subscription, emit, { now }))) {
+          if (await this.#attempt(`closing ${subscription.id}`, p, (db, emit) => closePeriod(db, p, this.#options.usage(), subscription, emit, { now }))) {
             closed++;
             closing = true;
           }
@@ -77,7 +80,7 @@ export class PeriodCloser {
       for (const draft of drafts) {
         if (this.#stopped) break;
         const p = { mode: draft.mode, entityId: draft.entity_id };
-        if (await this.#attempt(`finalizing ${draft.id}`, p, (db, emit) => finalizeInvoice(db, p, draft, emit, now))) finalized++;
+        if (await this.#attempt(`finalizing ${draft.id}`, p, (db, emit) => finalizeInvoice(db, p, this.#options.usage(), draft, emit, now))) finalized++;
       }
       if (drafts.length < BATCH) break;
       after = drafts.at(-1)!.id;

@@ -1,15 +1,21 @@
 /**
  * The `usage` face (docs/contract.md § Usage): summaries over the minute rollups, the raw records, a live stream of
  * records as they are written, and the caller's own metered events. Every read is confined to the key's
- * mode and to entities it may act for (src/usage/scope.ts); ingested events belong to the call's entity.
+ * mode and to entities it may act for (src/faces/usage/scope.ts); ingested events belong to the call's entity.
  */
 import type { UsageHandlers } from '../../../generated/server/types.js';
-import { follow } from '../../usage/follow.js';
-import { ingest } from '../../usage/ingest.js';
-import { listRecords } from '../../usage/list-records.js';
-import { usageScope } from '../../usage/scope.js';
-import { summarize } from '../../usage/summary.js';
-import { summaryForVersion } from '../../usage/versions.js';
+import { follow } from './follow.js';
+import { ingest } from './ingest.js';
+import { listRecords } from './list-records.js';
+import { usageScope } from './scope.js';
+import { summarize } from './summary.js';
+import type { UsageModuleService } from './service.js';
+import { summaryForVersion } from './versions.js';
+
+/** The records this server writes, as the module's running service hands them over. */
+function feedOf(ctx: { service<T>(face: string): T | undefined }) {
+  return ctx.service<UsageModuleService>('usage')!.feed;
+}
 
 export const handlers: UsageHandlers = {
   async summary(payload, ctx) {
@@ -22,7 +28,7 @@ export const handlers: UsageHandlers = {
 
   // Declared streamOnly: the router refuses a call that does not ask for a stream before it gets here.
   async live(payload, ctx) {
-    return follow(ctx, usageScope(ctx, payload.filter), payload.maxSeconds ?? 60);
+    return follow(ctx, feedOf(ctx), usageScope(ctx, payload.filter), payload.maxSeconds ?? 60);
   },
 
   async ingest(payload, ctx) {

@@ -7,10 +7,10 @@
  */
 import { CompiledQuery } from 'kysely';
 import type pg from 'pg';
-import type { Db } from '../store/schema.js';
-import { newId } from '../store/secrets.js';
-import type { UsageFeed } from '../store/usage-feed.js';
-import { log } from '../core/log.js';
+import type { Db } from '../../store/schema.js';
+import { newId } from '../../store/secrets.js';
+import type { UsageFeed } from './feed.js';
+import { log } from '../../core/log.js';
 
 const CHANNEL = 'dispatch_usage';
 /** Ids per notice: 200 ids of 30 characters stay well under PostgreSQL's 8000-byte payload limit. */

@@ -7,13 +7,13 @@
  * retried forever in front of the others.
  */
 import type { CompiledQuery } from 'kysely';
-import type { Db, UsageRecordTable } from '../store/schema.js';
-import { insertStatements } from '../store/bulk-insert.js';
-import { batchWriter } from '../store/open.js';
-import { isStoreUnavailable } from '../store/unavailable.js';
-import type { UsageFeed } from '../store/usage-feed.js';
+import type { Db, UsageRecordTable } from '../../store/schema.js';
+import { insertStatements } from '../../store/bulk-insert.js';
+import { batchWriter } from '../../store/open.js';
+import { isStoreUnavailable } from '../../store/unavailable.js';
+import type { UsageFeed } from './feed.js';
 import { rollupStatements, type RecordWithCost } from './rollups.js';
-import { log } from '../core/log.js';
+import { log } from '../../core/log.js';
 
 export interface UsageRecorderOptions {
   /** How long a record may wait before it is written (ms): the most a crash can lose. */

@@ -6,10 +6,9 @@
  * refused as a whole, or replayed, since its requests did not run again). Only a call that succeeded is
  * priced; a replay is recorded at zero cost.
  */
-import type { AfterAnswer } from '../core/answer.js';
-import { BATCH_ACTION } from '../core/dispatch-types.js';
-import type { Catalogue } from '../core/catalogue.js';
-import { newId } from '../store/secrets.js';
+import type { AfterAnswer } from '../../core/answer.js';
+import { BATCH_ACTION } from '../../core/dispatch-types.js';
+import { newId } from '../../store/secrets.js';
 import { callCostNanos, nanosToDecimal } from './cost.js';
 import type { UsageRecorder } from './recorder.js';
 
@@ -20,9 +19,9 @@ import type { UsageRecorder } from './recorder.js';
  */
 const UNKNOWN = '(unknown)';
 
-export function usageStage(recorder: UsageRecorder, catalogue: Catalogue): AfterAnswer {
-  const currency = catalogue.platform.currency;
-  const knownFace = (name: string | undefined) => (name !== undefined && catalogue.faces.has(name) ? name : UNKNOWN);
+/** `currency` labels every record's cost; `faces` are the faces served, the names a record may carry. */
+export function usageStage(recorder: UsageRecorder, { currency, faces }: { currency: string; faces: ReadonlyMap<string, unknown> }): AfterAnswer {
+  const knownFace = (name: string | undefined) => (name !== undefined && faces.has(name) ? name : UNKNOWN);
   return (call, reply) => {
     if (!call.key || !call.mode) return;
     const action = call.action;

@@ -1,11 +1,13 @@
 /**
  * Retention of usage: raw records go after `USAGE_RETENTION_DAYS`, minute rollups (what summaries read,
  * ingested meters' included) after `USAGE_ROLLUP_RETENTION_DAYS`, so summaries reach back far longer than
- * raw records.
+ * raw records. A server purges every ten minutes.
  */
-import type { Db } from '../store/schema.js';
-import { idTimePrefix } from '../store/secrets.js';
-import { periodOf } from '../store/periods.js';
+import type { BackgroundWork } from '../../core/face-module.js';
+import { periodic } from '../../core/periodic.js';
+import type { Db } from '../../store/schema.js';
+import { idTimePrefix } from '../../store/secrets.js';
+import { periodOf } from '../../store/periods.js';
 
 /** Deletes raw records answered before `recordsBefore` and rollups of minutes before `rollupsBefore` (ISO times). */
 export async function purgeUsage(db: Db, recordsBefore: string, rollupsBefore: string): Promise<void> {
@@ -22,4 +24,12 @@ export async function purgeUsage(db: Db, recordsBefore: string, rollupsBefore: s
   }
   // Meter rollups go with the others; the meter events themselves stay, since an id is counted once ever.
   await db.deleteFrom('usage_meter_rollups').where('minute', '<', minute).execute();
+}
+
+const PURGE_INTERVAL_MS = 10 * 60_000;
+const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+
+/** The purge a server runs, by the module's retention settings. */
+export function usagePurge(db: Db, retention: { retentionDays: number; rollupRetentionDays: number }): BackgroundWork {
+  return periodic('usage purge', PURGE_INTERVAL_MS, () => purgeUsage(db, daysAgo(retention.retentionDays), daysAgo(retention.rollupRetentionDays)));
 }

@@ -2,8 +2,8 @@
  * Usage records as the recorder writes them, for `usage.live`: each flush that commits is handed to every
  * subscriber at once. A subscriber that throws is logged and kept; it cannot stop the others or the flush.
  */
-import type { UsageRecordTable } from './schema.js';
-import { log } from '../core/log.js';
+import type { UsageRecordTable } from '../../store/schema.js';
+import { log } from '../../core/log.js';
 
 export type UsageListener = (rows: readonly UsageRecordTable[]) => void;
 

@@ -12,12 +12,12 @@
  * 10 999 999 999 999 989.
  */
 import { sql } from 'kysely';
-import type { UsageIngestOutcome, UsageIngestPayload, UsageIngestResult, UsageMeterEvent } from '../../generated/server/types.js';
-import { chunks } from '../store/bulk-insert.js';
-import { addDecimals, decimalAdd, decimalText, METER_PLACES } from '../store/exact-decimal.js';
-import { isoInstant, parseInstant } from '../store/instant.js';
-import { periodOf } from '../store/periods.js';
-import type { Db, Mode, UsageMeterEventTable, UsageMeterRollupTable } from '../store/schema.js';
+import type { UsageIngestOutcome, UsageIngestPayload, UsageIngestResult, UsageMeterEvent } from '../../../generated/server/types.js';
+import { chunks } from '../../store/bulk-insert.js';
+import { addDecimals, decimalAdd, decimalText, METER_PLACES } from '../../store/exact-decimal.js';
+import { isoInstant, parseInstant } from '../../store/instant.js';
+import { periodOf } from '../../store/periods.js';
+import type { Db, Mode, UsageMeterEventTable, UsageMeterRollupTable } from '../../store/schema.js';
 
 const DAY_MS = 86_400_000;
 /** How far back an event may be (Stripe meter events take 35 days). */

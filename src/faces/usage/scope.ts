@@ -5,10 +5,10 @@
  * scope and filter become SQL conditions (summary, events) or a predicate over records (live).
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { UsageFilter } from '../../generated/server/types.js';
-import { ApiError } from '../core/errors.js';
-import type { KeyRecord } from '../store/keys.js';
-import type { Mode, UsageRecordTable } from '../store/schema.js';
+import type { UsageFilter } from '../../../generated/server/types.js';
+import { ApiError } from '../../core/errors.js';
+import type { KeyRecord } from '../../store/keys.js';
+import type { Mode, UsageRecordTable } from '../../store/schema.js';
 
 export interface UsageScope {
   mode: Mode;

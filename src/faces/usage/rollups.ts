@@ -8,11 +8,11 @@
  * integer nano-units and units as exact decimals (store/exact-decimal.ts), never as floats.
  */
 import { sql, type CompiledQuery } from 'kysely';
-import type { Db, UsageRecordTable } from '../store/schema.js';
-import { chunks } from '../store/bulk-insert.js';
-import { addDecimals, decimalAdd, decimalText } from '../store/exact-decimal.js';
+import type { Db, UsageRecordTable } from '../../store/schema.js';
+import { chunks } from '../../store/bulk-insert.js';
+import { addDecimals, decimalAdd, decimalText } from '../../store/exact-decimal.js';
 import { LATENCY_COLUMNS, latencyBucket } from './latency.js';
-import { PERIOD_LENGTH, periodOf } from '../store/periods.js';
+import { PERIOD_LENGTH, periodOf } from '../../store/periods.js';
 
 export interface RecordWithCost {
   row: UsageRecordTable;

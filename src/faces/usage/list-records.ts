@@ -3,12 +3,12 @@
  * time of the answer), so a time range is a range of ids and the partition index serves every page.
  */
 import { sql } from 'kysely';
-import type { UsageEventsPayload, UsageEventsResult } from '../../generated/server/types.js';
-import { ApiError } from '../core/errors.js';
-import { listPage } from '../core/list-page.js';
-import { parseInstant } from '../store/instant.js';
-import type { Db } from '../store/schema.js';
-import { idTimePrefix } from '../store/secrets.js';
+import type { UsageEventsPayload, UsageEventsResult } from '../../../generated/server/types.js';
+import { ApiError } from '../../core/errors.js';
+import { listPage } from '../../core/list-page.js';
+import { parseInstant } from '../../store/instant.js';
+import type { Db } from '../../store/schema.js';
+import { idTimePrefix } from '../../store/secrets.js';
 import { toRecord } from './records.js';
 import { scopeCondition, type UsageScope } from './scope.js';
 

@@ -4,9 +4,10 @@
  * before it, with a result, so that a follower sees a clean end and reconnects). Records wait in a bounded
  * queue while the client is behind; past it they are counted as dropped rather than held.
  */
-import type { UsageLiveResult } from '../../generated/server/types.js';
-import type { HandlerContext } from '../core/context.js';
-import type { UsageRecordTable } from '../store/schema.js';
+import type { UsageLiveResult } from '../../../generated/server/types.js';
+import type { HandlerContext } from '../../core/context.js';
+import type { UsageRecordTable } from '../../store/schema.js';
+import type { UsageFeed } from './feed.js';
 import { toRecord } from './records.js';
 import { scopePredicate, type UsageScope } from './scope.js';
 
@@ -15,7 +16,7 @@ const MAX_QUEUED = 1000;
 /** How long before the call's time-out the stream ends by itself. */
 const END_MARGIN_MS = 250;
 
-export function follow(ctx: HandlerContext, scope: UsageScope, maxSeconds: number): Promise<UsageLiveResult> {
+export function follow(ctx: HandlerContext, feed: UsageFeed, scope: UsageScope, maxSeconds: number): Promise<UsageLiveResult> {
   const keep = scopePredicate(scope);
   const queue: UsageRecordTable[] = [];
   let delivered = 0;
@@ -44,7 +45,7 @@ export function follow(ctx: HandlerContext, scope: UsageScope, maxSeconds: numbe
   };
 
   return new Promise((resolve) => {
-    const unsubscribe = ctx.usageFeed.subscribe(take, () => end());
+    const unsubscribe = feed.subscribe(take, () => end());
     const timer = setTimeout(() => end(), Math.max(0, Math.min(maxSeconds * 1000, ctx.deadline - END_MARGIN_MS - Date.now())));
     ctx.signal.addEventListener('abort', () => end(), { once: true });
     function end() {

@@ -8,15 +8,15 @@
  * as decimal strings); the face's handler writes them as numbers for older versions (versions.ts).
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { UsageGroup, UsageMeter, UsageSummaryPayload, UsageSummaryResult, UsageTotals } from '../../generated/server/types.js';
-import { ApiError } from '../core/errors.js';
-import { addDecimals, decimalSum, decimalText } from '../store/exact-decimal.js';
-import { parseInstant } from '../store/instant.js';
-import type { Db } from '../store/schema.js';
+import type { UsageGroup, UsageMeter, UsageSummaryPayload, UsageSummaryResult, UsageTotals } from '../../../generated/server/types.js';
+import { ApiError } from '../../core/errors.js';
+import { addDecimals, decimalSum, decimalText } from '../../store/exact-decimal.js';
+import { parseInstant } from '../../store/instant.js';
+import type { Db } from '../../store/schema.js';
 import { nanosToDecimal } from './cost.js';
 import { LATENCY_COLUMNS, quantile } from './latency.js';
 import { scopeCondition, type UsageScope } from './scope.js';
-import { PERIOD_LENGTH, periodOf, type Grain } from '../store/periods.js';
+import { PERIOD_LENGTH, periodOf, type Grain } from '../../store/periods.js';
 import { segments, type Segment } from './segments.js';
 
 type GroupField = NonNullable<UsageSummaryPayload['groupBy']>[number];

@@ -3,7 +3,7 @@
  * values are decimal strings (faces/usage.yaml dates the change), since a JSON number cannot carry every sum
  * exactly; older versions keep the numbers they promised, nearest to the exact sum.
  */
-import type { UsageSummaryResult, UsageTotals } from '../../generated/server/types.js';
+import type { UsageSummaryResult, UsageTotals } from '../../../generated/server/types.js';
 
 /** The first version whose sums are decimal strings. */
 export const DECIMAL_SUMS_SINCE = '2027-03-01';

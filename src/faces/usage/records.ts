@@ -2,8 +2,8 @@
  * A stored usage record in the wire shape of docs/contract.md § Usage (`usage.events`, `usage.live`): camelCase fields,
  * `units` as an object, `replayed` as a boolean, and the optional fields only when they have a value.
  */
-import type { UsageRecord } from '../../generated/server/types.js';
-import type { UsageRecordTable } from '../store/schema.js';
+import type { UsageRecord } from '../../../generated/server/types.js';
+import type { UsageRecordTable } from '../../store/schema.js';
 
 export function toRecord(row: UsageRecordTable): UsageRecord {
   return {

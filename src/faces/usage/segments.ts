@@ -4,7 +4,7 @@
  * at either end from minute rollups, so a month reads about thirty rows per group instead of 43 200. A
  * summary grouped by minute reads minutes only, and one grouped by hour never reads days.
  */
-import { periodOf, type Grain } from '../store/periods.js';
+import { periodOf, type Grain } from '../../store/periods.js';
 
 export interface Segment {
   grain: Grain;

@@ -6,9 +6,9 @@
  * runs under a Content-Security-Policy that allows scripts, styles and connections to this origin only.
  */
 import type { FastifyInstance } from 'fastify';
-import { fromRoot } from '../package-root.js';
-import { ApiError } from '../core/errors.js';
-import { CSS, HTML, JS, library, REVALIDATE, sendAsset, type Asset } from './static-files.js';
+import { fromRoot } from '../../package-root.js';
+import { ApiError } from '../../core/errors.js';
+import { CSS, HTML, JS, library, REVALIDATE, sendAsset, type Asset } from '../../server/static-files.js';
 
 const own = (name: string, type: string): Asset => ({ path: () => fromRoot('src', 'dashboard', name), type, cacheControl: REVALIDATE });
 

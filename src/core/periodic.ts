@@ -1,0 +1,16 @@
+/**
+ * Background work that runs a pass every `intervalMs` (the first after one interval, not at start): the
+ * retention purges. A failed pass is logged under `name`; the next comes at the next interval. Its timer
+ * never keeps a process alive on its own.
+ */
+import type { BackgroundWork } from './face-module.js';
+import { log } from './log.js';
+
+export function periodic(name: string, intervalMs: number, pass: () => Promise<void>): BackgroundWork {
+  let timer: NodeJS.Timeout | undefined;
+  const run = () => void pass().catch((error: unknown) => log.error({ err: error }, `${name} failed`));
+  return {
+    start: () => void (timer = setInterval(run, intervalMs).unref()),
+    stop: async () => clearInterval(timer),
+  };
+}
