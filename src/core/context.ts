@@ -7,6 +7,7 @@ import type { EventTypes } from '../../generated/server/types.js';
 import type { Providers } from '../providers/index.js';
 import type { ModelInfo } from '../providers/model-list.js';
 import type { EventEntry, PlatformData, ScopeEntry } from './dispatch-types.js';
+import type { ErrorTable } from './errors.js';
 import type { KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
 
@@ -20,6 +21,8 @@ export interface ServedCatalogue {
   readonly platform: PlatformData;
   readonly scopes: ReadonlyMap<string, ScopeEntry>;
   readonly eventTypes: ReadonlyMap<string, EventEntry>;
+  /** Its error codes: what a code a handler caught means here (`meaningOf`). */
+  readonly errors: ErrorTable;
 }
 
 /** Where a streaming action reports as it goes (docs/contract.md § Streaming). Without a stream every method does nothing. */
@@ -56,7 +59,7 @@ export interface HandlerContext<E extends EventName = never> {
   readonly key: KeyRecord;
   /** The resolved API version (`YYYY-MM-DD`). */
   readonly apiVersion: string;
-  /** The catalogue the server serves: its platform (tiers, versions, currency), scopes and event types. */
+  /** The catalogue the server serves: its platform (tiers, versions, currency), scopes, event types and error codes. */
   readonly catalogue: ServedCatalogue;
   /** The idempotency key of the call, if it has one. */
   readonly idempotencyKey: string | undefined;

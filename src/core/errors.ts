@@ -1,32 +1,26 @@
 /**
- * `ApiError`: the one way code reports an error to a caller. Status, type and retryability come from the
- * error table (the platform's codes and those face files declare), so a code means the same thing
- * everywhere, in the docs included. Codes are typed by the generated catalogue's union.
+ * `ApiError`: the one way code reports an error to a caller. It names a code; what the code means (status,
+ * type, retryability, default message) is read from the error table of the catalogue being served, when the
+ * error becomes an answer (`answerable`). No table is kept here: two servers over two catalogues in one
+ * process each answer only the codes their own catalogue declares. Codes are typed by the generated
+ * catalogue's union.
  */
 import type { ErrorCode } from '../../generated/server/platform.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { isStoreUnavailable } from '../store/unavailable.js';
-import type { FaceError as ErrorDefinition } from '../spec/model.js';
+import type { ErrorDefinition } from './dispatch-types.js';
 import { log } from './log.js';
 
 export type { ErrorCode };
 
-/**
- * Every code any catalogue served by this process declares. Codes never change meaning once shipped, so
- * one table serves every catalogue; registering a code with another meaning is refused.
- */
-const definitions = new Map<string, ErrorDefinition>(STANDARD_ERRORS.map((e) => [e.code, e]));
+/** A catalogue's error codes and what each means (`Catalogue.errors`). */
+export type ErrorTable = ReadonlyMap<string, ErrorDefinition>;
 
-/** Makes a catalogue's codes known (buildServer does it for the catalogue it serves). */
-export function registerErrorCodes(errors: Iterable<ErrorDefinition>): void {
-  for (const error of errors) {
-    const known = definitions.get(error.code);
-    if (known && (known.status !== error.status || known.type !== error.type)) {
-      throw new Error(`Error code "${error.code}" is ${known.status} ${known.type} already; a catalogue cannot make it ${error.status} ${error.type}.`);
-    }
-    if (!known) definitions.set(error.code, error);
-  }
-}
+/**
+ * The platform's own codes. The core raises them whatever it serves, so they mean the same in every
+ * catalogue (face files may not declare them) and are read here, not from the served table.
+ */
+const STANDARD: ErrorTable = new Map(STANDARD_ERRORS.map((e) => [e.code, e]));
 
 export interface ApiErrorOptions {
   /** JSON pointer of the offending field, e.g. `/payload/prompt`. */
@@ -46,33 +40,71 @@ export interface ApiErrorOptions {
 
 export class ApiError extends Error {
   readonly code: ErrorCode;
-  readonly status: number;
-  readonly type: string;
   readonly param?: string;
   readonly details?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
   readonly keepEffects: boolean;
-  /** Whether the same request may succeed later (the error table's word for the code). */
-  readonly retryable: boolean;
+  /** The status the answer takes instead of its code's (`ApiErrorOptions.status`). */
+  readonly statusOverride?: number;
 
+  /**
+   * Without `message`, a platform code has its own at once; a face's code is left empty, to be answered
+   * with the message the served catalogue gives it.
+   */
   constructor(code: ErrorCode, message?: string, options: ApiErrorOptions = {}) {
-    const definition = definitions.get(code);
-    if (!definition) throw new Error(`Unknown error code "${code}": declare it in a face file or STANDARD_ERRORS.`);
     // A refusal is an expected answer, not a fault: capturing its stack would cost more than the rest of it.
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
-    super(message ?? definition.message, { cause: options.cause });
+    super(message ?? STANDARD.get(code)?.message ?? '', { cause: options.cause });
     Error.stackTraceLimit = stackTraceLimit;
     this.name = 'ApiError';
     this.code = code;
-    this.status = options.status ?? definition.status;
-    this.type = definition.type;
     this.param = options.param;
     this.details = options.details;
     this.headers = options.headers;
     this.keepEffects = options.keepEffects === true;
-    this.retryable = definition.retryable;
+    if (options.status !== undefined) this.statusOverride = options.status;
   }
+}
+
+/** What an error answers: its status, type, message, and whether the same request may succeed later. */
+export interface ErrorMeaning {
+  readonly status: number;
+  readonly type: string;
+  readonly message: string;
+  readonly retryable: boolean;
+}
+
+/** What `error` means to the catalogue whose table is `errors`; undefined when that catalogue does not declare its code. */
+export function meaningOf(error: ApiError, errors: ErrorTable): ErrorMeaning | undefined {
+  const definition = STANDARD.get(error.code) ?? errors.get(error.code);
+  return definition && meaning(error, definition);
+}
+
+function meaning(error: ApiError, definition: ErrorDefinition): ErrorMeaning {
+  return {
+    status: error.statusOverride ?? definition.status,
+    type: definition.type,
+    // An empty message is the code's own: a face's code thrown without one (or passed on as it was).
+    message: error.message || definition.message,
+    retryable: definition.retryable,
+  };
+}
+
+const internalError = () => new ApiError('internal_error', 'The server failed unexpectedly; quote the request id to support.');
+
+/**
+ * Any thrown value (`toApiError`) as the catalogue whose table is `errors` answers it. A code that catalogue
+ * does not declare was thrown by code written for another (or mistyped): a fault, logged here and answered
+ * as the 500 that reveals nothing, never guessed at from a table this server does not serve.
+ */
+export function answerable(thrown: unknown, errors: ErrorTable, requestId: string): { error: ApiError; meaning: ErrorMeaning } {
+  const error = toApiError(thrown, requestId);
+  const known = meaningOf(error, errors);
+  if (known) return { error, meaning: known };
+  log.error({ requestId, code: error.code, err: error }, 'error code not declared by the served catalogue');
+  const fault = internalError();
+  return { error: fault, meaning: meaning(fault, STANDARD.get(fault.code)!) };
 }
 
 /**
@@ -91,5 +123,5 @@ export function toApiError(error: unknown, requestId: string): ApiError {
     return new ApiError('store_unavailable', 'The store cannot be reached right now; retry shortly.', { headers: { 'Retry-After': '1' } });
   }
   log.error({ requestId, err: error }, 'internal error');
-  return new ApiError('internal_error', 'The server failed unexpectedly; quote the request id to support.');
+  return internalError();
 }

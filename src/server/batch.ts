@@ -17,7 +17,7 @@ import { answered, compose, runStages } from './compose.js';
 import { callTimeout, Deadline } from './deadline.js';
 import { BATCH_ACTION } from '../core/dispatch-types.js';
 import { errorObject, errorReply, successReply } from './envelope.js';
-import { ApiError, toApiError } from '../core/errors.js';
+import { answerable, ApiError, type ErrorMeaning } from '../core/errors.js';
 import { commitCall, storeFailure } from './execution.js';
 import type { PolicyCheck } from './rate-limit/limiter.js';
 import type { Runtime } from './runtime.js';
@@ -76,8 +76,8 @@ async function checkAtomic(call: RoutedCall, runtime: Runtime, items: readonly B
     try {
       await runStages(checks, item, runtime);
     } catch (thrown) {
-      const error = toApiError(thrown, call.requestId);
-      throw error.code === 'atomic_not_supported' ? error : aborted(runtime, items, item, error, 0);
+      const { error, meaning } = answerable(thrown, runtime.catalogue.errors, call.requestId);
+      throw error.code === 'atomic_not_supported' ? error : aborted(runtime, items, item, error, meaning, 0);
     }
   }
   // One check for every request's policies: a bucket listed n times is charged n times, all or nothing.
@@ -108,8 +108,8 @@ async function runAtomic(call: BatchCall, runtime: Runtime, deadline: Deadline):
       ran.push({ item, reply });
     } catch (thrown) {
       shared.tx.abandon();
-      const error = toApiError(thrown, call.requestId);
-      const abort = aborted(runtime, items, item, error, results.length);
+      const { error, meaning } = answerable(thrown, runtime.catalogue.errors, call.requestId);
+      const abort = aborted(runtime, items, item, error, meaning, results.length);
       // The requests that ran were rolled back: each is counted with the batch's refusal, at no cost.
       for (const done of ran) answeredItem(call, done.item, runtime, errorReply(done.item, runtime, abort));
       answeredItem(call, item, runtime, errorReply(item, runtime, error));
@@ -163,16 +163,16 @@ async function runBestEffort(call: BatchCall, runtime: Runtime, deadline: Deadli
   return reply;
 }
 
-/** `batch_aborted` for an atomic batch whose request `failed` failed after `ran` requests had run. */
-function aborted(runtime: Runtime, items: readonly BatchItem[], failed: BatchItem, error: ApiError, ran: number): ApiError {
+/** `batch_aborted` for an atomic batch whose request `failed` failed (with `error`, which `meaning` says what it answers) after `ran` requests had run. */
+function aborted(runtime: Runtime, items: readonly BatchItem[], failed: BatchItem, error: ApiError, meaning: ErrorMeaning, ran: number): ApiError {
   const docs = runtime.catalogue.platform.errorDocsUrl;
   const results = items.map((item, i) => {
-    if (item === failed) return { id: item.item.id, outcome: 'failed', status: error.status, error: errorObject(error, docs) };
+    if (item === failed) return { id: item.item.id, outcome: 'failed', status: meaning.status, error: errorObject(error, meaning, docs) };
     return { id: item.item.id, outcome: i < ran ? 'succeeded' : 'notExecuted' };
   });
   const undone = ran === 0 ? '' : ran === 1 ? '; the request before it was rolled back' : `; the ${ran} requests before it were rolled back`;
   return new ApiError('batch_aborted', `Request "${failed.item.id}" failed with ${error.code}${undone}. Nothing in the batch took effect.`, {
-    status: error.status,
+    status: meaning.status,
     param: `/payload/requests/${failed.item.index}`,
     details: { results },
     ...(error.headers ? { headers: error.headers } : {}),

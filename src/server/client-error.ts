@@ -7,8 +7,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { newId } from '../store/secrets.js';
-import type { ErrorCode } from '../core/errors.js';
-import { ApiError } from '../core/errors.js';
+import { answerable, ApiError, type ErrorCode, type ErrorTable } from '../core/errors.js';
 import { errorObject, responseMeta } from './envelope.js';
 
 function refusal(error: NodeJS.ErrnoException): { code: ErrorCode; message: string } {
@@ -17,18 +16,18 @@ function refusal(error: NodeJS.ErrnoException): { code: ErrorCode; message: stri
   return { code: 'request_malformed', message: 'The HTTP request is malformed and was not read.' };
 }
 
-export function clientErrorHandler(serverVersion: string, errorDocsUrl: string) {
+export function clientErrorHandler(serverVersion: string, errorDocsUrl: string, errors: ErrorTable) {
   return (error: NodeJS.ErrnoException, socket: Socket): void => {
     if (error.code === 'ECONNRESET' || socket.destroyed) return;
     // Only before anything was written: on a keep-alive connection a response may be under way, and an
     // answer in its middle would corrupt it. Node's own handler does the same.
     if (socket.writable && socket.bytesWritten === 0) {
       const { code, message } = refusal(error);
-      const apiError = new ApiError(code, message);
       const requestId = newId('req');
-      const body = JSON.stringify({ error: errorObject(apiError, errorDocsUrl), meta: responseMeta(requestId, performance.now(), serverVersion) });
+      const { error: apiError, meaning } = answerable(new ApiError(code, message), errors, requestId);
+      const body = JSON.stringify({ error: errorObject(apiError, meaning, errorDocsUrl), meta: responseMeta(requestId, performance.now(), serverVersion) });
       socket.write(
-        `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `HTTP/1.1 ${meaning.status} ${STATUS_CODES[meaning.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
           `Content-Length: ${Buffer.byteLength(body)}\r\nRequest-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
       );
     }

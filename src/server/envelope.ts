@@ -2,7 +2,7 @@
  * The two response bodies of docs/contract.md § Success, § Errors: `{data, meta}` and `{error, meta}`. `meta` is the same in both.
  */
 import type { CallState, Reply } from './call.js';
-import type { ApiError } from '../core/errors.js';
+import { answerable, type ApiError, type ErrorMeaning } from '../core/errors.js';
 import type { Runtime } from './runtime.js';
 
 export interface Meta {
@@ -15,12 +15,12 @@ export function responseMeta(requestId: string, startedAt: number, serverVersion
   return { timing: Math.round((performance.now() - startedAt) * 100) / 100, requestId, version: serverVersion };
 }
 
-/** The `error` object of an error response (and of a failed batch request). */
-export function errorObject(error: ApiError, errorDocsUrl: string) {
+/** The `error` object of an error response (and of a failed batch request), `meaning` what its code means in the served catalogue. */
+export function errorObject(error: ApiError, meaning: ErrorMeaning, errorDocsUrl: string) {
   return {
-    type: error.type,
+    type: meaning.type,
     code: error.code,
-    message: error.message,
+    message: meaning.message,
     ...(error.param !== undefined ? { param: error.param } : {}),
     ...(error.details !== undefined ? { details: error.details } : {}),
     docUrl: `${errorDocsUrl}#${error.code}`,
@@ -32,12 +32,16 @@ export function successReply(call: CallState, runtime: Runtime, data: unknown): 
   return { status: 200, headers: call.responseHeaders, body: { data, meta: responseMeta(call.requestId, call.startedAt, runtime.serverVersion) } };
 }
 
-/** The reply of a call that failed, refused or while executing. */
-export function errorReply(call: CallState, runtime: Runtime, error: ApiError): Reply {
+/**
+ * The reply of a call that failed, refused or while executing. Here a code is given its meaning, the served
+ * catalogue's: every error answer of a call (a stream's `error` event and a stored reply included) is made here.
+ */
+export function errorReply(call: CallState, runtime: Runtime, thrown: ApiError): Reply {
+  const { error, meaning } = answerable(thrown, runtime.catalogue.errors, call.requestId);
   const meta = responseMeta(call.requestId, call.startedAt, runtime.serverVersion);
   return {
-    status: error.status,
+    status: meaning.status,
     headers: error.headers ? { ...call.responseHeaders, ...error.headers } : call.responseHeaders,
-    body: { error: errorObject(error, runtime.catalogue.platform.errorDocsUrl), meta },
+    body: { error: errorObject(error, meaning, runtime.catalogue.platform.errorDocsUrl), meta },
   };
 }

@@ -9,7 +9,7 @@ import type { Db } from '../store/schema.js';
 import type { CallTransaction } from '../store/transaction.js';
 import type { IdentifiedCall, Reply } from './call.js';
 import { errorReply } from './envelope.js';
-import { toApiError, type ApiError } from '../core/errors.js';
+import { answerable, type ErrorMeaning } from '../core/errors.js';
 import type { Runtime } from './runtime.js';
 import { completeIdempotency } from './stages/idempotency.js';
 
@@ -46,17 +46,17 @@ export async function commitCall(call: IdentifiedCall, runtime: Runtime, tx: Cal
  * execution.
  */
 export async function storeFailure(call: IdentifiedCall, runtime: Runtime, thrown: unknown, inFlight = false): Promise<Reply> {
-  const error = toApiError(thrown, call.requestId);
+  const { error, meaning } = answerable(thrown, runtime.catalogue.errors, call.requestId);
   const reply = errorReply(call, runtime, error);
   if (!call.idempotency) return reply;
   if (inFlight) await lapseIdempotencyLease(runtime.db, call.idempotency, new Date().toISOString());
-  else if (leavesKeyFree(error) && !committedRequests(call)) await releaseIdempotencyKey(runtime.db, call.idempotency);
+  else if (leavesKeyFree(meaning) && !committedRequests(call)) await releaseIdempotencyKey(runtime.db, call.idempotency);
   else await completeIdempotency(call, runtime.db, reply);
   return reply;
 }
 
 /** A refusal that a later try of the same request can turn into success: a busy or failing backend, a limit. */
-function leavesKeyFree(error: ApiError): boolean {
+function leavesKeyFree(error: ErrorMeaning): boolean {
   return error.retryable && (error.status === 429 || error.status === 502 || error.status === 503);
 }
 

@@ -70,7 +70,7 @@ export function createHttpApp(runtime: Runtime, options: { logger?: boolean; htt
     // Node checks the request and header deadlines on this interval; the default (30 s) would let a slow
     // client linger well past them.
     http: { headersTimeout: http.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs) },
-    clientErrorHandler: clientErrorHandler(runtime.serverVersion, runtime.catalogue.platform.errorDocsUrl),
+    clientErrorHandler: clientErrorHandler(runtime.serverVersion, runtime.catalogue.platform.errorDocsUrl, runtime.catalogue.errors),
     // A path Fastify cannot route (bad percent-encoding, a part longer than it routes) leaves in the envelope.
     frameworkErrors: (error, _request, reply) => sendError(reply, httpLayerError(error) ?? new ApiError('request_malformed', 'The request cannot be routed.')),
   });

@@ -13,7 +13,6 @@ import type { Db } from '../store/schema.js';
 import type { AfterAnswer } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
 import type { Catalogue } from '../core/catalogue.js';
-import { registerErrorCodes } from '../core/errors.js';
 import { handlerTable } from './handler-table.js';
 import { startModules } from './modules.js';
 import { KeyCache } from './key-cache.js';
@@ -76,7 +75,6 @@ function absolute(url: string, publicUrl: string): string {
 export async function buildServer(served: Catalogue, options: ServerOptions): Promise<FastifyInstance> {
   // Error docUrls are absolute where the server knows its address, so a link in a log or a ticket still works.
   const catalogue = options.publicUrl ? { ...served, platform: { ...served.platform, errorDocsUrl: absolute(served.platform.errorDocsUrl, options.publicUrl) } } : served;
-  registerErrorCodes(catalogue.errors.values());
   // Not the newest version declared: one dated later is only announced until its date.
   const defaultVersion = versionInForceNow(catalogue.platform, options.now);
   const metrics = createMetrics({ rateLimitUnavailable: () => options.limiter.unavailableCount ?? 0 });

@@ -10,13 +10,10 @@ import { createProviders, parseModelMap } from '../../src/providers/config.js';
 import { openAiCompatibleModel } from '../../src/providers/openai-compatible.js';
 import { testTextModel } from '../../src/providers/test-model.js';
 import type { TextGenerationRequest, TextModel } from '../../src/providers/text-model.js';
-import { errors } from '../../generated/server/platform.js';
-import { ApiError, registerErrorCodes } from '../../src/core/errors.js';
+import { ApiError } from '../../src/core/errors.js';
+import { shippedStatus } from '../helpers/errors.js';
 import { startServer } from '../helpers/server.js';
 import { postStream } from '../helpers/sse.js';
-
-// The provider raises the ai face's own codes, which a server registers when it serves the catalogue.
-registerErrorCodes(errors.values());
 
 const API_KEY = 'sk-test-0123456789abcdef';
 const KNOWN_MODELS = new Set(['gpt-4o-mini', 'gpt-4o', 'llama-3.1-8b']);
@@ -204,7 +201,7 @@ describe('openAiCompatibleModel: errors', () => {
     behaviour = (res) => openAiError(res, 400, "Invalid 'max_tokens': integer below minimum value.", 'invalid_request_error', 'integer_below_min_value');
     const error = await apiError(modelFor().generate(request({ maxTokens: 1 })));
     expect(error.code).toBe('provider_failed');
-    expect(error.status).toBe(502);
+    expect(shippedStatus(error)).toBe(502);
     expect(error.details).toEqual({ upstreamStatus: 400, upstreamMessage: "Invalid 'max_tokens': integer below minimum value." });
   });
 
@@ -212,7 +209,7 @@ describe('openAiCompatibleModel: errors', () => {
     behaviour = (res) => openAiError(res, 500, `The server had an error. ${'x'.repeat(2000)}`, 'server_error', null);
     const error = await apiError(modelFor().generate(request()));
     expect(error.code).toBe('provider_failed');
-    expect(error.status).toBe(502);
+    expect(shippedStatus(error)).toBe(502);
     const message = error.details!.upstreamMessage as string;
     expect(message).toHaveLength(500);
     expect(message.startsWith('The server had an error. xxx')).toBe(true);
@@ -239,7 +236,7 @@ describe('openAiCompatibleModel: errors', () => {
       openAiError(res, 429, 'Rate limit reached for gpt-4o-mini in organization org-abc on tokens per min.', 'tokens', 'rate_limit_exceeded', { 'retry-after': '7' });
     const error = await apiError(modelFor().generate(request()));
     expect(error.code).toBe('provider_unavailable');
-    expect(error.status).toBe(503);
+    expect(shippedStatus(error)).toBe(503);
     expect(error.details).toEqual({ upstreamStatus: 429 });
     expect(error.headers).toEqual({ 'Retry-After': '7' });
   });
@@ -248,7 +245,7 @@ describe('openAiCompatibleModel: errors', () => {
     behaviour = (res) => openAiError(res, 503, 'The engine is currently overloaded, please try again later.', 'server_error', null);
     const error = await apiError(modelFor().generate(request()));
     expect(error.code).toBe('provider_unavailable');
-    expect(error.status).toBe(503);
+    expect(shippedStatus(error)).toBe(503);
     expect(error.details).toEqual({ upstreamStatus: 503 });
     expect(error.headers).toBeUndefined();
   });
@@ -256,7 +253,7 @@ describe('openAiCompatibleModel: errors', () => {
   it('turns an unknown upstream model into 400 model_not_available', async () => {
     const error = await apiError(modelFor().generate(request({ model: 'gpt-99' })));
     expect(error.code).toBe('model_not_available');
-    expect(error.status).toBe(400);
+    expect(shippedStatus(error)).toBe(400);
     expect(error.details).toEqual({ model: 'gpt-99', upstreamStatus: 404 });
   });
 
@@ -267,7 +264,7 @@ describe('openAiCompatibleModel: errors', () => {
     const error = await apiError(modelFor({ apiKey: wrongKey }).generate(request()));
     expect(received[0]!.headers.authorization).toBe(`Bearer ${wrongKey}`);
     expect(error.code).toBe('provider_failed');
-    expect(error.status).toBe(502);
+    expect(shippedStatus(error)).toBe(502);
     expect(error.details!.upstreamStatus).toBe(401);
     const everything = JSON.stringify({ message: error.message, details: error.details });
     expect(everything).toContain('Incorrect API key provided: [redacted].');
@@ -284,7 +281,7 @@ describe('openAiCompatibleModel: errors', () => {
     behaviour = answer;
     const error = await apiError(modelFor().generate(request()));
     expect(error.code).toBe('provider_failed');
-    expect(error.status).toBe(502);
+    expect(shippedStatus(error)).toBe(502);
     expect(error.details).toEqual({ upstreamStatus: 200 });
   });
 
@@ -292,7 +289,7 @@ describe('openAiCompatibleModel: errors', () => {
     const port = await closedPort();
     const error = await apiError(modelFor({ baseUrl: `http://127.0.0.1:${port}/v1` }).generate(request()));
     expect(error.code).toBe('provider_unavailable');
-    expect(error.status).toBe(503);
+    expect(shippedStatus(error)).toBe(503);
     expect(error.details).toEqual({ reason: 'ECONNREFUSED' });
     expect(error.message).not.toContain(API_KEY);
   });

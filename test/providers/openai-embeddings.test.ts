@@ -6,17 +6,14 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { errors } from '../../generated/server/platform.js';
 import { aiModelsFromEnv, createProviders } from '../../src/providers/config.js';
 import type { EmbeddingRequest } from '../../src/providers/embedding-model.js';
 import { TEST_MODELS } from '../../src/providers/model-list.js';
 import { openAiCompatibleEmbeddings } from '../../src/providers/openai-embeddings.js';
 import { testEmbeddingModel } from '../../src/providers/test-embeddings.js';
-import { ApiError, registerErrorCodes } from '../../src/core/errors.js';
+import { ApiError } from '../../src/core/errors.js';
+import { shippedStatus } from '../helpers/errors.js';
 import { FAKE_API_KEY, fakeTokens, fakeVector, json, openAiError, startFakeEmbeddings, type FakeEmbeddings } from '../helpers/fake-openai-embeddings.js';
-
-// The provider raises the ai face's own codes, which a server registers when it serves the catalogue.
-registerErrorCodes(errors.values());
 
 let fake: FakeEmbeddings;
 beforeAll(async () => {
@@ -112,7 +109,7 @@ describe('openAiCompatibleEmbeddings: the answer', () => {
     };
     const error = await apiError(modelFor().embed(request()));
     expect(error.code).toBe('provider_failed');
-    expect(error.status).toBe(502);
+    expect(shippedStatus(error)).toBe(502);
     expect(error.message).toContain('not an embedding list');
     expect(error.details).toEqual({ upstreamStatus: 200 });
   });
@@ -122,14 +119,14 @@ describe('openAiCompatibleEmbeddings: errors, mapped as for chat completions', (
   it('turns an unknown upstream model into 400 model_not_available', async () => {
     const error = await apiError(modelFor().embed(request({ model: 'gpt-99' })));
     expect(error.code).toBe('model_not_available');
-    expect(error.status).toBe(400);
+    expect(shippedStatus(error)).toBe(400);
     expect(error.details).toEqual({ model: 'gpt-99', upstreamStatus: 404 });
   });
 
   it('turns a 400 into 502 provider_failed with the upstream message', async () => {
     const error = await apiError(modelFor().embed(request({ model: 'old' })));
     expect(error.code).toBe('provider_failed');
-    expect(error.status).toBe(502);
+    expect(shippedStatus(error)).toBe(502);
     expect(error.details).toEqual({ upstreamStatus: 400, upstreamMessage: 'This model does not support specifying dimensions.' });
   });
 
@@ -137,7 +134,7 @@ describe('openAiCompatibleEmbeddings: errors, mapped as for chat completions', (
     fake.override = (res) => openAiError(res, 429, 'Rate limit reached for text-embedding-3-small.', 'requests', 'rate_limit_exceeded', { 'retry-after': '3' });
     const error = await apiError(modelFor().embed(request()));
     expect(error.code).toBe('provider_unavailable');
-    expect(error.status).toBe(503);
+    expect(shippedStatus(error)).toBe(503);
     expect(error.details).toEqual({ upstreamStatus: 429 });
     expect(error.headers).toEqual({ 'Retry-After': '3' });
   });

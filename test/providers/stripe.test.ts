@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PaymentProcessor } from '../../src/providers/payments/processor.js';
 import { declineCode, stripeIdempotencyKey, stripeProcessor, stripeSettingsFromEnv, type StripeSettings } from '../../src/providers/payments/stripe.js';
 import { ApiError } from '../../src/core/errors.js';
+import { shippedStatus } from '../helpers/errors.js';
 import { startFakeStripe, type FakeStripe } from '../helpers/fake-stripe.js';
 
 const API_KEY = 'sk_test_51FakeKeyForTheLocalStripe0123456789abcdefABCDEF';
@@ -231,7 +232,7 @@ describe('stripeProcessor: capture, cancel, refund', () => {
     if (paid.outcome !== 'succeeded') throw new Error('expected a payment');
     const error = await apiError(processor.capture({ intentId: 'pi_platform_1', processorId: paid.processorId, amount: 1999, idempotencyKey: 'key-5' }));
     expect(error.code).toBe('provider_failed');
-    expect(error.status).toBe(502);
+    expect(shippedStatus(error)).toBe(502);
     expect(error.details).toMatchObject({
       upstreamStatus: 400,
       stripeCode: 'payment_intent_unexpected_state',
@@ -292,7 +293,7 @@ describe('stripeProcessor: failures', () => {
     fake.override = () => ({ status, body: { error: body } });
     const error = await apiError(confirm());
     expect(error.code).toBe(code);
-    expect(error.status).toBe(apiStatus);
+    expect(shippedStatus(error)).toBe(apiStatus);
     expect(error.details).toMatchObject({ upstreamStatus: status });
     expect(error.cause).toBeInstanceOf(Stripe.errors.StripeError);
     expect(visible(error)).not.toContain(API_KEY);

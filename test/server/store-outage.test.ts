@@ -7,6 +7,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toApiError } from '../../src/core/errors.js';
+import { shippedStatus } from '../helpers/errors.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -62,7 +63,8 @@ describe('a store outage', () => {
     const lost = await trx.selectFrom('api_keys').select('id').execute().catch((error: unknown) => error);
     await trx.rollback().execute().catch(() => {});
     const answer = toApiError(lost, 'req_test');
-    expect(answer).toMatchObject({ code: 'store_unavailable', status: 503, headers: { 'Retry-After': '1' } });
+    expect(answer).toMatchObject({ code: 'store_unavailable', headers: { 'Retry-After': '1' } });
+    expect(shippedStatus(answer)).toBe(503);
     expect((await server.post({ face: 'auth', action: 'signup', payload: { email: `after-cut@example.com`, password: 'correct horse battery' } })).status).toBe(200);
   });
 });

@@ -14,7 +14,7 @@ import { checkTemplate } from './templates.js';
 import { TemplateBudget } from './template-budget.js';
 import { toMessage, toSuppression, toTemplate } from './wire.js';
 import type { HandlerContext } from '../../core/context.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, meaningOf } from '../../core/errors.js';
 import { listPage } from '../../core/list-page.js';
 import * as store from './store.js';
 import type { Mode } from '../../store/schema.js';
@@ -73,8 +73,11 @@ export const handlers: EmailHandlers = {
       try {
         results.push({ message: await sendOne(ctx, message, `/payload/messages/${i}`, budget) });
       } catch (error) {
-        if (!(error instanceof ApiError) || error.status >= 500) throw error;
-        results.push({ error: { code: error.code, message: error.message, ...(error.param ? { param: error.param } : {}) } });
+        if (!(error instanceof ApiError)) throw error;
+        // A code this catalogue does not declare goes on, to be answered as the fault it is.
+        const meaning = meaningOf(error, ctx.catalogue.errors);
+        if (!meaning || meaning.status >= 500) throw error;
+        results.push({ error: { code: error.code, message: meaning.message, ...(error.param ? { param: error.param } : {}) } });
       }
     }
     return { results };

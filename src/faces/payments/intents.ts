@@ -172,7 +172,7 @@ async function confirmRecorded(ctx: Ctx, processor: PaymentProcessor, row: Payme
   try {
     auth = await askToConfirm(processor, p, row, ctx.signal);
   } catch (error) {
-    if (undo && !inDoubt(error)) await ctx.dropOutsideEffect(undo);
+    if (undo && !inDoubt(error, ctx.catalogue.errors)) await ctx.dropOutsideEffect(undo);
     throw error;
   }
   const settled = await settleConfirmation(ctx.db, p, row, auth, (type, intent) => ctx.emit(type, intent));

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { Providers } from '../../providers/index.js';
 import type { HandlerContext } from '../../core/context.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, meaningOf, type ErrorTable } from '../../core/errors.js';
 import type { PaymentProcessor } from '../../providers/payments/processor.js';
 import type { Partition } from './ledger.js';
 
@@ -36,14 +36,15 @@ export async function processorCall<T>(work: () => Promise<T>): Promise<T> {
 
 /**
  * Whether a failed request may have been acted on. It was not when the processor refused it: a caller's
- * mistake (400), or an answer of the 4xx class (`details.upstreamStatus`: a rejected key or request, a rate
- * limit), which Stripe gives before acting. 409 is another request with the same key still running, and
- * anything else (no answer, a time-out, a 5xx, a call cut short here) leaves it in doubt. This holds for a
- * processor key's first request only: a refusal of a request sent again says nothing of the one before.
+ * mistake (a 400 in `errors`, the served catalogue's), or an answer of the 4xx class (`details.upstreamStatus`:
+ * a rejected key or request, a rate limit), which Stripe gives before acting. 409 is another request with the
+ * same key still running, and anything else (no answer, a time-out, a 5xx, a call cut short here) leaves it in
+ * doubt. This holds for a processor key's first request only: a refusal of a request sent again says nothing
+ * of the one before.
  */
-export function inDoubt(error: unknown): boolean {
+export function inDoubt(error: unknown, errors: ErrorTable): boolean {
   if (!(error instanceof ApiError) || error.code === 'timeout' || error.code === 'request_aborted') return true;
-  if (error.status === 400) return false;
+  if (meaningOf(error, errors)?.status === 400) return false;
   const upstream = error.details?.upstreamStatus;
   return !(typeof upstream === 'number' && upstream >= 400 && upstream < 500 && upstream !== 409);
 }

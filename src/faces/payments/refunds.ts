@@ -72,7 +72,7 @@ export async function createRefund(ctx: Ctx, payload: PaymentsCreateRefundPayloa
     processorId = await askToRefund(processor, p, row, intent.processor_id!, ctx.signal);
   } catch (error) {
     // Refused before the processor acted: the money goes back, and the call changed nothing.
-    if (!inDoubt(error)) {
+    if (!inDoubt(error, ctx.catalogue.errors)) {
       await ctx.dropOutsideEffect(async (db) => {
         await returnRefund(db, p, row);
         if (key !== undefined) await deleteRecovery(db, p, key);
