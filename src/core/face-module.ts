@@ -40,8 +40,9 @@ export interface ModuleHost<S> {
   /** The API version in force now: events written outside a call (by background work) are written in it. */
   readonly apiVersion: () => string;
   /**
-   * A server, or `dispatch worker`: a worker runs every module's background work; a server runs what the
-   * module's settings leave to it (none, when the deployment runs workers apart).
+   * A server, or `dispatch worker`: a worker runs every module's queue work (deliveries, mail, billing
+   * periods, `runsBackground`); a server runs what the module's settings leave to it (none, when the
+   * deployment runs workers apart), and what only serving needs (usage's purge of its records).
    */
   readonly process: 'server' | 'worker';
   /** The service another module exports, by that module's face; undefined when it is not served here. */
@@ -97,7 +98,7 @@ export interface FaceModule<H extends object = object, S = undefined> {
 }
 
 /**
- * Whether this process runs a module's background work: `dispatch worker` runs all of it; a server runs it
+ * Whether this process runs a module's queue work: `dispatch worker` runs all of it; a server runs it
  * unless the module's setting (`inServers`: `BILLING_CLOSER`, `EMAIL_WORKER`, ...) leaves it to workers.
  */
 export function runsBackground(process: ModuleHost<unknown>['process'], inServers: boolean): boolean {

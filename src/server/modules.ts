@@ -65,8 +65,11 @@ export async function startModules(modules: readonly AnyFaceModule[], common: Mo
     startBackground: () => background.forEach((work) => work.start()),
     stopping: () => all.forEach((m) => m.stopping?.()),
     async stop() {
-      await Promise.all(background.map((work) => work.stop()));
-      await Promise.all(all.map((m) => m.close?.()));
+      // Every module is closed even when another's work fails to stop: a close writes what it holds (usage records).
+      const stopped = await Promise.allSettled(background.map((work) => work.stop()));
+      const closed = await Promise.allSettled(all.map((m) => m.close?.()));
+      const failed = [...stopped, ...closed].find((outcome) => outcome.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   };
 }

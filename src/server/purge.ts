@@ -4,20 +4,17 @@
  */
 import type { BackgroundWork } from '../core/face-module.js';
 import { log } from '../core/log.js';
-import { periodic } from '../core/periodic.js';
+import { daysAgo, periodic, PURGE_INTERVAL_MS } from '../core/periodic.js';
 import { purgeEvents } from '../store/events.js';
 import { purgeExpiredIdempotency } from '../store/idempotency.js';
 import type { Db } from '../store/schema.js';
-
-/** How often the purge runs. */
-const PURGE_INTERVAL_MS = 10 * 60_000;
 
 export function retentionPurge(db: Db, eventDays: number): BackgroundWork {
   return periodic('retention purge', PURGE_INTERVAL_MS, async () => {
     // Each on its own: one failing does not keep the other from running.
     await Promise.all([
       purgeExpiredIdempotency(db, new Date().toISOString()).catch((error: unknown) => log.error({ err: error }, 'idempotency purge failed')),
-      purgeEvents(db, new Date(Date.now() - eventDays * 86_400_000).toISOString()).catch((error: unknown) => log.error({ err: error }, 'event purge failed')),
+      purgeEvents(db, daysAgo(eventDays)).catch((error: unknown) => log.error({ err: error }, 'event purge failed')),
     ]);
   });
 }

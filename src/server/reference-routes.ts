@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { fromRoot } from '../package-root.js';
-import { HTML, JS, library, REVALIDATE, sendAsset, type Asset } from './static-files.js';
+import { HTML, JS, library, REVALIDATE, sendAsset, type Asset } from '../core/static-files.js';
 
 const own = (name: string, type: string): Asset => ({ path: () => fromRoot('src', 'reference', name), type, cacheControl: REVALIDATE });
 

@@ -58,6 +58,10 @@ describe('the import graph', () => {
     expect(importsBetween(['server', 'cli'], FACE_CODE)).toEqual([]);
   });
 
+  it('lets the face modules build on the core alone, never on the server that runs them', () => {
+    expect(importsBetween(['faces'], [...SERVER, ...TOOLS])).toEqual([]);
+  });
+
   it('keeps the generator apart from the faces and the server', () => {
     expect(importsBetween(['generate', 'spec', 'memo', 'diff'], [...FACE_CODE, ...SERVER])).toEqual([]);
   });

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { fromRoot } from '../../package-root.js';
 import { ApiError } from '../../core/errors.js';
-import { CSS, HTML, JS, library, REVALIDATE, sendAsset, type Asset } from '../../server/static-files.js';
+import { CSS, HTML, JS, library, REVALIDATE, sendAsset, type Asset } from '../../core/static-files.js';
 
 const own = (name: string, type: string): Asset => ({ path: () => fromRoot('src', 'dashboard', name), type, cacheControl: REVALIDATE });
 

@@ -14,7 +14,9 @@ import { summaryForVersion } from './versions.js';
 
 /** The records this server writes, as the module's running service hands them over. */
 function feedOf(ctx: { service<T>(face: string): T | undefined }) {
-  return ctx.service<UsageModuleService>('usage')!.feed;
+  const service = ctx.service<UsageModuleService>('usage');
+  if (!service) throw new Error('usage.live follows the usage module, which this server has not started.');
+  return service.feed;
 }
 
 export const handlers: UsageHandlers = {

@@ -4,7 +4,8 @@
  * handed to live followers (feed.ts; on PostgreSQL, also those of other processes: relay.ts), purged past
  * its retention (purge.ts), and shown by the dashboard (dashboard-routes.ts). Its settings: USAGE_*
  * (settings.ts). It offers billing the totals of a partition's usage (service.ts, totals.ts). Its tables are the
- * core's: the server's own stage writes them.
+ * core's (every store has them), written by its stage. Its only background work, the purge, runs in servers:
+ * a worker answers no calls, so it has no records of its own to keep in bounds.
  */
 import type { UsageHandlers } from '../../../generated/server/types.js';
 import type { FaceModule, RunningModule } from '../../core/face-module.js';

@@ -4,7 +4,7 @@
  * raw records. A server purges every ten minutes.
  */
 import type { BackgroundWork } from '../../core/face-module.js';
-import { periodic } from '../../core/periodic.js';
+import { daysAgo, periodic, PURGE_INTERVAL_MS } from '../../core/periodic.js';
 import type { Db } from '../../store/schema.js';
 import { idTimePrefix } from '../../store/secrets.js';
 import { periodOf } from '../../store/periods.js';
@@ -25,9 +25,6 @@ export async function purgeUsage(db: Db, recordsBefore: string, rollupsBefore: s
   // Meter rollups go with the others; the meter events themselves stay, since an id is counted once ever.
   await db.deleteFrom('usage_meter_rollups').where('minute', '<', minute).execute();
 }
-
-const PURGE_INTERVAL_MS = 10 * 60_000;
-const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
 
 /** The purge a server runs, by the module's retention settings. */
 export function usagePurge(db: Db, retention: { retentionDays: number; rollupRetentionDays: number }): BackgroundWork {

@@ -16,7 +16,7 @@ import { CallTransaction } from '../../store/transaction.js';
 import type { Reply, RoutedCall } from '../call.js';
 import { callTimeout, ClientGoneError, Deadline } from '../deadline.js';
 import { errorReply, successReply } from '../envelope.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, meaningOf } from '../../core/errors.js';
 import { commitCall, storeFailure } from '../execution.js';
 import { invoke, type Invocation } from '../invoke.js';
 import type { Runtime } from '../runtime.js';
@@ -44,8 +44,9 @@ export async function execute(call: RoutedCall, runtime: Runtime, batch?: Enclos
   } catch (failure) {
     if (batch?.shared) throw failure;
     let thrown = failure;
-    // A refusal that keeps its effects (a declined payment recorded on its intent) commits them first.
-    if (thrown instanceof ApiError && thrown.keepEffects) {
+    // A refusal that keeps its effects (a declined payment recorded on its intent) commits them first; a code
+    // the served catalogue does not declare is a fault, and a fault keeps nothing.
+    if (thrown instanceof ApiError && thrown.keepEffects && meaningOf(thrown, runtime.catalogue.errors)) {
       try {
         const reply = errorReply(call, runtime, thrown);
         await commitCall(call, runtime, tx, events, reply);
