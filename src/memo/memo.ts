@@ -59,6 +59,9 @@ export function closeCache(): void {
   cache = undefined;
 }
 
+/** True when a command opened the memo: what a run keeps for the next is kept only then (see memoInProcess). */
+export const memoIsOpen = () => cache !== undefined;
+
 /** True when no lookup can hit: the memo is off, or holds nothing yet (a first run, a fresh clone). */
 export const memoIsEmpty = () => !cache || (cache.stored.size === 0 && cache.used.size === 0);
 
