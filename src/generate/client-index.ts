@@ -4,6 +4,7 @@
  * functions (and, for the built-in batch face, its typed `batch()`), and `createClient`. A face's edit
  * reprints its own function, not the class.
  */
+import { memoInProcess } from '../memo/memo.js';
 import type { Platform } from '../spec/model.js';
 import { methodsFunctionText } from './client-methods.js';
 import { methodsFunction, propertyName, servedFaces, type BatchMethod, type ClientFace } from './client-model.js';
@@ -19,9 +20,10 @@ export const CLIENT_INDEX_PATH = 'client/index.ts';
 /** index.ts in chunks: the imports, one function per face, then the client. */
 export function clientIndex(faces: ClientFace[], platform: Platform, batch: BatchMethod | undefined): Formatted[] {
   const served = servedFaces(faces);
-  return [imports(served, batch), ...served.map(({ face, actions }) => methodsFunctionText(face, actions)), client(served, platform, batch)].map((formatted) => ({
-    formatted,
-  }));
+  // A face's function is printed from the face and the latest version, which decides its actions' payloads (see
+  // clientFaces): a watch run reprints only the faces that changed.
+  const methods = served.map(({ face, actions }) => memoInProcess('client-methods-face', { face, latest: platform.latest }, () => methodsFunctionText(face, actions)));
+  return [imports(served, batch), ...methods, client(served, platform, batch)].map((formatted) => ({ formatted }));
 }
 
 /** What index.ts takes from the runtime and the types, and re-exports. */

@@ -4,10 +4,11 @@
  * typed requests and results of `client.batch()`.
  */
 import { materialize } from '../spec/json-schema.js';
-import type { Action, Catalog } from '../spec/model.js';
+import { memoInProcess } from '../memo/memo.js';
+import type { Action, Catalog, Face } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { withoutDefs, type BatchMethod, type ClientFace } from './client-model.js';
-import { declaration, statementChunks } from './declarations.js';
+import { declaration, printedGroup, statementChunks } from './declarations.js';
 import type { Formatted } from './format.js';
 import { jsDoc } from './layout.js';
 import type { Declaration } from './print-declarations.js';
@@ -20,31 +21,14 @@ export const CLIENT_TYPES_PATH = 'client/types.ts';
 export function clientTypes(catalog: Catalog, faces: ClientFace[], batch: BatchMethod | undefined): Formatted[] {
   const latest = catalog.platform.latest;
   const head: Declaration[] = [];
-  const groups: (Declaration | string)[][] = [head];
   const ownStreamEvents = faces.some(({ actions }) => actions.some(({ action }) => action.streamEvents.length > 0));
   const runtimeTypes = [...(batch ? ['BatchItemResult'] : []), ...(ownStreamEvents ? ['StreamEvent'] : [])];
   if (runtimeTypes.length) {
     head.push({ kind: StructureKind.ImportDeclaration, isTypeOnly: true, moduleSpecifier: './runtime.js', namedImports: runtimeTypes });
   }
-  for (const { face, actions } of faces) {
-    const out: Declaration[] = [];
-    groups.push(out);
-    const options: TypeOptions = { server: false, refName: (name) => face.typeName + name };
-    const named = Object.fromEntries(face.schemas.map((s) => [s.name, s.schema]));
-    for (const { name, schema } of face.schemas) {
-      out.push(declaration(face.typeName + name, withoutDefs(materialize(schema, latest, named)), options));
-    }
-    for (const { action, payload } of actions) {
-      const served = `Payload of \`${action.id}\` in API version ${latest}.`;
-      out.push(declaration(`${action.typeName}Payload`, withoutDefs(payload), options, [served]));
-      out.push(declaration(`${action.typeName}Result`, withoutDefs(action.resultSchema), options, [`Result of \`${action.id}\`.`]));
-      if (action.streamEvents.length) out.push(streamEventType(action, options));
-    }
-    for (const event of face.events) {
-      const docs = [`Data of the \`${event.type}\` event: ${event.summary.trim()}`];
-      out.push(declaration(`${event.typeName}Data`, withoutDefs(event.dataSchema), options, docs));
-    }
-  }
+  // A face's chunk is printed from the face and the latest version, which decides its actions' payloads (see
+  // clientFaces): a watch run reprints only the faces that changed.
+  const faceChunks = faces.map(({ face, actions }) => memoInProcess('client-types-face', { face, latest }, () => printedGroup(faceDeclarations(face, actions, latest))));
   const errorCodes = [...new Set([...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)].map((e) => e.code))].sort();
   const tail: (Declaration | string)[] = [
     {
@@ -69,8 +53,28 @@ export function clientTypes(catalog: Catalog, faces: ClientFace[], batch: BatchM
     },
     ...(batch ? batchStatements(faces) : []),
   ];
-  groups.push(tail);
-  return statementChunks(groups);
+  return statementChunks([printedGroup(head), ...faceChunks, printedGroup(tail)]);
+}
+
+/** A face's types: its named schemas, its actions' payloads and results (and stream events), its events' data. */
+function faceDeclarations(face: Face, actions: ClientFace['actions'], latest: string): Declaration[] {
+  const out: Declaration[] = [];
+  const options: TypeOptions = { server: false, refName: (name) => face.typeName + name };
+  const named = Object.fromEntries(face.schemas.map((s) => [s.name, s.schema]));
+  for (const { name, schema } of face.schemas) {
+    out.push(declaration(face.typeName + name, withoutDefs(materialize(schema, latest, named)), options));
+  }
+  for (const { action, payload } of actions) {
+    const served = `Payload of \`${action.id}\` in API version ${latest}.`;
+    out.push(declaration(`${action.typeName}Payload`, withoutDefs(payload), options, [served]));
+    out.push(declaration(`${action.typeName}Result`, withoutDefs(action.resultSchema), options, [`Result of \`${action.id}\`.`]));
+    if (action.streamEvents.length) out.push(streamEventType(action, options));
+  }
+  for (const event of face.events) {
+    const docs = [`Data of the \`${event.type}\` event: ${event.summary.trim()}`];
+    out.push(declaration(`${event.typeName}Data`, withoutDefs(event.dataSchema), options, docs));
+  }
+  return out;
 }
 
 /** `EventTypes` and the webhook event body of docs/contract.md § Webhooks, a union discriminated by `type`. */

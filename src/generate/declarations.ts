@@ -21,9 +21,8 @@ export function declaration(name: string, schema: JsonSchema, options: TypeOptio
   return { kind: StructureKind.TypeAlias, name, isExported: true, docs, type: typeOf(schema, options) };
 }
 
-/**
- * The groups of statements that are the chunks of a large file (one per face), printed, without the empty
- * ones: generate() joins them by a blank line. Printing a chunk costs less than keying it in the memo.
- */
-export const statementChunks = (groups: (Declaration | string)[][]): Formatted[] =>
-  groups.filter((group) => group.length > 0).map((group) => ({ formatted: printStatements(group) }));
+/** A group of statements printed, or '' for none: a chunk of a large file, such as one face's types. */
+export const printedGroup = (group: (Declaration | string)[]): string => (group.length > 0 ? printStatements(group) : '');
+
+/** The printed groups that are the chunks of a file, without the empty ones: generate() joins them by a blank line. */
+export const statementChunks = (printed: string[]): Formatted[] => printed.filter((text) => text !== '').map((formatted) => ({ formatted }));

@@ -4,6 +4,7 @@
  * (scope → actions and action → scope). Maps rather than object literals, so that a request naming
  * `__proto__` or `toString` finds nothing.
  */
+import { memoInProcess } from '../memo/memo.js';
 import type { Action, Catalog, Face } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import type { Formatted } from './format.js';
@@ -32,7 +33,12 @@ export function emitDispatch(catalog: Catalog): Formatted[] {
   );
   return [
     [`import type { ActionEntry, EventEntry, FaceEntry, ValidatorLoader } from '${TYPES}';`, '', ...modules.flatMap(loaderLines), ''].join('\n'),
-    ...catalog.faces.map((f) => faceEntryText(f, faceOfEvent)),
+    // A face's chunk is printed from the face and the faces whose events it emits: a watch run reprints only
+    // the faces that changed.
+    ...catalog.faces.map((f) => {
+      const owners = emittedOwners(f, faceOfEvent);
+      return memoInProcess('dispatch-face', { face: f, owners }, () => faceEntryText(f, owners));
+    }),
     [
       '/** Every face and action the server routes to. */',
       ...valueLines(faces, 'export const faces: ReadonlyMap<string, FaceEntry> = ', '', ';'),
@@ -55,20 +61,24 @@ const faceConstant = (face: Face) => `${face.name}Face`;
 const validators = (face: string) => `${face}Validators`;
 const ref = (face: string, name: string) => ({ module: new Code(validators(face)), name });
 
-/** The validator modules the action's calls need: its face's and those of the faces whose events it emits. */
-const validatorModules = (face: Face, action: Action, faceOfEvent: Map<string, string>) =>
-  [...new Set([face.name, ...action.emits.map((e) => faceOfEvent.get(e)!)])].sort().map((name) => new Code(validators(name)));
+/** The face that declares each event the face's actions emit, by event type. */
+const emittedOwners = (face: Face, faceOfEvent: Map<string, string>): Record<string, string> =>
+  Object.fromEntries(face.actions.flatMap((a) => a.emits).map((type) => [type, faceOfEvent.get(type)!]));
 
-function faceEntryText(face: Face, faceOfEvent: Map<string, string>): string {
+/** The validator modules the action's calls need: its face's and those of the faces whose events it emits. */
+const validatorModules = (face: Face, action: Action, owners: Record<string, string>) =>
+  [...new Set([face.name, ...action.emits.map((e) => owners[e]!)])].sort().map((name) => new Code(validators(name)));
+
+function faceEntryText(face: Face, owners: Record<string, string>): string {
   const actions = new MapOf(
     '<string, ActionEntry>',
-    face.actions.map((action) => [action.name, actionEntry(face, action, faceOfEvent)]),
+    face.actions.map((action) => [action.name, actionEntry(face, action, owners)]),
   );
   const entry = { name: face.name, builtin: face.builtin, rate: face.rate, actions };
   return `${valueLines(entry, `const ${faceConstant(face)}: FaceEntry = `, '', ';').join('\n')}\n`;
 }
 
-function actionEntry(face: Face, action: Action, faceOfEvent: Map<string, string>): Record<string, unknown> {
+function actionEntry(face: Face, action: Action, owners: Record<string, string>): Record<string, unknown> {
   return {
     id: action.id,
     face: face.name,
@@ -84,7 +94,7 @@ function actionEntry(face: Face, action: Action, faceOfEvent: Map<string, string
     rate: action.rate,
     // Each served version and the validator of its payload.
     versions: new MapOf('', action.variants.flatMap((v) => v.versions.map((date): [string, unknown] => [date, ref(face.name, v.validator)]))),
-    validatorModules: validatorModules(face, action, faceOfEvent),
+    validatorModules: validatorModules(face, action, owners),
   };
 }
 

@@ -6,7 +6,8 @@
  */
 import { StructureKind } from './structure-kinds.js';
 import type { Catalog, Face } from '../spec/model.js';
-import { declaration, statementChunks } from './declarations.js';
+import { memoInProcess } from '../memo/memo.js';
+import { declaration, printedGroup, statementChunks } from './declarations.js';
 import type { Formatted } from './format.js';
 import type { Declaration } from './print-declarations.js';
 import type { TypeOptions } from './schema-to-type.js';
@@ -38,7 +39,9 @@ export function emitServerTypes(catalog: Catalog): Formatted[] {
     docs: ['Every face and its handlers; the module `src/faces/<face>/` serves each entry. Built-in faces (batch) have none.'],
     properties: catalog.faces.filter((f) => !f.builtin).map((f) => ({ name: f.name, type: `${f.typeName}Handlers` })),
   });
-  return statementChunks([head, ...catalog.faces.map(faceStatements), tail]);
+  // A face's chunk is printed from the face alone: a watch run reprints only the faces that changed.
+  const faces = catalog.faces.map((face) => memoInProcess('server-types-face', { face }, () => printedGroup(faceStatements(face))));
+  return statementChunks([printedGroup(head), ...faces, printedGroup(tail)]);
 }
 
 function faceStatements(face: Face): Declaration[] {

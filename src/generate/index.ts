@@ -5,6 +5,7 @@
  * edit by hashing the files on disk.
  */
 import { sha256 } from '../hash.js';
+import { memoIsOpen } from '../memo/memo.js';
 import type { Catalog } from '../spec/model.js';
 import { emitClient } from './emit-client.js';
 import { DISPATCH_PATH, emitDispatch, emitPlatform, emitScopes, PLATFORM_PATH, SCOPES_PATH } from './emit-dispatch.js';
@@ -31,7 +32,7 @@ export async function generate(catalog: Catalog): Promise<Map<string, string>> {
   // overlaps the emitting of the rest.
   const pending = new Map<string, Promise<string>>();
   const emitted = (path: string, text: Emitted) => {
-    const formatting = formatEmitted(path, text);
+    const formatting = laidOutText(path, text);
     // Awaited below; until then a failure must not count as unhandled.
     formatting.catch(() => undefined);
     pending.set(path, formatting);
@@ -71,6 +72,30 @@ function textHash(path: string, text: string): string {
   const hash = sha256(text);
   hashed.set(path, { text, hash });
   return hash;
+}
+
+/**
+ * What each file was last emitted as, and the text that made: a watch run lays out again (heads, joins, formats)
+ * only the files whose emitted text changed, and hands on the others as the very string of the run before, which
+ * textHash and the writer tell unchanged at a glance. Most of what a run emits is the same string as before (the
+ * memo's entries, the kept chunks of unchanged faces), so the test costs little.
+ */
+const laidOut = new Map<string, { emitted: Emitted; text: string }>();
+
+function laidOutText(path: string, emitted: Emitted): Promise<string> {
+  // Like the memo, off unless a command opened it: library callers lay out everything.
+  if (!memoIsOpen()) return formatEmitted(path, emitted);
+  const last = laidOut.get(path);
+  if (last && sameEmitted(last.emitted, emitted)) return Promise.resolve(last.text);
+  return formatEmitted(path, emitted).then((text) => {
+    laidOut.set(path, { emitted, text });
+    return text;
+  });
+}
+
+function sameEmitted(a: Emitted, b: Emitted): boolean {
+  if (typeof a === 'string' || typeof b === 'string') return a === b;
+  return a.length === b.length && a.every((chunk, i) => chunk.formatted === b[i]!.formatted);
 }
 
 function formatEmitted(path: string, emitted: Emitted): Promise<string> {

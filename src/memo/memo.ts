@@ -6,7 +6,8 @@
  *
  * The memo is off unless a command opens it (`generate`, `check`, watch); `check --full` and library
  * callers such as the tests compute everything. Entries are content-addressed, so a stale or foreign
- * cache file can only miss, never mislead.
+ * cache file can only miss, never mislead. Some work is kept in the process's memory alone (memoInProcess):
+ * what a watch's next run would otherwise redo, but is not worth its room in the file.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +22,9 @@ interface OpenCache {
   stored: Map<string, unknown>;
   /** Entries used by the runs since the last save: what the next save keeps. */
   used: Map<string, unknown>;
+  /** Entries kept in memory alone (memoInProcess) that the last run used, and those this run has used so far. */
+  kept: Map<string, unknown>;
+  keptUsed: Map<string, unknown>;
   hits: number;
   misses: number;
 }
@@ -37,6 +41,9 @@ export const cacheDir = () => process.env.DISPATCH_CACHE_DIR ?? join(process.cwd
 export function openCache(fingerprint: string, dir = cacheDir()): void {
   if (cache?.dir === dir) {
     Object.assign(cache, { fingerprint, hits: 0, misses: 0 });
+    // What the last run kept in memory is what this one may find there; a run that kept nothing (it failed
+    // before emitting) leaves the run before it in place.
+    if (cache.keptUsed.size > 0) Object.assign(cache, { kept: cache.keptUsed, keptUsed: new Map() });
     return;
   }
   let stored = new Map<string, unknown>();
@@ -45,12 +52,15 @@ export function openCache(fingerprint: string, dir = cacheDir()): void {
   } catch {
     // No cache yet, or one cut short: start empty.
   }
-  cache = { dir, fingerprint, stored, used: new Map(), hits: 0, misses: 0 };
+  cache = { dir, fingerprint, stored, used: new Map(), kept: new Map(), keptUsed: new Map(), hits: 0, misses: 0 };
 }
 
 export function closeCache(): void {
   cache = undefined;
 }
+
+/** True when a command opened the memo: what a run keeps for the next is kept only then (see memoInProcess). */
+export const memoIsOpen = () => cache !== undefined;
 
 /** True when no lookup can hit: the memo is off, or holds nothing yet (a first run, a fresh clone). */
 export const memoIsEmpty = () => !cache || (cache.stored.size === 0 && cache.used.size === 0);
@@ -95,6 +105,21 @@ export async function memoAsync<T>(kind: string, key: unknown, compute: () => Pr
   const open = cache;
   const hash = entryHash(open, kind, key);
   return remember(open, hash, lookup(open, hash) ?? (await compute()));
+}
+
+/**
+ * The value for `key` computed by `compute`, from memory when the last run of this process computed it: for
+ * work a watch would otherwise redo on every run (printing the chunks of the faces that did not change) that
+ * costs less than its entry in the memo file would to read and write. Never saved; counted in neither hits nor
+ * misses, which are the file's.
+ */
+export function memoInProcess<T>(kind: string, key: unknown, compute: () => T): T {
+  if (!cache) return compute();
+  const open = cache;
+  const hash = entryHash(open, kind, key);
+  const value = open.keptUsed.get(hash) ?? open.kept.get(hash) ?? compute();
+  open.keptUsed.set(hash, value);
+  return value as T;
 }
 
 function lookup(open: OpenCache, hash: string): unknown {
