@@ -10,6 +10,7 @@ import type { Action, ApiVersion, Catalog, Face, FaceError, RatePolicy, Tier } f
 import { isZeroPrice } from '../spec/price.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { changes } from './docs-changes.js';
+import { effectFact } from './docs-effects.js';
 import { eventsView } from './docs-events.js';
 import { abortExample, exampleView } from './docs-examples.js';
 import {
@@ -182,6 +183,7 @@ function actionFacts(action: Action, version: (date: string) => string, currency
   const served = action.variants.flatMap((v) => v.versions);
   const facts: Fact[] = [
     { label: 'Scope', value: `[${code(action.scope)}](../scopes.md)` },
+    effectFact(action),
     { label: 'Versions', value: versionRange(action.since, action.until, version) },
     { label: 'Served in', value: served.length ? served.map(version).join(', ') : 'no version currently served' },
     {

@@ -49,6 +49,24 @@ export const DIAGNOSTICS = {
     severity: 'error',
     message: 'Action {action} writes to ctx.stream ({where}) but is not declared "stream: true".',
   },
+  'effect-missing': {
+    severity: 'error',
+    message:
+      'Action {action} does not say what a call does: add "effect: read" (it changes nothing that lasts), "effect: write" (it creates or changes something) or "effect: destroy" (it deletes, revokes or ends something).',
+  },
+  'idempotent-missing': {
+    severity: 'error',
+    message: 'Action {action} ({effect}) does not say whether a repeat changes anything more: add "idempotent: true" (a second call with the same payload changes nothing more) or "idempotent: false".',
+  },
+  'external-missing': {
+    severity: 'error',
+    message:
+      'Action {action} does not say whether it reaches outside the platform: add "external: true" (it calls a model provider, a payment processor, an SMTP server or a URL) or "external: false".',
+  },
+  'read-not-idempotent': {
+    severity: 'error',
+    message: 'Action {action} is a read, which changes nothing and so is idempotent: remove "idempotent: false", or declare "effect: write" if a call changes something.',
+  },
   'stream-events-without-stream': {
     severity: 'error',
     message: 'Action {action} declares the stream event "{event}" but is not declared "stream: true".',

@@ -2,7 +2,7 @@
  * Semantic rules over a resolved face: scopes, tiers and versions that exist, references that resolve,
  * schemas that ajv (strict) accepts, examples that match them, events with names of the right form and
  * data schemas ajv accepts, and the 90-day notice for breaking changes. Each rule reports at the node it is about.
- * Newer rules live one per file under rules/ (units and prices) and are called from lintFace.
+ * Newer rules live one per file under rules/ (units, prices, effects) and are called from lintFace.
  */
 import type { ValidateFunction } from 'ajv';
 import { sha256 } from '../hash.js';
@@ -14,6 +14,7 @@ import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
 import { NOTICE_DAYS, noticeDays } from './notice.js';
 import type { RawFace } from './resolve.js';
 import { suggestion } from './suggest.js';
+import { effects } from './rules/effects.js';
 import { errorTypeMismatch } from './rules/error-type.js';
 import { invalidPrice } from './rules/invalid-price.js';
 import { typeNameClash } from './rules/type-name-clash.js';
@@ -72,7 +73,7 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     out.push(...problems, ...annotations(event.data, ['events', event.type, 'data'], source, checkVersion, breaking, 'output'));
     if (problems.every((d) => d.code !== 'unknown-ref')) checked.events.push(event.type);
   }
-  out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source), ...typeNameClash(face, source), ...errorTypeMismatch(face, source));
+  out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source), ...typeNameClash(face, source), ...errorTypeMismatch(face, source), ...effects(face, source));
 
   for (const action of face.actions) {
     const at = (...path: JsonPath) => ['actions', action.name, ...path];
