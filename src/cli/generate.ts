@@ -13,7 +13,7 @@ import { parseFormat, reporter, type Format, type Reporter } from './report.js';
 export function registerGenerate(program: Command): void {
   program
     .command('generate')
-    .description('Compile faces/*.yaml into generated/ (types, validators, dispatch and scope tables, client, docs, OpenAPI).')
+    .description('Compile faces/*.yaml into generated/ (types, validators, dispatch and scope tables, client, docs, OpenAPI, MCP tools).')
     .option('--faces <dir>', 'directory of face files', 'faces')
     .option('--handlers <dir>', 'directory of face modules, whose handlers are checked against the face flags', 'src/faces')
     .option('--out <dir>', 'output directory', 'generated')

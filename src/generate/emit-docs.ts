@@ -10,6 +10,7 @@ import type { Action, ApiVersion, Catalog, Face, FaceError, RatePolicy, Tier } f
 import { isZeroPrice } from '../spec/price.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { changes } from './docs-changes.js';
+import { effectFact, toolFact } from './docs-effects.js';
 import { eventsView } from './docs-events.js';
 import { abortExample, exampleView } from './docs-examples.js';
 import {
@@ -37,9 +38,9 @@ const UNITS_ANCHOR = 'prices-and-units';
 export function emitDocs(catalog: Catalog): Map<string, string> {
   const files = new Map<string, string>();
   files.set('docs/index.md', renderDoc('index', indexView(catalog)));
-  const { currency } = catalog.platform;
-  // A face's page depends on the face (whose events name their emitters) and the currency alone.
-  for (const face of catalog.faces) files.set(`docs/${facePath(face.name)}`, memo('doc-face', { face, currency }, () => renderDoc('face', faceView(face, currency))));
+  const { currency, latest } = catalog.platform;
+  // A face's page depends on the face (whose events name their emitters), the currency and the newest version (its tools) alone.
+  for (const face of catalog.faces) files.set(`docs/${facePath(face.name)}`, memo('doc-face', { face, currency, latest }, () => renderDoc('face', faceView(face, currency, latest))));
   files.set(`docs/${EVENTS_PATH}`, renderDoc('events', eventsView(catalog)));
   files.set('docs/scopes.md', renderDoc('scopes', scopesView(catalog)));
   files.set('docs/errors.md', renderDoc('errors', errorsView(catalog)));
@@ -128,7 +129,7 @@ function indexExample(catalog: Catalog) {
   return null;
 }
 
-function faceView(face: Face, currency: string) {
+function faceView(face: Face, currency: string, latest: string) {
   const ref = (name: string) => (face.schemas.some((s) => s.name === name) ? `[${name}](#${slug(name)})` : name);
   const version = (date: string) => `[${date}](../versions.md#${slug(date)})`;
   const named = Object.fromEntries(face.schemas.map((s) => [s.name, s.schema]));
@@ -152,7 +153,7 @@ function faceView(face: Face, currency: string) {
       heading: action.id,
       summary: action.summary.trim(),
       description: action.description?.trim() ?? '',
-      facts: actionFacts(action, version, currency),
+      facts: actionFacts(face, action, version, currency, latest),
       payload: schemaView(action.payload, ref, version, named),
       result: schemaView(action.result, ref, version, named),
       examples: action.examples.map((example, i) => exampleView(action, example, action.examples.length > 1 ? i + 1 : 0)),
@@ -178,10 +179,11 @@ function faceView(face: Face, currency: string) {
   };
 }
 
-function actionFacts(action: Action, version: (date: string) => string, currency: string): Fact[] {
+function actionFacts(face: Face, action: Action, version: (date: string) => string, currency: string, latest: string): Fact[] {
   const served = action.variants.flatMap((v) => v.versions);
   const facts: Fact[] = [
     { label: 'Scope', value: `[${code(action.scope)}](../scopes.md)` },
+    effectFact(action),
     { label: 'Versions', value: versionRange(action.since, action.until, version) },
     { label: 'Served in', value: served.length ? served.map(version).join(', ') : 'no version currently served' },
     {
@@ -201,6 +203,7 @@ function actionFacts(action: Action, version: (date: string) => string, currency
   if (action.weight.perCall !== 1 || Object.keys(action.weight.perItem).length) facts.push({ label: 'Rate-limit weight', value: weight(action) });
   if (action.emits.length) facts.push({ label: 'Events', value: action.emits.map((type) => eventLink(type, '../')).join(', ') });
   if (Object.keys(action.rate).length) facts.push({ label: 'Rate limits', value: rates(action.rate) });
+  facts.push(toolFact(face, action, latest));
   return facts;
 }
 

@@ -1,7 +1,8 @@
 /**
  * `generated/editor/face.schema.json`: the face language's meta-schema as this catalogue's editors should
  * read it (face files point at it on their first line, `# yaml-language-server: $schema=...`). Beside the
- * shapes of `src/spec/schemas/face.schema.json` it knows the catalogue: `scope` completes from the platform's
+ * shapes of `src/spec/schemas/face.schema.json` it knows the catalogue: every action must say what a call does
+ * (`effect`, `external`, and `idempotent` unless it reads, which lint requires), `scope` completes from the platform's
  * scopes, `since`/`until` from its versions, `emits` from the declared event types, and payload, result and
  * event data schemas are checked as the JSON Schema 2020-12 that ajv's strict mode accepts (an unknown keyword
  * or type is flagged while typing; properties and the alternatives of a oneOf/anyOf take the face language's `since`
@@ -22,7 +23,7 @@ export function emitEditorSchema(catalog: Catalog): string {
   const { platform } = catalog;
   const versions = platform.versions.map((v) => v.date);
   const events = catalog.faces.flatMap((f) => f.events.map((e) => e.type)).sort();
-  const action = meta.$defs.action as { properties: Record<string, JsonSchema> };
+  const action = meta.$defs.action as { properties: Record<string, JsonSchema>; required: string[]; allOf?: JsonSchema[] };
   const schema = { $ref: '#/$defs/jsonSchema' };
 
   meta.$id = 'https://unified-dispatch.dev/schemas/editor/face.schema.json';
@@ -31,6 +32,13 @@ export function emitEditorSchema(catalog: Catalog): string {
   action.properties.scope = { ...action.properties.scope, enum: platform.scopes.map((s) => s.name) };
   action.properties.emits = { ...action.properties.emits, items: { type: 'string', enum: events } };
   for (const key of ['payload', 'result']) action.properties[key] = { ...action.properties[key], ...schema };
+  // What a call does is lint's to require (effect-missing and the like: `dispatch diff` reads bases older
+  // than it); an editor flags it while typing.
+  action.required = [...action.required, 'effect', 'external'];
+  action.allOf = [
+    { if: { required: ['effect'], properties: { effect: { enum: ['write', 'destroy'] } } }, then: { required: ['idempotent'] } },
+    { if: { required: ['effect'], properties: { effect: { const: 'read' } } }, then: { properties: { idempotent: { const: true, description: 'A read is idempotent.' } } } },
+  ];
   meta.properties.schemas = { ...meta.properties.schemas, additionalProperties: schema };
   const declared = meta.properties.events as { additionalProperties: { properties: Record<string, JsonSchema> } };
   declared.additionalProperties.properties.data = { ...declared.additionalProperties.properties.data, ...schema };

@@ -12,6 +12,7 @@ import { DISPATCH_PATH, emitDispatch, emitPlatform, emitScopes, PLATFORM_PATH, S
 import { emitDocs } from './emit-docs.js';
 import { EDITOR_SCHEMA_PATH, emitEditorSchema } from './emit-editor-schema.js';
 import { emitModules, MODULES_PATH } from './emit-handlers.js';
+import { emitMcpTools, MCP_TOOLS_PATH } from './emit-mcp.js';
 import { emitOpenApi, OPENAPI_PATH } from './emit-openapi.js';
 import { emitServerTypes, SERVER_TYPES_PATH } from './emit-server-types.js';
 import { emitValidators, validatorsPath, validatorTypesPath } from './emit-validators.js';
@@ -51,6 +52,7 @@ export async function generate(catalog: Catalog): Promise<Map<string, string>> {
   for (const [path, text] of emitDocs(catalog)) emitted(path, text);
   emitted(OPENAPI_PATH, emitOpenApi(catalog));
   emitted(EDITOR_SCHEMA_PATH, emitEditorSchema(catalog));
+  emitted(MCP_TOOLS_PATH, emitMcpTools(catalog));
 
   const paths = [...pending.keys()].sort();
   const formatted = new Map(await Promise.all(paths.map(async (path) => [path, await pending.get(path)!] as const)));

@@ -16,6 +16,9 @@ export interface ActionExample {
 export interface ActionStanza {
   summary: string;
   scope: string;
+  effect: 'read' | 'write' | 'destroy';
+  idempotent?: boolean;
+  external: boolean;
   payload: Record<string, unknown>;
   result: Record<string, unknown>;
   examples: ActionExample[];
@@ -31,10 +34,27 @@ export function starterAction(face: string, action: string, scope: string, summa
   return {
     summary: summary ?? `TODO: say in one line what ${face}.${action} does.`,
     scope,
+    ...starterEffects(action),
     payload: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: field('payload', { minLength: 1 }) } },
     result: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: field('result') } },
     examples: [{ payload: { id: 'example' }, result: { id: 'example' } }],
   };
+}
+
+/** Verbs an action name may start with (`get`, `getUser`) that say what a call does. */
+const READS = ['get', 'list', 'read', 'search', 'find', 'query', 'count', 'describe', 'lookup', 'check', 'preview'];
+const DESTROYS = ['delete', 'remove', 'revoke', 'destroy', 'purge', 'cancel', 'void'];
+
+/**
+ * What a call does, as the action's name suggests: a read for `get…` or `list…`, a destroy for `delete…` or
+ * `revoke…`, otherwise a write that a repeat does again; none reaches outside. The author corrects it (the
+ * face language requires it said, README § Writing a face); a starter must build as written.
+ */
+export function starterEffects(action: string): Pick<ActionStanza, 'effect' | 'idempotent' | 'external'> {
+  const verb = (verbs: string[]) => verbs.some((v) => action === v || (action.startsWith(v) && /[A-Z0-9]/.test(action.charAt(v.length))));
+  if (verb(READS)) return { effect: 'read', external: false };
+  if (verb(DESTROYS)) return { effect: 'destroy', idempotent: true, external: false };
+  return { effect: 'write', idempotent: false, external: false };
 }
 
 export interface NewFace {

@@ -49,6 +49,37 @@ export const DIAGNOSTICS = {
     severity: 'error',
     message: 'Action {action} writes to ctx.stream ({where}) but is not declared "stream: true".',
   },
+  'effect-missing': {
+    severity: 'error',
+    message:
+      'Action {action} does not say what a call does: add "effect: read" (it changes nothing that lasts), "effect: write" (it creates or changes something) or "effect: destroy" (it deletes, revokes or ends something).',
+  },
+  'idempotent-missing': {
+    severity: 'error',
+    message: 'Action {action} ({effect}) does not say whether a repeat changes anything more: add "idempotent: true" (a second call with the same payload changes nothing more) or "idempotent: false".',
+  },
+  'external-missing': {
+    severity: 'error',
+    message:
+      'Action {action} does not say whether it reaches outside the platform: add "external: true" (it calls a model provider, a payment processor, an SMTP server or a URL) or "external: false".',
+  },
+  'read-not-idempotent': {
+    severity: 'error',
+    message: 'Action {action} is a read, which changes nothing and so is idempotent: remove "idempotent: false", or declare "effect: write" if a call changes something.',
+  },
+  'tool-name-too-long': {
+    severity: 'error',
+    message: 'The MCP tool of {action} would be named {tool}, {length} characters; clients refuse names over {max} (README § MCP tools): shorten the action\'s or the face\'s name.',
+  },
+  'tool-name-invalid': { severity: 'error', message: 'The MCP tool name {tool} has characters other than A-Z, a-z, 0-9, _ and -, which model APIs refuse.' },
+  'tool-description-too-long': {
+    severity: 'error',
+    message: 'The MCP tool {tool} would be described in {length} characters; clients refuse descriptions over {max} (README § MCP tools): shorten the summary and description of {action}.',
+  },
+  'tool-input-not-object': { severity: 'error', message: 'The input schema of the MCP tool {tool} has type {found} at its root, not "object", which MCP and the model APIs require.' },
+  'tool-input-combinator': { severity: 'error', message: 'The input schema of the MCP tool {tool} keeps "{keyword}" at its root, which model APIs refuse there.' },
+  'tool-schema-ref': { severity: 'error', message: 'The {which} schema of the MCP tool {tool} keeps the reference "{ref}", which many clients cannot resolve.' },
+  'tool-output-not-object': { severity: 'error', message: 'The output schema of the MCP tool {tool} has type {found} at its root, not "object", which MCP requires.' },
   'stream-events-without-stream': {
     severity: 'error',
     message: 'Action {action} declares the stream event "{event}" but is not declared "stream: true".',

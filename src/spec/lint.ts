@@ -2,7 +2,7 @@
  * Semantic rules over a resolved face: scopes, tiers and versions that exist, references that resolve,
  * schemas that ajv (strict) accepts, examples that match them, events with names of the right form and
  * data schemas ajv accepts, and the 90-day notice for breaking changes. Each rule reports at the node it is about.
- * Newer rules live one per file under rules/ (units and prices) and are called from lintFace.
+ * Newer rules live one per file under rules/ (units, prices, effects, MCP tools) and are called from lintFace.
  */
 import type { ValidateFunction } from 'ajv';
 import { sha256 } from '../hash.js';
@@ -14,8 +14,10 @@ import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
 import { NOTICE_DAYS, noticeDays } from './notice.js';
 import type { RawFace } from './resolve.js';
 import { suggestion } from './suggest.js';
+import { effects } from './rules/effects.js';
 import { errorTypeMismatch } from './rules/error-type.js';
 import { invalidPrice } from './rules/invalid-price.js';
+import { mcpTools } from './rules/mcp-tools.js';
 import { typeNameClash } from './rules/type-name-clash.js';
 import { unknownUnit } from './rules/unknown-unit.js';
 import type { JsonPath, SourceFile } from './source.js';
@@ -72,7 +74,7 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     out.push(...problems, ...annotations(event.data, ['events', event.type, 'data'], source, checkVersion, breaking, 'output'));
     if (problems.every((d) => d.code !== 'unknown-ref')) checked.events.push(event.type);
   }
-  out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source), ...typeNameClash(face, source), ...errorTypeMismatch(face, source));
+  out.push(...unknownUnit(face, source, platform), ...invalidPrice(face, source), ...typeNameClash(face, source), ...errorTypeMismatch(face, source), ...effects(face, source));
 
   for (const action of face.actions) {
     const at = (...path: JsonPath) => ['actions', action.name, ...path];
@@ -105,6 +107,8 @@ export function lintFace(face: Face, source: SourceFile, platform: Platform, oth
     if (badRefs.length === 0) checked.actions.push(action.name);
   }
   out.push(...schemaDiagnostics(face, source, checked));
+  // A reference that names nothing is reported once, as unknown-ref, not again in the tool it would be part of.
+  out.push(...mcpTools(face, source, platform, checked.actions));
 
   for (const change of breaking) {
     const version = platform.versions.find((v) => v.date === change.version);

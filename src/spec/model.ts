@@ -119,6 +119,12 @@ export interface PayloadVariant {
   schema: JsonSchema;
 }
 
+/**
+ * What a call does to the world: `read` changes nothing that lasts, `write` creates or changes something,
+ * `destroy` deletes, revokes or ends something (a destructive update, in MCP's words).
+ */
+export type Effect = 'read' | 'write' | 'destroy';
+
 export interface Action {
   face: string;
   name: string;
@@ -128,7 +134,15 @@ export interface Action {
   typeName: string;
   summary: string;
   description?: string;
+  /** A short name for people (an MCP tool's title); absent: one is made from the summary. */
+  title?: string;
   scope: string;
+  /** As declared; `write` when the face file declares none (which lint reports). */
+  effect: Effect;
+  /** A repeat with the same payload changes nothing more; a read always is. */
+  idempotent: boolean;
+  /** Reaches a system outside the platform (a model provider, a payment processor, an SMTP server, a URL). */
+  external: boolean;
   since: string;
   until?: string;
   stream: boolean;

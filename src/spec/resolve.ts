@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { canonicalJson, materialize } from './json-schema.js';
-import type { Action, ApiVersion, Catalog, Cost, EventType, Face, JsonSchema, PayloadVariant, Platform, PlatformInfo, RatePolicy, Tier } from './model.js';
+import type { Action, ApiVersion, Catalog, Cost, Effect, EventType, Face, JsonSchema, PayloadVariant, Platform, PlatformInfo, RatePolicy, Tier } from './model.js';
 import { priceText } from './price.js';
 import type { JsonPath, SourceFile } from './source.js';
 
@@ -25,7 +25,11 @@ interface RawPlatform {
 interface RawAction {
   summary: string;
   description?: string;
+  title?: string;
   scope: string;
+  effect?: Effect;
+  idempotent?: boolean;
+  external?: boolean;
   since?: string;
   until?: string;
   stream?: boolean;
@@ -117,7 +121,13 @@ export function resolveFace(source: SourceFile, platform: Platform): Face {
         typeName: typeName + pascalCase(name),
         summary: a.summary,
         description: a.description,
+        ...(a.title === undefined ? {} : { title: a.title }),
         scope: a.scope,
+        // Undeclared, the cautious reading (lint refuses it, so only a lenient build sees it): a write,
+        // repeated at a cost, that may reach outside.
+        effect: a.effect ?? 'write',
+        idempotent: a.idempotent ?? a.effect === 'read',
+        external: a.external ?? true,
         since,
         until: a.until,
         stream: a.stream ?? false,

@@ -54,6 +54,8 @@ events:
 actions:
   echo:
     summary: Echo a message.
+    effect: read
+    external: false
     scope: demo:read
     emits: [demo.echo.done]
     rate:
@@ -75,6 +77,8 @@ actions:
         kind: { type: string, enum: [short, long] }
   watch:
     summary: Watch a thing.
+    effect: read
+    external: false
     scope: demo:read
     stream: true
     streamEvents:
@@ -86,6 +90,8 @@ actions:
     result: { type: object }
   ping:
     summary: Ping.
+    effect: read
+    external: false
     scope: demo:read
     payload: { type: object }
     result: { type: object }
@@ -97,6 +103,8 @@ since: 2026-01-01
 actions:
   get:
     summary: Get.
+    effect: read
+    external: false
     scope: demo:read
     payload: { type: object }
     result: { type: object }
@@ -306,7 +314,7 @@ const cases: Case[] = [
   },
   {
     name: 'new action (additive)',
-    face: FACE + '  pong:\n    summary: Pong.\n    scope: demo:read\n    payload: { type: object }\n    result: { type: object }\n',
+    face: FACE + '  pong:\n    summary: Pong.\n    effect: read\n    external: false\n    scope: demo:read\n    payload: { type: object }\n    result: { type: object }\n',
     expected: (f) => [`action-added spec/demo.yaml:${pos(f, 'pong:')}`],
   },
   {

@@ -66,4 +66,24 @@ describe('the editor schema of face files', () => {
       expect(at, path).toContain(path);
     }
   });
+
+  it('wants every action to say what a call does, and idempotent of a write or a destroy', () => {
+    const validate = validator(fromRoot('faces'));
+    const face = () => parse(readFileSync(fromRoot('faces', 'keys.yaml'), 'utf8')) as { actions: Record<string, Record<string, any>> };
+    const errorsOf = (edited: ReturnType<typeof face>) => (validate(edited) ? [] : validate.errors!.map((e) => `${e.instancePath} ${e.keyword} ${JSON.stringify(e.params)}`));
+    const missing = face();
+    delete missing.actions.get!.effect;
+    delete missing.actions.get!.external;
+    delete missing.actions.revoke!.idempotent;
+    expect(errorsOf(missing)).toEqual(
+      expect.arrayContaining([
+        '/actions/get required {"missingProperty":"effect"}',
+        '/actions/get required {"missingProperty":"external"}',
+        '/actions/revoke required {"missingProperty":"idempotent"}',
+      ]),
+    );
+    const contradiction = face();
+    contradiction.actions.get!.idempotent = false;
+    expect(errorsOf(contradiction)).toContain('/actions/get/idempotent const {"allowedValue":true}');
+  });
 });

@@ -22,6 +22,9 @@ actions:
   add:
     summary: Pin a note.
     scope: notes:write
+    effect: write
+    idempotent: true
+    external: false
     payload: { type: object, required: [id], additionalProperties: false, properties: { id: { type: string, description: Note id. } } }
     result: { type: object, required: [id], properties: { id: { type: string, description: Note id. } } }
     examples:

@@ -27,6 +27,9 @@ actions:
   bump:
     summary: Add one to a counter and answer its count.
     scope: storage:write
+    effect: write
+    idempotent: false
+    external: false
     payload:
       type: object
       required: [id]

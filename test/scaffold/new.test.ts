@@ -96,9 +96,10 @@ describe('dispatch new face, then new action', () => {
     const widgets = catalog!.faces.find((f) => f.name === 'widgets')!;
     // Not the newest declared version, which may only be announced: calls that name no version reach the face at once.
     expect(widgets.since).toBe(versionInForce(catalog!.platform, new Date().toISOString().slice(0, 10)));
-    expect(widgets.actions.map((a) => [a.name, a.scope, a.examples.length])).toEqual([
-      ['get', 'storage:read', 1],
-      ['list', 'storage:read', 1],
+    // Each says what a call does, as its name suggests: the author corrects it.
+    expect(widgets.actions.map((a) => [a.name, a.scope, a.effect, a.external, a.examples.length])).toEqual([
+      ['get', 'storage:read', 'read', false, 1],
+      ['list', 'storage:read', 'read', false, 1],
     ]);
   });
 

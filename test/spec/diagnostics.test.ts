@@ -58,6 +58,8 @@ actions:
     examples:
       - payload: { message: hi }
         result: { message: hi }
+    effect: read
+    external: false
 `;
 
 function diagnose(files: Record<string, string>) {
@@ -76,7 +78,7 @@ describe('face diagnostics', () => {
     ['YAML syntax', FACE.replace('summary: A demo face.', 'summary: [unclosed'), ['spec/demo.yaml:3:1 yaml-syntax']],
     ['recursive alias', FACE.replace('      - payload: { message: hi }', '      - payload: &loop { message: hi, again: [*loop] }'), ['spec/demo.yaml:24:47 recursive-alias']],
     ['unknown scope', FACE.replace('scope: demo:read', 'scope: demo:reed'), ['spec/demo.yaml:11:12 unknown-scope']],
-    ['duplicate action', FACE + FACE.slice(FACE.indexOf('  echo:')), ['spec/demo.yaml:26:3 duplicate-action']],
+    ['duplicate action', FACE + FACE.slice(FACE.indexOf('  echo:')), ['spec/demo.yaml:28:3 duplicate-action']],
     ['meta-schema: unknown property', FACE.replace('    summary: Echo a message.', '    sumary: Echo a message.'), [
       'spec/demo.yaml:9:3 schema-violation',
       'spec/demo.yaml:10:5 schema-violation',
@@ -85,7 +87,7 @@ describe('face diagnostics', () => {
     ['schema rejected by ajv strict', FACE.replace('message: { type: string }\n    result', 'message: { type: string, minLenght: 2 }\n    result'), [
       'spec/demo.yaml:18:34 invalid-json-schema',
     ]],
-    ['an action without an example', FACE.replace(/    examples:\n[\s\S]*$/, ''), ['spec/demo.yaml:9:3 missing-example']],
+    ['an action without an example', FACE.replace(/    examples:\n.*\n.*\n/, ''), ['spec/demo.yaml:9:3 missing-example']],
     ['example does not match', FACE.replace('- payload: { message: hi }', '- payload: { message: 42 }'), ['spec/demo.yaml:24:18 example-mismatch']],
     ['event name form', FACE.replaceAll('demo.echo.done', 'echo.done'), ['spec/demo.yaml:5:3 invalid-event-name']],
     ['event not declared', FACE.replace('emits: [demo.echo.done]', 'emits: [demo.echo.gone]'), [
@@ -104,7 +106,9 @@ describe('face diagnostics', () => {
     examples:
       - payload: {}
         result: { message: 3 }
-`, ['spec/demo.yaml:21:7 invalid-json-schema', 'spec/demo.yaml:33:7 invalid-json-schema']],
+    effect: read
+    external: false
+`, ['spec/demo.yaml:21:7 invalid-json-schema', 'spec/demo.yaml:35:7 invalid-json-schema']],
     ['one result schema in two actions, each example checked against it', `${FACE}  again:
     summary: Echo again.
     scope: demo:read
@@ -116,7 +120,9 @@ describe('face diagnostics', () => {
     examples:
       - payload: {}
         result: { message: 3 }
-`, ['spec/demo.yaml:36:17 example-mismatch']],
+    effect: read
+    external: false
+`, ['spec/demo.yaml:38:17 example-mismatch']],
     ['results that JSON would spell alike (.inf and null), each checked against its own', `${FACE}  infinite:
     summary: Answer infinity.
     scope: demo:read
@@ -125,6 +131,8 @@ describe('face diagnostics', () => {
     examples:
       - payload: {}
         result: .inf
+    effect: read
+    external: false
   nothing:
     summary: Answer null.
     scope: demo:read
@@ -133,6 +141,8 @@ describe('face diagnostics', () => {
     examples:
       - payload: {}
         result: null
+    effect: read
+    external: false
 `, []],
     ['event data schema rejected by ajv strict', FACE.replace('data: { type: object,', 'data: { type: object, minProps: 1,'), ['spec/demo.yaml:7:27 invalid-json-schema']],
     ['event data with an unknown reference', FACE.replace('data: { type: object,', 'data: { $ref: "#/schemas/Gone", type: object,'), ['spec/demo.yaml:7:19 unknown-ref']],
@@ -176,6 +186,10 @@ describe('face diagnostics', () => {
     ['stream event data with an unknown reference', FACE.replace('    scope: demo:read', '    scope: demo:read\n    stream: true\n    streamEvents: { tick: { summary: T., data: { $ref: "#/schemas/Gone" } } }'), [
       'spec/demo.yaml:13:56 unknown-ref',
     ]],
+    ['an action that does not say what a call does', FACE.replace('    effect: read\n    external: false\n', ''), ['spec/demo.yaml:9:3 effect-missing', 'spec/demo.yaml:9:3 external-missing']],
+    ['a write that does not say whether a repeat changes more', FACE.replace('effect: read', 'effect: write'), ['spec/demo.yaml:9:3 idempotent-missing']],
+    ['a read declared not idempotent', FACE.replace('effect: read', 'effect: read\n    idempotent: false'), ['spec/demo.yaml:27:17 read-not-idempotent']],
+    ['an effect the language does not know', FACE.replace('effect: read', 'effect: delete'), ['spec/demo.yaml:26:13 schema-violation']],
     ['a schema named as a generated type', FACE.replace('actions:', 'schemas:\n  EchoResult: { type: object }\nactions:'), ['spec/demo.yaml:9:3 type-name-clash']],
     ['unknown tier', FACE.replace('since: 2026-01-01\n', 'since: 2026-01-01\nrate: { gold: { limit: 1, window: 1s } }\n'), ['spec/demo.yaml:4:9 unknown-tier']],
     ['error code of the platform', FACE.replace('actions:', 'errors:\n  - { code: timeout, status: 400, type: invalid_request_error, message: M, retryable: false }\nactions:'), [

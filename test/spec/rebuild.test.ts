@@ -28,6 +28,8 @@ ${errors}actions:
     payload: { type: object }
     result: { type: object }
     examples: [{ payload: {}, result: {} }]
+    effect: read
+    external: false
 `;
 }
 

@@ -37,6 +37,8 @@ actions:
     payload: { type: object }
     result: { type: object }
     examples: [{ payload: {}, result: {} }]
+    effect: read
+    external: false
 `;
 
 export function build(face: string, platform = PLATFORM): BuildResult {

@@ -21,6 +21,8 @@ actions:
     payload: { type: object }
     result: { type: object }
     examples: [{ payload: {}, result: {} }]
+    effect: read
+    external: false
 `;
 
 describe('error-type-mismatch', () => {

@@ -21,6 +21,8 @@ actions:
     payload: { type: object }
     result: { type: object }
     examples: [{ payload: {}, result: {} }]
+    effect: read
+    external: false
 `;
 
 const build = (a: string, b: string) => buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['alpha.yaml', a], ['beta.yaml', b]]) });

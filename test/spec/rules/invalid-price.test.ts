@@ -41,7 +41,7 @@ describe('invalid-price', () => {
   });
 
   it('keeps the text of a price shared through a YAML alias', () => {
-    const face = faceWithCost('&price { perCall: 0.0000005 }') + '  again:\n    summary: Again.\n    scope: demo:read\n    cost: *price\n    payload: { type: object }\n    result: { type: object }\n    examples: [{ payload: {}, result: {} }]\n';
+    const face = faceWithCost('&price { perCall: 0.0000005 }') + '  again:\n    summary: Again.\n    scope: demo:read\n    cost: *price\n    payload: { type: object }\n    result: { type: object }\n    examples: [{ payload: {}, result: {} }]\n    effect: read\n    external: false\n';
     const { catalog, diagnostics } = build(face);
     expect(diagnostics).toEqual([]);
     expect(catalog?.faces[0]?.actions.map((a) => a.cost.perCall)).toEqual(['0.0000005', '0.0000005']);
