@@ -66,6 +66,7 @@ export function registerServe(program: Command): void {
           http: config.http,
           settings: moduleSettings,
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
+          mcpToolLimit: config.mcpToolLimit,
           corsOrigins: config.corsOrigins,
           // Unset, the listening address stands in, unless it is every interface (0.0.0.0, ::): no client
           // reaches that, so docUrls stay relative to wherever the client called.

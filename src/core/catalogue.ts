@@ -3,6 +3,7 @@
  * its faces.
  */
 import type { ErrorDefinition, EventEntry, FaceEntry, PlatformData, ScopeEntry } from './dispatch-types.js';
+import type { McpToolsFile } from '../spec/mcp/tool-types.js';
 import type { AnyFaceModule } from './face-module.js';
 
 /**
@@ -20,6 +21,8 @@ export interface Catalogue {
   readonly errors: ReadonlyMap<string, ErrorDefinition>;
   /** The module of every face that is not built in: its handlers, tables, background work and routes. */
   readonly modules: readonly AnyFaceModule[];
+  /** The actions as MCP tools, served at `/mcp` when given. */
+  readonly mcp?: McpToolsFile;
   /** Served as they are at `/openapi.json` and `/docs/*`, when given. */
   readonly documents?: { readonly openapi: string; readonly docs: ReadonlyMap<string, string> };
 }

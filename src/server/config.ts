@@ -35,6 +35,8 @@ export interface RuntimeConfig {
   http: HttpLimits;
   /** Asked of `GET /metrics` as a bearer token when set. */
   metricsToken?: string;
+  /** Past this many tools a key may call, `/mcp` lists the meta tools instead. */
+  mcpToolLimit: number;
   /** Where clients reach this server (`PUBLIC_URL`), the base of error docUrls; the listening address when unset. */
   publicUrl?: string;
   /** Seals secrets at rest; made into the data directory in the embedded mode when unset. */
@@ -82,6 +84,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): RuntimeConfig 
       maxConnections: integer(env, 'MAX_CONNECTIONS', DEFAULT_HTTP_LIMITS.maxConnections),
     },
     metricsToken: env.METRICS_TOKEN || undefined,
+    mcpToolLimit: integer(env, 'MCP_TOOL_LIMIT', 40),
     publicUrl: publicUrl(env),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     secretKey: env.DISPATCH_SECRET_KEY || undefined,

@@ -17,6 +17,7 @@ import { handlerTable } from './handler-table.js';
 import { startModules } from './modules.js';
 import { KeyCache } from './key-cache.js';
 import { registerCallRoutes } from './call-routes.js';
+import { registerMcpRoutes } from './mcp/mcp-routes.js';
 import { registerCors } from './cors.js';
 import { createHttpApp } from './http-app.js';
 import { registerDocumentRoutes, registerOpsRoutes } from './ops-routes.js';
@@ -54,6 +55,8 @@ export interface ServerOptions {
   streamMaxBufferedBytes?: number;
   /** Time limits and the connection cap of the HTTP server; `DEFAULT_HTTP_LIMITS` when absent. */
   http?: HttpLimits;
+  /** Past this many tools a key may call, `/mcp` lists the three meta tools instead (`MCP_TOOL_LIMIT`, default 40). */
+  mcpToolLimit?: number;
   /** When set, `GET /metrics` asks for `Authorization: Bearer <metricsToken>`. */
   metricsToken?: string;
   /** Where clients reach this server (`PUBLIC_URL`), against which error `docUrl`s are made absolute. */
@@ -65,6 +68,9 @@ export interface ServerOptions {
   /** The clock by which API versions take effect (calls' default version, the workers' events); `Date.now` unless a test sets it. */
   now?: () => number;
 }
+
+/** Tools a key sees by name over MCP before it sees the meta tools: clients warn or cap from 40 on. */
+export const DEFAULT_MCP_TOOL_LIMIT = 40;
 
 /** `/docs/errors.md` under a public URL, its path kept (`https://example.com/api` + `/docs/…`); a full URL as it is. */
 function absolute(url: string, publicUrl: string): string {
@@ -118,6 +124,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const { app } = http;
   app.addHook('preClose', async () => modules.stopping());
   registerCallRoutes(http, runtime, streamLimits);
+  registerMcpRoutes(http, runtime, { toolLimit: options.mcpToolLimit ?? DEFAULT_MCP_TOOL_LIMIT });
   registerOpsRoutes(http, options.db, metrics, options.metricsToken);
   registerDocumentRoutes(http, catalogue.documents);
   registerCors(app, options.corsOrigins ?? [], modules.crossOrigin);

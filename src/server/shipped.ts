@@ -1,9 +1,9 @@
 /**
  * The catalogue generated from `faces/`: what `dispatch serve` serves, with the face modules of `src/faces/`
- * and the documents the generator wrote beside them (the OpenAPI document and the markdown docs the
- * manifest lists). The documents are read next to this module's own copy of the tables (`generated/` from
- * the sources, `dist/generated/` in the compiled program), so the served OpenAPI always describes the
- * dispatch table that is enforced.
+ * and the files the generator wrote beside them (the MCP tools, the OpenAPI document and the markdown
+ * docs the manifest lists). The documents are read next to this module's own copy of the tables (`generated/` from
+ * the sources, `dist/generated/` in the compiled program), so the served OpenAPI and MCP tools always
+ * describe the dispatch table that is enforced.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { fromProgram } from '../package-root.js';
 import { openStore, type StoreConfig } from '../store/open.js';
 import type { Db } from '../store/schema.js';
 import type { Catalogue } from '../core/catalogue.js';
+import type { McpToolsFile } from '../spec/mcp/tool-types.js';
 import { moduleMigrations, type ModuleMigration } from '../core/face-module.js';
 
 export function shippedCatalogue(): Catalogue {
@@ -28,6 +29,7 @@ export function shippedCatalogue(): Catalogue {
     scopes,
     errors,
     modules: Object.values(modules),
+    mcp: JSON.parse(read('mcp/tools.json')) as McpToolsFile,
     documents: { openapi: read('openapi.json'), docs },
   };
 }

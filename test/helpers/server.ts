@@ -59,6 +59,8 @@ export interface TestServerOptions {
   /** The live payment processor (a Stripe client pointed at a local server), or another sandbox. */
   payments?: Partial<Providers['payments']>;
   keyCacheTtlMs?: number;
+  /** Past this many tools, `/mcp` lists the meta tools (40 unless given). */
+  mcpToolLimit?: number;
   /** How long idempotency records are kept (s); a day unless given. */
   idempotencyTtlSeconds?: number;
   limiter?: RateLimiter;
@@ -123,6 +125,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.streamStallMs !== undefined ? { streamStallMs: options.streamStallMs } : {}),
     ...(options.http ? { http: options.http } : {}),
     ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+    ...(options.mcpToolLimit !== undefined ? { mcpToolLimit: options.mcpToolLimit } : {}),
     ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     // Laid over each module's defaults, as a server started with no variables set reads them.
