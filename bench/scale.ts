@@ -11,37 +11,17 @@
  * row also gives it as bare Fastify's plus the server's own); throughput within 5% of the small catalogue's.
  */
 import { fork } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildSync } from 'esbuild';
-import { generate } from '../src/generate/index.js';
-import { writeGenerated } from '../src/generate/write.js';
 import { fromRoot } from '../src/package-root.js';
-import { buildCatalog } from '../src/spec/index.js';
-import type { Catalog } from '../src/spec/model.js';
-import { createKey } from '../src/store/keys.js';
-import { openShippedStore } from '../src/server/shipped.js';
-import { BENCH_KEYS } from './keys.js';
 import { doTarget, startChild, type Started } from './http.js';
 import { mediansOf, runRounds, warnings, type Row } from './rounds.js';
+import { prepare, serverEnv, type Prepared } from './scratch-catalogue.js';
 
-const LARGE = fromRoot('test', 'fixtures', 'large', 'faces');
 const FACE = 'search';
 const CALL = { face: FACE, action: 'list', payload: { limit: 10 } };
 const STARTS = 9;
 /** The catalogue's server, compiled under dist/bench. */
 const SERVER = 'catalogue-server.js';
-
-export interface Prepared {
-  dir: string;
-  dataDir: string;
-  keys: string[];
-  actions: number;
-  /** The catalogue as built, with every action's examples. */
-  catalog: Catalog;
-}
 
 export async function scale(): Promise<void> {
   console.log(`\nScale (the large catalogue against ${FACE}.yaml alone; each server its own process)`);
@@ -77,40 +57,6 @@ export async function scale(): Promise<void> {
     for (const server of servers) await server.stop();
   }
 }
-
-/**
- * Generates the catalogue (all of the large one, or only `faces` of it) into a scratch project, compiles its
- * tables to JavaScript, writes each action's example result, and migrates a store with the bench keys.
- */
-export async function prepare(faces?: string[]): Promise<Prepared> {
-  const dir = mkdtempSync(join(tmpdir(), 'dispatch-bench-scale-'));
-  let facesDir = LARGE;
-  if (faces) {
-    facesDir = join(dir, 'faces');
-    mkdirSync(facesDir);
-    for (const name of ['platform.yaml', ...faces]) copyFileSync(join(LARGE, name), join(facesDir, name));
-  }
-  const { catalog, diagnostics } = buildCatalog(facesDir);
-  if (!catalog) throw new Error(`The catalogue does not build:\n${diagnostics.map((d) => d.message).join('\n')}`);
-  writeGenerated(join(dir, 'generated'), await generate(catalog));
-  const server = join(dir, 'generated', 'server');
-  buildSync({ entryPoints: [join(server, 'dispatch.ts'), join(server, 'platform.ts'), join(server, 'scopes.ts')], outdir: server, format: 'esm', platform: 'node', logLevel: 'warning' });
-  // The validators require ajv's runtime, found from the scratch project as from the repository.
-  symlinkSync(fromRoot('node_modules'), join(dir, 'node_modules'));
-  writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
-  const results = Object.fromEntries(catalog.faces.flatMap((f) => f.actions.map((a) => [a.id, a.examples[0]?.result ?? {}])));
-  writeFileSync(join(dir, 'results.json'), JSON.stringify(results));
-  const dataDir = join(dir, 'data');
-  const db = await openShippedStore({ dataDir });
-  const keys: string[] = [];
-  for (let i = 0; i < BENCH_KEYS; i++) {
-    keys.push((await createKey(db, { mode: 'test', scopes: ['*'], entities: [`bench${i}`], tier: 'enterprise' })).secret);
-  }
-  await db.destroy();
-  return { dir, dataDir, keys, actions: catalog.faces.reduce((n, f) => n + f.actions.length, 0), catalog };
-}
-
-export const serverEnv = (prepared: Prepared, port: number) => ({ ...process.env, CATALOGUE_DIR: prepared.dir, DATA_DIR: prepared.dataDir, PORT: String(port) });
 
 /**
  * Milliseconds from spawning `script` (compiled, under dist/bench) to its first 200 for the call: over

@@ -9,7 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepare, serverEnv, type Prepared } from '../../bench/scale.js';
+import { prepare, serverEnv, type Prepared } from '../../bench/scratch-catalogue.js';
 import { fromRoot } from '../../src/package-root.js';
 import { freePort } from '../helpers/process.js';
 
