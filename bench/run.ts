@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- http|outbox|usage|payments|email|templates|storage|generator|scale ...]`: the named sections, or all of them in that order.
+ * `npm run bench [-- http|outbox|usage|payments|email|templates|storage|generator|scale|mcp ...]`: the named sections, or all of them in that order.
  * - http: the real server against the bare node:http floor and bare Fastify in the same run (req/s, p99,
  *   server CPU per request and their ratio to the floor), writing bench/results/http.json;
  * - outbox: what writing an event adds to a call, and webhook deliveries per second against raw POSTs;
@@ -16,7 +16,10 @@
  * - generator: `dispatch generate` (memo cold and warm), `check`, `check --full` and a watch run after one
  *   saved face, on the shipped faces and on the large catalogue (test/fixtures/large: 42 faces, 276 actions);
  * - scale: a server over the large catalogue, from process start to its first 200, and its throughput beside
- *   a catalogue of one face.
+ *   a catalogue of one face;
+ * - mcp: one tool call over Streamable HTTP (`POST /mcp`, `tools/call`) beside the same call over `POST /do`
+ *   (req/s, p99, their ratio), and the size of `tools/list` in tokens for the shipped faces and the large
+ *   catalogue, every tool listed and as the meta tools, writing bench/results/mcp.json.
  * Targets (DESIGN.md): throughput ≥ 80% of the floor, p99 ≤ 2× the floor's; generator full run ≤ 3 s,
  * check and a watch run ≤ 0.5 s for 276 actions; a server over them answers within 250 ms of its start, at
  * ≥ 95% of a small catalogue's throughput; the usage stage costs ≤ 5% of throughput, a summary takes ≤ 50 ms.
@@ -33,6 +36,7 @@ const sections: Record<string, () => Promise<void>> = {
   storage: async () => (await import('./storage.js')).storage(),
   generator: async () => (await import('./generator.js')).generator(),
   scale: async () => (await import('./scale.js')).scale(),
+  mcp: async () => (await import('./mcp.js')).mcp(),
 };
 
 const asked = process.argv.slice(2);
