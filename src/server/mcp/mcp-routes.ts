@@ -16,6 +16,12 @@ import { authenticate } from '../stages/authenticate.js';
 let loading: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('./mcp-server.js')]> | undefined;
 const load = () => (loading ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./mcp-server.js')]));
 
+/** Whether a message of the body (one, or a batch) carries a progress token. */
+function asksForProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => (m as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !== undefined);
+}
+
 /** The headers of an MCP request that its calls take: the key and the entity. */
 const CALL_HEADERS = ['authorization', 'x-entity-id'] as const;
 
@@ -34,7 +40,8 @@ export function registerMcpRoutes({ app, sendError, closing }: HttpApp, runtime:
     const [{ StreamableHTTPServerTransport }, { mcpServer }] = await load();
     const headers = Object.fromEntries(CALL_HEADERS.map((name) => [name, request.headers[name] as string | undefined]));
     const server = mcpServer(runtime, { tools, scopes: probe.key!.scopes, headers, toolLimit: options.toolLimit }, runtime.serverVersion);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // A plain JSON answer unless a message asks for progress, which only a stream of events can carry.
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !asksForProgress(request.body) });
     reply.hijack();
     reply.raw.on('close', () => {
       void transport.close();
