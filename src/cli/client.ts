@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { CLIENT_PACKAGE_DIR, packCommand } from '../client-package/pack-command.js';
 import { shownPath } from '../spec/shown-path.js';
 
 export function registerClient(program: Command): void {
@@ -12,12 +13,12 @@ export function registerClient(program: Command): void {
     .command('build')
     .description('Compile generated/client into a package directory: ES modules, CommonJS and declarations.')
     .option('--from <dir>', 'the generated client', 'generated/client')
-    .option('--out <dir>', 'the package directory to write (emptied first)', 'dist/client')
+    .option('--out <dir>', 'the package directory to write (emptied first)', CLIENT_PACKAGE_DIR)
     .action(async (options: { from: string; out: string }) => {
       const { buildClientPackage } = await import('../client-package/build.js');
       try {
         const built = await buildClientPackage(resolve(options.from), resolve(options.out));
-        console.log(`Wrote ${shownPath(built.dir)}: ${built.files.join(', ')}.\nPack it with \`npm pack ${shownPath(built.dir)}\`.`);
+        console.log(`Wrote ${shownPath(built.dir)}: ${built.files.join(', ')}.\nPack it with \`${packCommand(shownPath(built.dir))}\`.`);
       } catch (error) {
         console.error((error as Error).message);
         process.exitCode = 1;

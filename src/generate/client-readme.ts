@@ -2,6 +2,7 @@
  * `generated/client/README.md`: how to install and use the client package, with its own catalogue's
  * actions in the examples (a call, a list walked page by page, a stream) so every snippet runs as written.
  */
+import { CLIENT_PACK_COMMAND, CLIENT_PACKAGE_DIR } from '../client-package/pack-command.js';
 import { payloadIn } from '../spec/json-schema.js';
 import type { Action, Catalog } from '../spec/model.js';
 import { clientPackageOf } from './client-package.js';
@@ -30,10 +31,10 @@ export function emitClientReadme(catalog: Catalog): string {
     'payload and result types of that version, typed errors, streams, pages and webhook events. It runs in Node 18+',
     'and in browsers, as ES modules or CommonJS.',
     '## Install',
-    'From a checkout of the API, `dispatch client build` compiles this directory into `dist/client`, a package that',
+    `From a checkout of the API, \`dispatch client build\` compiles this directory into \`${CLIENT_PACKAGE_DIR}\`, a package that`,
     '`npm pack` turns into a tarball to install (or `npm publish` to a registry of yours):',
     '```sh',
-    `npx dispatch client build && npm pack dist/client && npm install ./${name}-${version}.tgz`,
+    `npx dispatch client build && ${CLIENT_PACK_COMMAND} && npm install ./${name}-${version}.tgz`,
     '```',
     '## Use',
     '```ts',

@@ -1,5 +1,6 @@
 /**
- * The client as its users get it: `dispatch client build`, `npm pack`, the tarball installed into a scratch
+ * The client as its users get it: `dispatch client build`, then the `npm pack` command it prints (the one the
+ * READMEs document) run verbatim, the tarball installed into a scratch
  * project with its dependencies, then programs there importing it by name (ES modules and CommonJS) make
  * typed calls to a live server, and a TypeScript program type-checks against the installed declarations.
  */
@@ -11,17 +12,21 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClientPackage } from '../../src/client-package/build.js';
+import { CLIENT_PACK_COMMAND, CLIENT_PACKAGE_DIR } from '../../src/client-package/pack-command.js';
 import { CLIENT_DEPENDENCIES } from '../../src/generate/client-package.js';
 import { fromRoot } from '../../src/package-root.js';
+import { DISPATCH } from '../helpers/process.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'dispatch-client-package-'));
 const app = join(work, 'app');
 const manifest = JSON.parse(readFileSync(fromRoot('generated', 'client', 'package.json'), 'utf8')) as { name: string; version: string };
 let server: TestServer;
+/** The command `dispatch client build` told us to pack its output with. */
+let hint: string;
 
-function run(command: string, args: string[], cwd: string) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 120_000 });
+function run(command: string, args: string[], cwd: string, shell = false) {
+  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 120_000, shell });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
 }
@@ -33,8 +38,10 @@ async function node(file: string): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  const built = await buildClientPackage(fromRoot('generated', 'client'), join(work, 'package'));
-  run('npm', ['pack', built.dir, '--pack-destination', work, '--silent'], work);
+  // Run where the command is documented to run: the package lands in ./dist/client, the tarball beside it.
+  const printed = run(process.execPath, [DISPATCH, 'client', 'build', '--from', fromRoot('generated', 'client')], work);
+  hint = /Pack it with `([^`]+)`/.exec(printed)?.[1] ?? printed;
+  run(hint, [], work, true);
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true, type: 'module' }));
   run('npm', ['install', join(work, `${manifest.name}-${manifest.version}.tgz`), '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], app);
@@ -55,11 +62,17 @@ describe('dispatch client build', () => {
     expect(readFileSync(join(busy, 'notes.txt'), 'utf8')).toBe('mine');
     await expect(buildClientPackage(fromRoot('generated', 'client'), fromRoot('generated'))).rejects.toThrow(/holds the client's sources/);
     // An earlier build is replaced.
-    await expect(buildClientPackage(fromRoot('generated', 'client'), join(work, 'package'))).resolves.toMatchObject({ files: expect.arrayContaining(['dist/esm/index.js', 'dist/cjs/index.js']) });
+    await expect(buildClientPackage(fromRoot('generated', 'client'), join(work, CLIENT_PACKAGE_DIR))).resolves.toMatchObject({ files: expect.arrayContaining(['dist/esm/index.js', 'dist/cjs/index.js']) });
   });
 });
 
 describe('the packed client', () => {
+  it('is packed by the command the CLI prints and both READMEs document', () => {
+    expect(hint).toBe(CLIENT_PACK_COMMAND);
+    expect(CLIENT_PACK_COMMAND).toBe('npm pack ./dist/client');
+    for (const readme of [fromRoot('README.md'), fromRoot('generated', 'client', 'README.md')]) expect(readFileSync(readme, 'utf8')).toContain(CLIENT_PACK_COMMAND);
+  });
+
   it('declares the dependencies this repository installs and tests it with', () => {
     const root = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { dependencies: Record<string, string> };
     for (const [name, range] of Object.entries(CLIENT_DEPENDENCIES)) expect(root.dependencies[name], name).toBe(range);
