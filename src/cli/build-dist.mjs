@@ -1,7 +1,7 @@
-// Builds dist/, the compiled program (`npm run build`, and first thing in `npm start` and `npm run bench`), when
-// its inputs changed since the last build, and does nothing otherwise. The inputs' fingerprint (a hash of the
-// sources, the generated tables, the bench scripts, tsconfig.json and the lock files, this script included) and
-// what the build wrote are kept in dist/build.json.
+// Builds dist/, the compiled program (`npm run build`, `npm run bench`, and `npm start` through src/cli/start.mjs),
+// when its inputs changed since the last build, and does nothing otherwise. The inputs' fingerprint and stamp
+// (src/cli/build-inputs.mjs: the sources, the generated tables, the bench scripts, tsconfig.json and the lock
+// files, this script included) and what the build wrote are kept in dist/build.json.
 //
 // A rebuild never pulls a file from under a running program, which loads its chunks when it first needs them
 // (a face's validators at its first call): chunks are named by their content and only ever added; every other
@@ -11,14 +11,10 @@
 // dist/.running/<pid> (src/cli/running.ts). README § Command line.
 // Plain JavaScript, run by node itself: it must work before anything is compiled, and decide quickly that
 // nothing is to be done (esbuild is loaded only to build).
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { currentByStamp, DIST, fingerprint, inputFiles, MANIFEST, outputsPresent, readManifest, ROOT, stampOf } from './build-inputs.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIST = join(ROOT, 'dist');
-const MANIFEST = join(DIST, 'build.json');
 const RUNNING = join(DIST, '.running');
 
 const COMMON = { absWorkingDir: ROOT, outdir: 'dist', outbase: '.', platform: 'node', format: 'esm', target: 'node20', write: false, logLevel: 'warning' };
@@ -38,35 +34,6 @@ const PROGRAM = {
   external: ['better-sqlite3', 'ts-morph', 'typescript', 'prettier', 'esbuild'],
   banner: { js: "import { createRequire as createBannerRequire } from 'node:module'; const require = createBannerRequire(import.meta.url);" },
 };
-
-/** The hash of every input, by path and content. */
-function fingerprint() {
-  const files = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(join(dir, entry.name));
-      else files.push(join(dir, entry.name));
-    }
-  };
-  walk(join(ROOT, 'src'));
-  walk(join(ROOT, 'generated'));
-  files.push(...readdirSync(join(ROOT, 'bench')).filter((name) => name.endsWith('.ts')).map((name) => join(ROOT, 'bench', name)));
-  // node_modules/.package-lock.json changes with every install: the packages bundled into the program.
-  files.push(...['package.json', 'package-lock.json', 'tsconfig.json', 'node_modules/.package-lock.json'].map((name) => join(ROOT, name)).filter((file) => existsSync(file)));
-  const hash = createHash('sha256');
-  for (const file of files.sort()) hash.update(`${relative(ROOT, file)}\0`).update(readFileSync(file)).update('\0');
-  return hash.digest('hex').slice(0, 16);
-}
-
-/** The last build's record; undefined when there is none (or none this script can read). */
-function readManifest() {
-  try {
-    const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8'));
-    return typeof manifest.id === 'string' && Array.isArray(manifest.outputs) && Array.isArray(manifest.builds) ? manifest : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Writes `contents` at `path` unless it is there already: beside it first, then renamed over it. */
 function put(path, contents) {
@@ -108,9 +75,18 @@ function alive(pid) {
   }
 }
 
-const id = fingerprint();
+const files = inputFiles();
+// The stamp is taken before the contents are read: a file written in between leaves a stamp that no longer
+// matches, so the next run hashes again rather than trusting a build of older contents.
+const stamp = stampOf(files);
 const before = readManifest();
-if (before?.id === id && before.outputs.every((file) => existsSync(join(DIST, file)))) process.exit(0);
+if (currentByStamp(before, stamp)) process.exit(0);
+const id = fingerprint(files);
+if (before?.id === id && outputsPresent(before)) {
+  // Touched but unchanged (a checkout, a copy): the build stands; the new stamp spares the next run the hash.
+  put(MANIFEST, Buffer.from(`${JSON.stringify({ ...before, stamp }, null, 1)}\n`));
+  process.exit(0);
+}
 
 console.error(!before ? 'Building dist/.' : before.id === id ? 'Building dist/: files of the last build are missing.' : 'Building dist/: its sources changed since the last build.');
 const chunksDir = join(DIST, 'chunks');
@@ -139,7 +115,7 @@ const previous = before ? before.builds.find((b) => b.id === before.id) : unreco
 const live = liveBuilds();
 const builds = [{ id, chunks }];
 for (const kept of [previous, ...(before?.builds ?? []).filter((b) => live.has(b.id))]) if (kept && !builds.some((b) => b.id === kept.id)) builds.push(kept);
-put(MANIFEST, Buffer.from(`${JSON.stringify({ id, outputs: [...outputs.keys()], builds }, null, 1)}\n`));
+put(MANIFEST, Buffer.from(`${JSON.stringify({ id, stamp, outputs: [...outputs.keys()], builds }, null, 1)}\n`));
 
 const keep = new Set(builds.flatMap((b) => b.chunks));
 // A draft (`.tmp`) may be another build's, running at the same time.

@@ -2,10 +2,12 @@
  * `npm start` builds `dist/` only when its sources changed, and a rebuild never takes a file from under a
  * server running from it: on a copy of this checkout without `dist/` (a fresh clone), a server started from the
  * build still answers a face it had not called after another start's rebuild, unchanged or after a change; a
- * start with unchanged sources touches no file; chunks go only once no build a live process runs needs them.
+ * start with unchanged sources touches no file, and one whose sources were touched but not changed builds
+ * nothing; an edit that keeps a file's size and modification time still rebuilds; chunks go only once no build
+ * a live process runs needs them.
  */
-import { execFile } from 'node:child_process';
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,9 +22,12 @@ let key: string;
 // synchronous wait to stall the test runner's own messages.
 const run = promisify(execFile);
 
-/** The build step of `npm start` in the copy, as a second `npm start` runs it; what it printed. */
-async function startsBuild(): Promise<string> {
-  return (await run('npm', ['run', 'prestart', '--silent'], { cwd: copy, encoding: 'utf8' })).stdout;
+/**
+ * `npm start` in the copy (src/cli/start.mjs, which builds when it must and then runs the program), here with
+ * `--version` so that the program exits at once; what it printed.
+ */
+async function startsBuild(): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, ['src/cli/start.mjs', '--version'], { cwd: copy, encoding: 'utf8' });
 }
 
 /** A change of the sources that a face's validators, which the server loads at the face's first call, are built from. */
@@ -75,8 +80,20 @@ describe('building dist/ for npm start', () => {
 
   it('starts with unchanged sources without building: no file under dist/ is written', async () => {
     const before = distFiles();
-    expect(await startsBuild()).toBe('');
+    const version = (JSON.parse(readFileSync(join(copy, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(await startsBuild()).toEqual({ stdout: `${version}\n`, stderr: '' });
     expect(distFiles()).toEqual(before);
+  }, 60_000);
+
+  it('starts with sources touched but unchanged without building: only the record of the build is rewritten, once', async () => {
+    const before = distFiles();
+    const now = new Date();
+    utimesSync(join(copy, 'src', 'cli', 'main.ts'), now, now);
+    expect((await startsBuild()).stderr).toBe('');
+    const after = distFiles();
+    expect([...after.keys()].filter((file) => after.get(file) !== before.get(file))).toEqual(['build.json']);
+    await startsBuild();
+    expect(distFiles()).toEqual(after);
   }, 60_000);
 
   it('rebuilds after a source change, and the running server still loads a face it had not called', async () => {
@@ -108,4 +125,20 @@ describe('building dist/ for npm start', () => {
     expect(chunks()).toEqual(needed);
     expect(firstChunks.filter((chunk) => !needed.has(chunk.slice('chunks/'.length))).length).toBeGreaterThan(0);
   }, 180_000);
+
+  it('rebuilds after an edit that keeps the size and the modification time of the file', async () => {
+    const file = join(copy, 'generated', 'server', 'validators', 'keys.js');
+    const text = readFileSync(file, 'utf8');
+    const edited = text.replace(/= true;\n$/, '= null;\n');
+    expect(edited.length).toBe(text.length);
+    expect(edited).not.toBe(text);
+    const { mtimeNs } = statSync(file, { bigint: true });
+    writeFileSync(file, edited);
+    // Node sets times only to the microsecond; touch sets the nanoseconds back exactly.
+    execFileSync('touch', ['-m', '-d', `@${mtimeNs / 1_000_000_000n}.${String(mtimeNs % 1_000_000_000n).padStart(9, '0')}`, file]);
+    expect(statSync(file, { bigint: true }).mtimeNs).toBe(mtimeNs);
+    const id = manifest().id;
+    expect((await startsBuild()).stderr).toContain('its sources changed');
+    expect(manifest().id).not.toBe(id);
+  }, 120_000);
 });

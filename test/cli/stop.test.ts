@@ -75,7 +75,7 @@ describe('npm start, stopped as Ctrl-C stops it', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-stop-'));
     const port = await freePort();
     // A flush window far longer than the test: only the stop can write the records. Its own process group, as
-    // a terminal gives it; the program is already built (test/global-setup.ts), so prestart builds nothing.
+    // a terminal gives it; the program is already built (test/global-setup.ts), so the start builds nothing.
     const npm = spawn('npm', ['start', '--silent'], { cwd: ROOT, detached: true, env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), USAGE_FLUSH_MS: '600000' } });
     const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
     let output = '';
