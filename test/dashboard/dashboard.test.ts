@@ -24,7 +24,7 @@ const WITHIN_MS = 2000;
 const LOADED_MS = 15_000;
 
 async function launch(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`The dashboard test drives Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does).`);
+  if (!existsSync(CHROMIUM)) throw new Error(`The dashboard test drives Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium (npm test does, through scripts/provision.sh).`);
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

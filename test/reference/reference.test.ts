@@ -20,7 +20,7 @@ describe('the API reference at /docs', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`This test drives Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does).`);
+    if (!existsSync(CHROMIUM)) throw new Error(`This test drives Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium (npm test does, through scripts/provision.sh).`);
     mkdirSync(ARTIFACTS, { recursive: true });
     [server, browser] = await Promise.all([
       startServer(),
