@@ -2,12 +2,13 @@
  * `dispatch keys create|list|revoke`: key management straight on the store, for operators (the only way
  * to make the first live key). The API's `keys` face does the same for callers holding `keys:write`.
  */
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { platform } from '../../generated/server/platform.js';
 import { scopes as knownScopes } from '../../generated/server/scopes.js';
 import type { Entities, KeyRecord } from '../store/keys.js';
 import type { Db, Mode } from '../store/schema.js';
 
+const MODES: Mode[] = ['live', 'test'];
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 
 export function registerKeys(program: Command): void {
@@ -16,7 +17,7 @@ export function registerKeys(program: Command): void {
   keys
     .command('create')
     .description('Create a key and print its secret once.')
-    .requiredOption('--mode <mode>', 'live or test')
+    .addOption(new Option('--mode <mode>', 'live or test').choices(MODES).makeOptionMandatory())
     .option('--scopes <scopes>', "comma-separated scopes, or '*'", '*')
     .option('--entities <entities>', "comma-separated entity ids, or '*'", '*')
     .option('--tier <tier>', `rate-limit tier: ${platform.tiers.map((t) => t.name).join(', ')}`, platform.tiers[0]!.name)
@@ -24,14 +25,14 @@ export function registerKeys(program: Command): void {
     .option('--api-version <date>', 'pin an API version')
     .option('--expires-at <iso>', 'expiry time (ISO 8601)')
     .option('--json', 'print the new key as JSON')
-    .action(async (o: { mode: string; scopes: string; entities: string; tier: string; name: string; apiVersion?: string; expiresAt?: string; json?: boolean }) => {
+    .action(async (o: { mode: Mode; scopes: string; entities: string; tier: string; name: string; apiVersion?: string; expiresAt?: string; json?: boolean }) => {
       const scopes = list(o.scopes);
       const entities: Entities = o.entities.trim() === '*' ? '*' : list(o.entities);
-      const problem = invalidCreate(o.mode, scopes, entities, o.tier, o.apiVersion, o.expiresAt);
+      const problem = invalidCreate(scopes, entities, o.tier, o.apiVersion, o.expiresAt);
       if (problem) return usageError(problem);
       await withStore(async (db, { createKey }) => {
         const { record, secret } = await createKey(db, {
-          mode: o.mode as Mode,
+          mode: o.mode,
           name: o.name,
           scopes,
           entities,
@@ -47,13 +48,12 @@ export function registerKeys(program: Command): void {
   keys
     .command('list')
     .description('List keys, newest first.')
-    .option('--mode <mode>', 'only live or test keys')
+    .addOption(new Option('--mode <mode>', 'only live or test keys').choices(MODES))
     .option('--all', 'include revoked keys')
     .option('--json', 'print JSON')
-    .action(async (o: { mode?: string; all?: boolean; json?: boolean }) => {
-      if (o.mode && o.mode !== 'live' && o.mode !== 'test') return usageError('--mode must be live or test.');
+    .action(async (o: { mode?: Mode; all?: boolean; json?: boolean }) => {
       await withStore(async (db, { listKeys }) => {
-        const found = await listKeys(db, { mode: o.mode as Mode | undefined, includeRevoked: Boolean(o.all) });
+        const found = await listKeys(db, { mode: o.mode, includeRevoked: Boolean(o.all) });
         if (o.json) console.log(JSON.stringify(found, null, 2));
         else for (const k of found) console.log(describe(k));
       });
@@ -75,8 +75,7 @@ export function registerKeys(program: Command): void {
     });
 }
 
-function invalidCreate(mode: string, scopes: string[], entities: Entities, tier: string, apiVersion?: string, expiresAt?: string): string | undefined {
-  if (mode !== 'live' && mode !== 'test') return '--mode must be live or test.';
+function invalidCreate(scopes: string[], entities: Entities, tier: string, apiVersion?: string, expiresAt?: string): string | undefined {
   const families = new Set([...knownScopes.keys()].map((s) => s.split(':')[0] + ':*'));
   const unknown = scopes.filter((s) => s !== '*' && !knownScopes.has(s) && !families.has(s));
   if (scopes.length === 0 || unknown.length) return `Unknown scope(s): ${unknown.join(', ') || '(none given)'}.`;

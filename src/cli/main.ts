@@ -1,5 +1,6 @@
 /**
  * `dispatch`: the command-line program. Exit codes: 0 ok, 1 diagnostics or stale output, 2 usage.
+ * A usage error is one line on stderr (commander's message and where to read more), never the whole help.
  */
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../server/config.js';
@@ -22,7 +23,6 @@ if (typeof DISPATCH_BUILD === 'string') markRunning(DISPATCH_BUILD);
 const program = new Command('dispatch')
   .description('Unified Dispatch: face files in, typed server, client, docs and OpenAPI out; and the server that runs them.')
   .version(packageVersion())
-  .showHelpAfterError()
   .exitOverride();
 registerGenerate(program);
 registerCheck(program);
@@ -34,6 +34,25 @@ registerMcp(program);
 registerWorker(program);
 registerNew(program);
 registerClient(program);
+oneLineErrors(program);
+
+/**
+ * Every command refuses arguments it does not take (commander 12 ignores them by default), and a usage error is
+ * one line that names the help of the command being parsed. Commander shares one output configuration among all
+ * commands, so the command is followed as parsing descends into it.
+ */
+function oneLineErrors(program: Command): void {
+  let parsing = program;
+  const path = (command: Command): string => (command.parent ? `${path(command.parent)} ${command.name()}` : command.name());
+  const each = (command: Command) => {
+    command.allowExcessArguments(false).hook('preSubcommand', (_, sub) => void (parsing = sub));
+    command.commands.forEach(each);
+  };
+  each(program);
+  program.configureOutput({
+    outputError: (message, write) => write(`${message.trim().replace(/\s*\n\s*/g, ' ')} (see \`${path(parsing)} --help\`)\n`),
+  });
+}
 
 try {
   await program.parseAsync(process.argv);

@@ -6,6 +6,7 @@
  * written to stdout but the protocol; what goes wrong is said on stderr.
  */
 import type { Command } from 'commander';
+import { keyProblem } from './api-key.js';
 
 interface Connection {
   url: string;
@@ -23,6 +24,12 @@ export function registerMcp(program: Command): void {
     .action(async (connection: Connection) => {
       if (!connection.key) {
         process.stderr.write('dispatch mcp: set DISPATCH_API_KEY (or --key) to the API key whose tools to serve.\n');
+        process.exitCode = 2;
+        return;
+      }
+      const badKey = keyProblem(connection.key);
+      if (badKey) {
+        process.stderr.write(`dispatch mcp: ${badKey}\n`);
         process.exitCode = 2;
         return;
       }

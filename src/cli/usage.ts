@@ -4,6 +4,7 @@
  * entity come from `--url`, `--key`, `--entity` or DISPATCH_URL, DISPATCH_API_KEY, DISPATCH_ENTITY.
  */
 import type { Command } from 'commander';
+import { keyProblem } from './api-key.js';
 import type { DispatchClient, UsageFilter, UsageGroup, UsageRecord, UsageSummaryPayload, UsageTotals } from '../../generated/client/index.js';
 
 interface Connection {
@@ -117,16 +118,22 @@ export function recordLine(r: UsageRecord): string {
   return `${r.at}  ${r.mode}  ${r.entityId}  ${r.face}.${r.action}  ${outcome}  ${r.latencyMs}ms  ${r.cost} ${r.currency}${r.replayed ? '  replayed' : ''}  ${r.keyId}  ${r.requestId}`;
 }
 
-/** Makes the generated client for one command; API errors are printed as the server phrased them (exit 1). */
+/**
+ * Makes the generated client for one command; API errors are printed as the server phrased them, and a server
+ * that cannot be reached with where its address comes from (exit 1).
+ */
 async function withClient(c: Connection, work: (client: DispatchClient) => Promise<void>): Promise<void> {
   if (!c.key) return usageError('An API key is needed: --key or DISPATCH_API_KEY.');
+  const badKey = keyProblem(c.key);
+  if (badKey) return usageError(badKey);
   const { DispatchClient, DispatchConnectionError, DispatchError } = await import('../../generated/client/index.js');
   const client = new DispatchClient({ baseUrl: c.url, apiKey: c.key, entityId: c.entity, timeoutMs: 130_000 });
   try {
     await work(client);
   } catch (error) {
     if (!(error instanceof DispatchError || error instanceof DispatchConnectionError)) throw error;
-    console.error(error instanceof DispatchError ? `${error.status} ${error.code}: ${error.message}` : error.message);
+    if (error instanceof DispatchError) console.error(`${error.status} ${error.code}: ${error.message}`);
+    else console.error(error.timedOut ? error.message : `${error.message}: is the server running there? Its address is --url or DISPATCH_URL.`);
     process.exitCode = 1;
   }
 }

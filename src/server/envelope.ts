@@ -32,6 +32,15 @@ export function successReply(call: CallState, runtime: Runtime, data: unknown): 
   return { status: 200, headers: call.responseHeaders, body: { data, meta: responseMeta(call.requestId, call.startedAt, runtime.serverVersion) } };
 }
 
+/** Codes of a key that was sent and refused: RFC 6750 § 3.1's `invalid_token`. */
+const REFUSED_KEY = new Set(['api_key_invalid', 'api_key_revoked', 'api_key_expired']);
+
+/**
+ * The challenge every 401 carries (RFC 7235 § 3.1 asks for one): the API's scheme, Bearer, with RFC 6750's error
+ * when a key was sent and refused; a request without a key, or a face's own 401, gets the scheme alone (§ 3).
+ */
+const challenge = (code: string) => (REFUSED_KEY.has(code) ? 'Bearer error="invalid_token"' : 'Bearer');
+
 /**
  * The reply of a call that failed, refused or while executing. Here a code is given its meaning, the served
  * catalogue's: every error answer of a call (a stream's `error` event and a stored reply included) is made here.
@@ -39,9 +48,11 @@ export function successReply(call: CallState, runtime: Runtime, data: unknown): 
 export function errorReply(call: CallState, runtime: Runtime, thrown: ApiError): Reply {
   const { error, meaning } = answerable(thrown, runtime.catalogue.errors, call.requestId);
   const meta = responseMeta(call.requestId, call.startedAt, runtime.serverVersion);
+  const challenged = meaning.status === 401 ? { 'WWW-Authenticate': challenge(error.code) } : undefined;
+  const headers = challenged || error.headers ? { ...call.responseHeaders, ...challenged, ...error.headers } : call.responseHeaders;
   return {
     status: meaning.status,
-    headers: error.headers ? { ...call.responseHeaders, ...error.headers } : call.responseHeaders,
+    headers,
     body: { error: errorObject(error, meaning, runtime.catalogue.platform.errorDocsUrl), meta },
   };
 }

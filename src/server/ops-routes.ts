@@ -1,7 +1,8 @@
 /**
  * What operators and tools read of a server beside the API: `/healthz` (the process answers), `/readyz` (it
  * reaches its store and is not stopping), `/metrics` (Prometheus, behind a bearer token when one is set), and
- * the catalogue's documents as the generator wrote them (`/openapi.json`, `/docs/*`).
+ * the catalogue's documents as the generator wrote them (`/docs/*`), the OpenAPI document with this server's
+ * address (`/openapi.json`, served-openapi.ts).
  */
 import { sql } from 'kysely';
 import type { Catalogue } from '../core/catalogue.js';
@@ -10,6 +11,7 @@ import type { Db } from '../store/schema.js';
 import { equalSecrets } from '../store/secrets.js';
 import type { HttpApp } from './http-app.js';
 import type { createMetrics } from './metrics.js';
+import { listeningOrigin, servedOpenApi } from './served-openapi.js';
 
 export function registerOpsRoutes({ app, sendError, closing }: HttpApp, db: Db, metrics: ReturnType<typeof createMetrics>, metricsToken: string | undefined): void {
   app.get('/healthz', async () => ({ status: 'ok' }));
@@ -32,8 +34,12 @@ export function registerOpsRoutes({ app, sendError, closing }: HttpApp, db: Db, 
   });
 }
 
-export function registerDocumentRoutes({ app }: HttpApp, documents: Catalogue['documents']): void {
-  if (documents) app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(documents.openapi));
+/** `publicUrl` is `PUBLIC_URL` (or what stands in for it); without it the document names the listening address. */
+export function registerDocumentRoutes({ app }: HttpApp, documents: Catalogue['documents'], publicUrl?: string): void {
+  if (documents) {
+    const openapi = servedOpenApi(documents.openapi, () => publicUrl ?? listeningOrigin(app.server));
+    app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(openapi()));
+  }
   app.get<{ Params: { '*': string } }>('/docs/*', (request, reply) => {
     const page = documents?.docs.get(request.params['*'] || 'index.md');
     if (page === undefined) throw new ApiError('route_not_found', `No document ${request.url}.`);

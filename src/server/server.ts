@@ -126,7 +126,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   registerCallRoutes(http, runtime, streamLimits);
   registerMcpRoutes(http, runtime, { toolLimit: options.mcpToolLimit ?? DEFAULT_MCP_TOOL_LIMIT });
   registerOpsRoutes(http, options.db, metrics, options.metricsToken);
-  registerDocumentRoutes(http, catalogue.documents);
+  registerDocumentRoutes(http, catalogue.documents, options.publicUrl);
   registerCors(app, options.corsOrigins ?? [], modules.crossOrigin);
   if (catalogue.documents) registerReferenceRoutes(app);
   modules.routes(app);

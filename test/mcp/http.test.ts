@@ -52,7 +52,7 @@ describe('the MCP server over Streamable HTTP', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
     });
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
     expect((await response.json()).error.code).toBe('api_key_invalid');
   });
 

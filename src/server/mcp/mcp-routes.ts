@@ -34,7 +34,8 @@ export function registerMcpRoutes({ app, sendError, closing }: HttpApp, runtime:
     try {
       await authenticate(probe, runtime);
     } catch (error) {
-      if (error instanceof ApiError) return sendError(reply.header('WWW-Authenticate', 'Bearer'), error);
+      // A 401 carries its WWW-Authenticate challenge as every 401 does (envelope.ts).
+      if (error instanceof ApiError) return sendError(reply, error);
       throw error;
     }
     const [{ StreamableHTTPServerTransport }, { mcpServer }] = await load();
