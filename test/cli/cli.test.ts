@@ -2,22 +2,18 @@
  * The `dispatch` program as a user runs it: exit codes (0 ok, 1 diagnostics or stale output, 2 usage),
  * the diagnostics it prints, and `keys create --json` on a fresh store.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DISPATCH, ROOT } from '../helpers/process.js';
+import { DISPATCH, ROOT, runProgram } from '../helpers/process.js';
 
 // The generator's memo and check's record go to a scratch directory, never to the repository's.
 const CACHE = mkdtempSync(join(tmpdir(), 'dispatch-cli-cache-'));
 
-function dispatch(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
-  const result = spawnSync(process.execPath, [DISPATCH, ...args], {
-    cwd: options.cwd ?? ROOT,
-    env: { ...process.env, DISPATCH_CACHE_DIR: CACHE, ...options.env },
-    encoding: 'utf8',
-  });
+async function dispatch(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  const result = await runProgram(process.execPath, [DISPATCH, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, DISPATCH_CACHE_DIR: CACHE, ...options.env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -58,70 +54,70 @@ function workspace(): string {
 }
 
 describe('dispatch', () => {
-  it('check passes on the committed output and fails (1) on a stale file', () => {
+  it('check passes on the committed output and fails (1) on a stale file', async () => {
     const dir = workspace();
-    expect(dispatch(['check', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')]).code).toBe(0);
+    expect((await dispatch(['check', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')])).code).toBe(0);
     writeFileSync(join(dir, 'generated/server/scopes.ts'), '// edited by hand\n');
     writeFileSync(join(dir, 'generated/leftover.ts'), '');
-    const stale = dispatch(['check', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')]);
+    const stale = await dispatch(['check', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')]);
     expect(stale.code).toBe(1);
     expect(stale.stderr).toContain('stale:   server/scopes.ts');
     expect(stale.stderr).toContain('extra:   leftover.ts');
     expect(stale.stderr).toContain('-// edited by hand');
   }, 60_000);
 
-  it('check after generate hashes the files against the manifest, and still catches a one-byte hand edit', () => {
+  it('check after generate hashes the files against the manifest, and still catches a one-byte hand edit', async () => {
     const dir = workspace();
     const env = { DISPATCH_CACHE_DIR: join(dir, 'cache') };
     const args = ['--faces', join(dir, 'faces'), '--out', join(dir, 'generated')];
-    expect(dispatch(['generate', ...args], { env }).code).toBe(0);
-    const quick = dispatch(['check', ...args], { env });
+    expect((await dispatch(['generate', ...args], { env })).code).toBe(0);
+    const quick = await dispatch(['check', ...args], { env });
     expect(quick.code).toBe(0);
     expect(quick.stdout).toMatch(/generated\/ is current \(\d+ files hashed against the manifest/);
 
     const edited = join(dir, 'generated/docs/faces/keys.md');
     const text = readFileSync(edited, 'utf8');
     writeFileSync(edited, text.replace('keys', 'Keys'));
-    const caught = dispatch(['check', ...args], { env });
+    const caught = await dispatch(['check', ...args], { env });
     expect(caught.code).toBe(1);
     expect(caught.stderr).toContain('stale:   docs/faces/keys.md');
 
     writeFileSync(edited, text);
-    expect(dispatch(['check', '--full', ...args], { env }).stdout).toContain('regenerated and compared');
+    expect((await dispatch(['check', '--full', ...args], { env })).stdout).toContain('regenerated and compared');
   }, 120_000);
 
-  it("a warm generate follows an event's emitters across faces, as a cold one does", () => {
+  it("a warm generate follows an event's emitters across faces, as a cold one does", async () => {
     const dir = workspace();
     const env = { DISPATCH_CACHE_DIR: join(dir, 'cache') };
     const args = ['--faces', join(dir, 'faces'), '--out', join(dir, 'generated')];
-    expect(dispatch(['generate', ...args], { env }).code).toBe(0);
+    expect((await dispatch(['generate', ...args], { env })).code).toBe(0);
     // ai.generate starts emitting an event of the auth face; auth.yaml itself is unchanged.
     const face = join(dir, 'faces/ai.yaml');
     writeFileSync(face, readFileSync(face, 'utf8').replace('emits: [ai.generate.completed]', 'emits: [ai.generate.completed, auth.user.enabled]'));
-    expect(dispatch(['generate', ...args], { env }).code).toBe(0);
+    expect((await dispatch(['generate', ...args], { env })).code).toBe(0);
     expect(readFileSync(join(dir, 'generated/docs/faces/auth.md'), 'utf8')).toContain('[`ai.generate`](ai.md#aigenerate), [`auth.enableUser`](#authenableuser)');
     // Everything regenerated without the memo matches what the warm run wrote.
-    const full = dispatch(['check', '--full', ...args], { env });
+    const full = await dispatch(['check', '--full', ...args], { env });
     expect(full.code, full.stderr).toBe(0);
   }, 120_000);
 
-  it('generate reports every diagnostic with file:line:col and exits 1 without writing', () => {
+  it('generate reports every diagnostic with file:line:col and exits 1 without writing', async () => {
     const dir = workspace();
     const face = join(dir, 'faces/ai.yaml');
     writeFileSync(face, readFileSync(face, 'utf8').replace('scope: ai:generate', 'scope: ai:gen').replace('[ai.generate.completed]', '[done]'));
-    const result = dispatch(['generate', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], { cwd: dir });
+    const result = await dispatch(['generate', '--faces', join(dir, 'faces'), '--out', join(dir, 'generated')], { cwd: dir });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/faces\/ai\.yaml:\d+:\d+ error unknown-scope Scope "ai:gen"/);
     expect(result.stderr).toMatch(/faces\/ai\.yaml:\d+:\d+ error unknown-event Event "done"/);
     expect(result.stderr).toContain('2 errors; nothing generated.');
   }, 60_000);
 
-  it('generate and check --format json print one JSON document of the diagnostics for tools, and nothing else', () => {
+  it('generate and check --format json print one JSON document of the diagnostics for tools, and nothing else', async () => {
     const dir = workspace();
     const face = join(dir, 'faces/ai.yaml');
     writeFileSync(face, readFileSync(face, 'utf8').replace('scope: ai:generate', 'scope: ai:gen'));
     const args = ['--faces', join(dir, 'faces'), '--out', join(dir, 'json-out'), '--format', 'json'];
-    const failed = dispatch(['generate', ...args], { cwd: dir });
+    const failed = await dispatch(['generate', ...args], { cwd: dir });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toBe('');
     const report = JSON.parse(failed.stdout) as { ok: boolean; diagnostics: { file: string; line: number; col: number; severity: string; code: string; message: string }[] };
@@ -130,12 +126,12 @@ describe('dispatch', () => {
       { file: expect.stringMatching(/faces\/ai\.yaml$/), line: expect.any(Number), col: expect.any(Number), severity: 'error', code: 'unknown-scope', message: expect.stringContaining('Did you mean "ai:generate"?') },
     ]);
     writeFileSync(face, readFileSync(face, 'utf8').replace('scope: ai:gen', 'scope: ai:generate'));
-    const generated = JSON.parse(dispatch(['generate', ...args], { cwd: dir }).stdout) as { ok: boolean; written: string[] };
+    const generated = JSON.parse((await dispatch(['generate', ...args], { cwd: dir })).stdout) as { ok: boolean; written: string[] };
     expect(generated.ok).toBe(true);
     expect(generated.written).toContain('openapi.json');
-    const checked = dispatch(['check', ...args], { cwd: dir });
+    const checked = await dispatch(['check', ...args], { cwd: dir });
     expect([checked.code, JSON.parse(checked.stdout)]).toEqual([0, { ok: true, diagnostics: [], stale: [], missing: [], extra: [], current: true }]);
-    expect(dispatch(['check', ...args.slice(0, -1), 'yaml'], { cwd: dir }).code).toBe(2);
+    expect((await dispatch(['check', ...args.slice(0, -1), 'yaml'], { cwd: dir })).code).toBe(2);
   }, 60_000);
 
   it('generate --watch regenerates on every save, files replaced by rename included', async () => {
@@ -175,23 +171,23 @@ describe('dispatch', () => {
     }
   }, 150_000);
 
-  it('exits 2 on a usage error', () => {
-    expect(dispatch(['generate', '--no-such-flag']).code).toBe(2);
-    expect(dispatch(['keys', 'create', '--mode', 'staging'], { env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'd-')) } }).code).toBe(2);
+  it('exits 2 on a usage error', async () => {
+    expect((await dispatch(['generate', '--no-such-flag'])).code).toBe(2);
+    expect((await dispatch(['keys', 'create', '--mode', 'staging'], { env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'd-')) } })).code).toBe(2);
   }, 60_000);
 
-  it('keys create --json prints the new key; keys list shows it', () => {
+  it('keys create --json prints the new key; keys list shows it', async () => {
     const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'dispatch-keys-')) };
-    const created = dispatch(['keys', 'create', '--mode', 'test', '--scopes', '*', '--entities', '*', '--json'], { env });
+    const created = await dispatch(['keys', 'create', '--mode', 'test', '--scopes', '*', '--entities', '*', '--json'], { env });
     expect(created.code).toBe(0);
     const key = JSON.parse(created.stdout) as { id: string; key: string; mode: string; scopes: string[]; entities: string };
     expect(key).toMatchObject({ mode: 'test', scopes: ['*'], entities: '*' });
     expect(key.id).toMatch(/^key_/);
     expect(key.key).toMatch(/^sk_test_[0-9A-Za-z]{40}$/);
-    const listed = dispatch(['keys', 'list'], { env });
+    const listed = await dispatch(['keys', 'list'], { env });
     expect(listed.stdout).toContain(key.id);
     expect(listed.stdout).not.toContain(key.key);
-    expect(dispatch(['keys', 'revoke', key.id], { env }).code).toBe(0);
-    expect(dispatch(['keys', 'list'], { env }).stdout).not.toContain(key.id);
+    expect((await dispatch(['keys', 'revoke', key.id], { env })).code).toBe(0);
+    expect((await dispatch(['keys', 'list'], { env })).stdout).not.toContain(key.id);
   }, 60_000);
 });

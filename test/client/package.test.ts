@@ -4,7 +4,7 @@
  * project with its dependencies, then programs there importing it by name (ES modules and CommonJS) make
  * typed calls to a live server, and a TypeScript program type-checks against the installed declarations.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ import { buildClientPackage } from '../../src/client-package/build.js';
 import { CLIENT_PACK_COMMAND, CLIENT_PACKAGE_DIR } from '../../src/client-package/pack-command.js';
 import { CLIENT_DEPENDENCIES } from '../../src/generate/client-package.js';
 import { fromRoot } from '../../src/package-root.js';
-import { DISPATCH } from '../helpers/process.js';
+import { DISPATCH, runProgram } from '../helpers/process.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 const work = mkdtempSync(join(tmpdir(), 'dispatch-client-package-'));
@@ -25,8 +25,8 @@ let server: TestServer;
 /** The command `dispatch client build` told us to pack its output with. */
 let hint: string;
 
-function run(command: string, args: string[], cwd: string, shell = false) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', timeout: 120_000, shell });
+async function run(command: string, args: string[], cwd: string, shell = false) {
+  const result = await runProgram(command, args, { cwd, timeout: 120_000, shell });
   if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
   return result.stdout;
 }
@@ -39,12 +39,12 @@ async function node(file: string): Promise<unknown> {
 
 beforeAll(async () => {
   // Run where the command is documented to run: the package lands in ./dist/client, the tarball beside it.
-  const printed = run(process.execPath, [DISPATCH, 'client', 'build', '--from', fromRoot('generated', 'client')], work);
+  const printed = await run(process.execPath, [DISPATCH, 'client', 'build', '--from', fromRoot('generated', 'client')], work);
   hint = /Pack it with `([^`]+)`/.exec(printed)?.[1] ?? printed;
-  run(hint, [], work, true);
+  await run(hint, [], work, true);
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch-app', private: true, type: 'module' }));
-  run('npm', ['install', join(work, `${manifest.name}-${manifest.version}.tgz`), '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], app);
+  await run('npm', ['install', join(work, `${manifest.name}-${manifest.version}.tgz`), '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], app);
   server = await startServer();
 }, 180_000);
 
@@ -67,13 +67,13 @@ describe('dispatch client build', () => {
 });
 
 describe('the packed client', () => {
-  it('is packed by the command the CLI prints and both READMEs document', () => {
+  it('is packed by the command the CLI prints and both READMEs document', async () => {
     expect(hint).toBe(CLIENT_PACK_COMMAND);
     expect(CLIENT_PACK_COMMAND).toBe('npm pack ./dist/client');
     for (const readme of [fromRoot('README.md'), fromRoot('generated', 'client', 'README.md')]) expect(readFileSync(readme, 'utf8')).toContain(CLIENT_PACK_COMMAND);
   });
 
-  it('declares the dependencies this repository installs and tests it with', () => {
+  it('declares the dependencies this repository installs and tests it with', async () => {
     const root = JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { dependencies: Record<string, string> };
     for (const [name, range] of Object.entries(CLIENT_DEPENDENCIES)) expect(root.dependencies[name], name).toBe(range);
     const installed = JSON.parse(readFileSync(join(app, 'node_modules', manifest.name, 'package.json'), 'utf8')) as { dependencies: object; sideEffects: boolean };

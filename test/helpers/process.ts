@@ -90,3 +90,34 @@ export async function sharedStore(): Promise<{ env: Record<string, string>; drop
   };
   return { env, drop: database.drop };
 }
+
+export interface ProgramResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a program to its end without blocking this process: a test worker that waits on a synchronous child
+ * for a minute misses the test runner's messages, and the run fails although every test passed.
+ */
+export function runProgram(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; timeout?: number; shell?: boolean; uid?: number; gid?: number } = {},
+): Promise<ProgramResult> {
+  return new Promise((resolve, reject) => {
+    const { cwd, env = process.env, shell = false, uid, gid } = options;
+    const child = spawn(command, args, { cwd, env, shell, stdio: ['ignore', 'pipe', 'pipe'], ...(uid !== undefined ? { uid } : {}), ...(gid !== undefined ? { gid } : {}) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = options.timeout ? setTimeout(() => child.kill('SIGKILL'), options.timeout) : undefined;
+    child.once('error', reject);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
