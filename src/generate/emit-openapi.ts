@@ -1,17 +1,18 @@
 /**
  * `generated/openapi.json`: an OpenAPI 3.1 description of the latest API version. Every action is an
- * operation of its own, `POST /do/{face}.{action}` under its face's tag (openapi-actions.ts); the canonical
- * `POST /do` takes a `oneOf` over every action, told apart by `face` and `action` constants. Each payload,
- * result and named schema of a face becomes a component schema under the client's type names, and each
- * action carries its price, in words and as an `x-cost` extension of decimal strings. Every event type is a
- * `webhooks` entry: the signed `POST` an endpoint receives.
+ * operation of its own, `POST /do/{face}.{action}` under its face's tag (openapi-actions.ts), with its precise
+ * payload schema; the canonical `POST /do` takes the envelope alone (face and action by name, the payload an
+ * object), which a validator checks in one message, with an example call per action. Each result and named
+ * schema of a face becomes a component schema under the client's type names (a payload is written out in its
+ * action's operation), and each action carries its price, in words and as an `x-cost` extension of decimal
+ * strings. Every event type is a `webhooks` entry: the signed `POST` an endpoint receives.
  */
 import { materialize, payloadIn } from '../spec/json-schema.js';
 import type { Catalog, EventType, Face, FaceError, JsonSchema } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { memo } from '../memo/memo.js';
 import { clientPackageOf } from './client-package.js';
-import { actionCost, priceAndEffects, actionOperation, CALL_PARAMETERS, componentRefs, EXAMPLE_META, streamEvents, successHeaders, type Served } from './openapi-actions.js';
+import { actionOperation, CALL_PARAMETERS, componentRefs, EXAMPLE_META, streamEvents, successHeaders, type Served } from './openapi-actions.js';
 import {
   bearerScheme,
   headers,
@@ -56,6 +57,7 @@ export function emitOpenApi(catalog: Catalog): string {
   // The faces' parts are most of the work; a watch or warm run takes all but the edited face's from the memo.
   const parts = catalog.faces.map((face) => memo('openapi-face', { face, ...context }, () => facePart(face, context)));
   const events = parts.flatMap((part) => part.events);
+  const calls = parts.flatMap((part) => part.calls);
   events.sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   const doc = {
     openapi: '3.1.0',
@@ -77,9 +79,9 @@ export function emitOpenApi(catalog: Catalog): string {
     security: [{ bearerAuth: [] }],
     tags: tags(catalog, parts),
     paths: {
-      '/do': { post: doOperation('do', 'Run one action.', [], errorResponses) },
+      '/do': { post: doOperation('do', 'Run one action.', [], errorResponses, calls) },
       '/{version}/do': {
-        post: doOperation('doVersioned', 'Run one action in the API version named in the path.', [ref('parameters', 'Version')], errorResponses),
+        post: doOperation('doVersioned', 'Run one action in the API version named in the path.', [ref('parameters', 'Version')], errorResponses, calls),
       },
       ...Object.fromEntries(parts.flatMap((part) => part.paths)),
     },
@@ -102,17 +104,21 @@ export function emitOpenApi(catalog: Catalog): string {
   return JSON.stringify(doc, null, 2);
 }
 
-function doOperation(operationId: string, summary: string, extra: JsonSchema[], errorResponses: Record<string, JsonSchema>) {
+function doOperation(operationId: string, summary: string, extra: JsonSchema[], errorResponses: Record<string, JsonSchema>, calls: Call[]) {
+  const examples = calls.flatMap(({ id, example }) => (example ? [[id, example]] : []));
   return {
     operationId,
     tags: [ENVELOPE_TAG],
     summary,
     description:
       'Names a face, one of its actions, and the payload. The body is validated against the payload schema of the ' +
-      'resolved API version. A streaming action answers `text/event-stream` when `options.stream` is true or ' +
-      '`Accept: text/event-stream` is sent.',
+      'resolved API version; each action\'s payload schema, price and stream are those of its `POST /do/{face}.{action}` below. ' +
+      'A streaming action answers `text/event-stream` when `options.stream` is true or `Accept: text/event-stream` is sent.',
     parameters: [...extra, ...CALL_PARAMETERS],
-    requestBody: { required: true, content: { 'application/json': { schema: ref('schemas', 'DoRequest') } } },
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: ref('schemas', 'DoRequest'), ...(examples.length ? { examples: Object.fromEntries(examples) } : {}) } },
+    },
     responses: { '200': ref('responses', 'Success'), ...errorResponses },
   };
 }
@@ -161,18 +167,25 @@ function webhookOperation(face: Face, event: EventType) {
 
 /** What one face adds to the document: computed from the face alone (and `PartContext`), so kept in the memo. */
 interface FacePart {
-  /** Its component schemas, as [name, schema, owner]: its named schemas, then its payloads and results. */
+  /** Its component schemas, as [name, schema, owner]: its named schemas, then its results. */
   named: Component[];
   served: Component[];
   /** Its event types: their data and delivery body schemas, and the webhook each is. */
   events: { type: string; components: Component[]; webhook: JsonSchema }[];
   paths: [path: string, item: JsonSchema][];
-  /** Per action it serves in the latest version: its `DoRequest` variant, `DoResponse` result and `x-actions` entry. */
-  variants: JsonSchema[];
+  /** Per action it serves in the latest version: its `POST /do` call, `DoResponse` result and `x-actions` entry. */
+  calls: Call[];
   results: JsonSchema[];
   actions: JsonSchema[];
 }
 type Component = [name: string, schema: JsonSchema, owner: string];
+/** An action as `POST /do` names it, with the face file's first example as an envelope, when it has one. */
+interface Call {
+  id: string;
+  face: string;
+  action: string;
+  example?: JsonSchema;
+}
 
 /** What a face's part depends on beyond the face. */
 interface PartContext {
@@ -190,10 +203,8 @@ function facePart(face: Face, { latest, errorResponses, currency, clientPackage 
   const named = Object.fromEntries(face.schemas.map((s) => [s.name, s.schema]));
   return {
     named: face.schemas.map(({ name, schema }) => [face.typeName + name, componentRefs(materialize(schema, latest, named), face), `schema ${name} of face ${face.name}`]),
-    served: served.flatMap(({ action, payload }): Component[] => [
-      [`${action.typeName}Payload`, componentRefs(payload, face), `the payload of ${action.id}`],
-      [`${action.typeName}Result`, componentRefs(action.resultSchema, face), `the result of ${action.id}`],
-    ]),
+    // A payload is written out in its action's operation alone (openapi-actions.ts), where tools count it as used.
+    served: served.map(({ action }): Component => [`${action.typeName}Result`, componentRefs(action.resultSchema, face), `the result of ${action.id}`]),
     events: face.events.map((event) => ({
       type: event.type,
       components: [
@@ -213,20 +224,13 @@ function facePart(face: Face, { latest, errorResponses, currency, clientPackage 
       webhook: webhookOperation(face, event),
     })),
     paths: served.map((s) => [`/do/${s.action.id}`, { post: actionOperation(s, errorResponses, currency, clientPackage) }]),
-    variants: served.map(({ action }) => ({
-      type: 'object',
-      title: action.id,
-      description: `${action.summary.trim()} ${priceAndEffects(action, currency)}`,
-      'x-cost': actionCost(action, currency),
-      required: ['face', 'action', 'payload'],
-      additionalProperties: false,
-      properties: {
-        face: { const: action.face },
-        action: { const: action.name },
-        payload: ref('schemas', `${action.typeName}Payload`),
-        options: ref('schemas', 'Options'),
-      },
-    })),
+    calls: served.map(({ action }) => {
+      const first = action.examples[0];
+      // An action that answers only as a stream is asked for one (else 400 `stream_required`).
+      const options = action.streamOnly ? { options: { stream: true } } : {};
+      const value = first && { face: action.face, action: action.name, payload: first.payload, ...options };
+      return { id: action.id, face: action.face, action: action.name, ...(value ? { example: { summary: first.title ?? action.summary.trim(), value } } : {}) };
+    }),
     results: served.map(({ action }) => ref('schemas', `${action.typeName}Result`)),
     actions: served.map(({ action }) => ({ id: action.id, scope: action.scope, stream: action.stream, atomic: action.atomic, emits: action.emits })),
   };
@@ -238,15 +242,15 @@ function componentSchemas(platform: Catalog['platform'], parts: FacePart[], even
     if (out[name] || PLATFORM_SCHEMAS.includes(name)) throw new Error(`OpenAPI schema name clash: ${name} (${owner}).`);
     out[name] = schema;
   };
-  // Named schemas first, then payloads and results, then events by type: a clash names the later owner.
+  // Named schemas first, then results, then events by type: a clash names the later owner.
   for (const part of parts) part.named.forEach(add);
   for (const part of parts) part.served.forEach(add);
   for (const event of events) event.components.forEach(add);
-  const variants = parts.flatMap((part) => part.variants);
+  const calls = parts.flatMap((part) => part.calls);
   const results = parts.flatMap((part) => part.results);
   const all: Record<string, JsonSchema> = {
     ...platformSchemas(platform),
-    DoRequest: variants.length ? { oneOf: variants } : { type: 'object' },
+    DoRequest: doRequest(calls),
     DoResponse: {
       type: 'object',
       required: ['data', 'meta'],
@@ -263,6 +267,28 @@ function componentSchemas(platform: Catalog['platform'], parts: FacePart[], even
       .sort()
       .map((name) => [name, all[name]!]),
   );
+}
+
+/**
+ * The envelope of `POST /do` (docs/contract.md § Requests): face and action by name, the payload an object.
+ * Not a `oneOf` over every action: without a discriminator a validator reports every branch of one bad body;
+ * the server checks the payload against the action's schema, which `POST /do/{face}.{action}` carries.
+ */
+function doRequest(calls: Call[]): JsonSchema {
+  const names = (pick: (call: Call) => string) => [...new Set(calls.map(pick))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const name = (description: string, values: string[]) => ({ type: 'string', description, ...(values.length ? { enum: values } : {}) });
+  return {
+    type: 'object',
+    required: ['face', 'action', 'payload'],
+    additionalProperties: false,
+    properties: {
+      face: name('The face that serves the action.', names((c) => c.face)),
+      action: name("The action's name within its face.", names((c) => c.action)),
+      // Open, said outright: code generators read a bare `type: object` as an object with no fields.
+      payload: { type: 'object', additionalProperties: true, description: "The action's payload: the schema of `payload` in its `POST /do/{face}.{action}`." },
+      options: ref('schemas', 'Options'),
+    },
+  };
 }
 
 function responses(errors: FaceError[], statuses: number[], errorDocsUrl: string): Record<string, JsonSchema> {

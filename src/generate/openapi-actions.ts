@@ -8,7 +8,7 @@ import { eachSubschema } from '../spec/json-schema.js';
 import type { Action, Face, JsonSchema } from '../spec/model.js';
 import { literal } from './ts-literal.js';
 import { priceWords } from './price-words.js';
-import { ref } from './openapi-platform.js';
+import { ref, STREAM_DATA } from './openapi-platform.js';
 
 /** An action served by the latest version, with its payload schema in that version. */
 export interface Served {
@@ -132,30 +132,29 @@ export function priceAndEffects(action: Action, currency: string): string {
 }
 
 /**
- * The messages of a stream, one schema per event (docs/contract.md § Streaming): every message has `id` (its sequence
- * number), `event` and one `data` line of JSON, described here as the object it parses to. OpenAPI 3.1
- * cannot say that a body is a sequence (3.2's `itemSchema` will), so the schema describes one message, as
- * Speakeasy's and OpenAI's descriptions of event streams do. `result` is the action's `{data, meta}`; the
- * action's own events carry their data schemas.
+ * The body of a stream (docs/contract.md § Streaming): text, every message being `id` (its sequence number),
+ * `event` and one `data` line of JSON. OpenAPI 3.1 cannot say that a body is a sequence (3.2's `itemSchema`
+ * will), and a JSON object schema there makes validators refuse real streams and typed clients mix the
+ * messages into the JSON result, so the body is a string and each message's schema, as the object it parses
+ * to, sits under `x-events` by event name. `result` is the action's `{data, meta}`; the action's own events
+ * carry their data schemas.
  */
 export function streamEvents(result: JsonSchema, own?: { face: Face; action: Action }): JsonSchema {
   const events = own ? own.action.streamEvents.map((e) => message(e.name, componentRefs(e.dataSchema, own.face), e.summary.trim())) : [];
-  return {
-    description: STREAM_DESCRIPTION,
-    oneOf: [
-      message('start', ref('schemas', 'StreamStart'), 'Opens the stream.'),
-      message('delta', ref('schemas', 'StreamDelta'), 'A piece of text; the pieces concatenate to the result.'),
-      message('progress', ref('schemas', 'StreamProgress'), 'How far the action has come.'),
-      ...events,
-      message('ping', { type: 'object', maxProperties: 0, description: 'Always `{}`.' }, 'Sent every 15 seconds to keep the connection open.'),
-      message('result', result, 'The terminal event of a success; the stream closes after it.'),
-      message('error', ref('schemas', 'ErrorEnvelope'), 'The terminal event of a failure; the stream closes after it.'),
-    ],
-  };
+  const messages = [
+    message('start', STREAM_DATA.start, 'Opens the stream.'),
+    message('delta', STREAM_DATA.delta, 'A piece of text; the pieces concatenate to the result.'),
+    message('progress', STREAM_DATA.progress, 'How far the action has come.'),
+    ...events,
+    message('ping', { type: 'object', maxProperties: 0, description: 'Always `{}`.' }, 'Sent every 15 seconds to keep the connection open.'),
+    message('result', result, 'The terminal event of a success; the stream closes after it.'),
+    message('error', ref('schemas', 'ErrorEnvelope'), 'The terminal event of a failure; the stream closes after it.'),
+  ];
+  return { type: 'string', description: STREAM_DESCRIPTION, 'x-events': Object.fromEntries(messages.map((m) => [m.title, m])) };
 }
 
 const STREAM_DESCRIPTION = [
-  'Server-sent events: `id: <sequence>`, `event: <name>` and one `data:` line of JSON, described here as one object per message.',
+  'Server-sent events: `id: <sequence>`, `event: <name>` and one `data:` line of JSON per message; `x-events` gives, by event name, the object each message parses to.',
   '`start` comes first, then `delta` or `progress` events (and the action\'s own), `ping` every 15 seconds, and exactly one terminal event, `result` or `error`, after which the stream closes.',
   'Errors found before the stream opens are ordinary JSON error responses. A client that disconnects aborts the action; the time-out covers the whole stream.',
   'A replay of a streaming request with the same idempotency key sends `start` and the stored terminal event only.',

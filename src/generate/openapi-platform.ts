@@ -27,12 +27,9 @@ export const PLATFORM_SCHEMAS = [
   'Event',
   'Meta',
   'Options',
-  'StreamDelta',
-  'StreamProgress',
-  'StreamStart',
 ];
 
-/** The envelope schemas: request options, `meta`, the error envelope and the data of stream events. */
+/** The envelope schemas: request options, `meta`, the error envelope and the webhook event body. */
 export function platformSchemas(platform: Platform): Record<string, JsonSchema> {
   return {
     Options: {
@@ -82,12 +79,6 @@ export function platformSchemas(platform: Platform): Record<string, JsonSchema> 
       required: ['error', 'meta'],
       properties: { error: ref('schemas', 'Error'), meta: ref('schemas', 'Meta') },
     },
-    StreamStart: {
-      type: 'object',
-      required: ['requestId', 'apiVersion'],
-      properties: { requestId: { type: 'string' }, apiVersion: { type: 'string', pattern: DATE_PATTERN } },
-    },
-    StreamDelta: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
     Event: {
       type: 'object',
       description: 'The body of every webhook delivery; `Event_<Type>` narrows `type` and `data` for each event type.',
@@ -115,13 +106,26 @@ export function platformSchemas(platform: Platform): Record<string, JsonSchema> 
         data: { description: 'Depends on `type`.' },
       },
     },
-    StreamProgress: {
-      type: 'object',
-      required: ['completed', 'total'],
-      properties: { completed: { type: 'number' }, total: { type: 'number' }, message: { type: 'string' } },
-    },
   };
 }
+
+/**
+ * The data of the stream events every streaming action may send (docs/contract.md § Streaming), written out
+ * where the stream's `x-events` show them: a component only an extension refers to is one no tool counts as used.
+ */
+export const STREAM_DATA: Record<'start' | 'delta' | 'progress', JsonSchema> = {
+  start: {
+    type: 'object',
+    required: ['requestId', 'apiVersion'],
+    properties: { requestId: { type: 'string' }, apiVersion: { type: 'string', pattern: DATE_PATTERN } },
+  },
+  delta: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+  progress: {
+    type: 'object',
+    required: ['completed', 'total'],
+    properties: { completed: { type: 'number' }, total: { type: 'number' }, message: { type: 'string' } },
+  },
+};
 
 /** The header parameters of `/do` (docs/contract.md § Requests) and the path version of `/{version}/do`. */
 export function parameters(): Record<string, JsonSchema> {

@@ -1,7 +1,8 @@
 /**
  * The OpenAPI document as a consumer's code generator reads it: openapi-typescript turns
  * `generated/openapi.json` into types, and a program written against them type-checks, its `authLogin`
- * request and response being the login payload and result, not a union of every action's.
+ * request and response being the login payload and result, not a union of every action's; a streaming
+ * action's JSON answer is its result alone and its stream text; `POST /do` takes the envelope by name.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,19 @@ result.text;
 const wrong: LoginBody = { payload: { email: 'ada@example.com', password: 'x', prompt: 'hi' } };
 // The path form names the same operation.
 const same: paths['/do/auth.login']['post'] extends Login ? true : false = true;
-export { body, token, email, wrong, same };
+
+// ai.generate answers JSON or a stream: the JSON is the result alone (openapi-fetch with media \`\${string}/json\`
+// reads exactly this member), the stream is text.
+type Generate = operations['aiGenerate']['responses'][200]['content'];
+declare const generated: Generate[keyof Generate & \`\${string}/json\`];
+const text: string = generated.data.text;
+const stream: Generate['text/event-stream'] = 'id: 0\\nevent: start\\ndata: {}\\n\\n';
+
+type Envelope = operations['do']['requestBody']['content']['application/json'];
+const call: Envelope = { face: 'auth', action: 'login', payload: { email: 'ada@example.com', password: 'x' } };
+// @ts-expect-error: no face is named so
+const unknown: Envelope = { face: 'nope', action: 'login', payload: {} };
+export { body, token, email, wrong, same, text, stream, call, unknown };
 `;
 
 describe('an openapi-typescript consumer', () => {

@@ -67,8 +67,12 @@ describe.each([
     for (const op of ops) expect(Object.keys(op.responses).length, op.operationId).toBeGreaterThan(0);
   });
 
-  it('describes each stream message, ping events as `{}` as the runtime sends them', () => {
-    const messages = root.components.responses.Success.content['text/event-stream'].schema.oneOf as Json[];
+  it('describes a stream as text and each message under x-events, ping events as `{}` as the runtime sends them', () => {
+    const stream = root.components.responses.Success.content['text/event-stream'].schema as Json;
+    expect(stream.type).toBe('string');
+    expect(stream.oneOf).toBeUndefined();
+    const messages = Object.values(stream['x-events'] as Json) as Json[];
+    expect(Object.keys(stream['x-events'])).toEqual(['start', 'delta', 'progress', 'ping', 'result', 'error']);
     expect(messages.map((m) => m.properties.event.const)).toEqual(['start', 'delta', 'progress', 'ping', 'result', 'error']);
     for (const message of messages) expect(message.required).toEqual(['id', 'event', 'data']);
     expect(messages[3]!.properties.data).toMatchObject({ type: 'object', maxProperties: 0 });
@@ -93,7 +97,8 @@ describe('operations per action', () => {
       expect(op.tags).toEqual([action.face]);
       expect(tags).toContain(action.face);
       expect(op.summary).toBe(action.summary.trim());
-      expect(op.requestBody.content['application/json'].schema.properties.payload).toEqual(doc.components.schemas[`${action.typeName}Payload`]);
+      expect(op.requestBody.content['application/json'].schema.properties.payload.type, action.id).toBe('object');
+      expect(doc.components.schemas[`${action.typeName}Payload`], action.id).toBeUndefined();
       if (action.streamOnly) expect(op.responses['200'].content['application/json'], action.id).toBeUndefined();
       else expect(op.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: `#/components/schemas/${action.typeName}Result` });
       expect(Object.keys(op.responses)).toContain('429');
@@ -117,7 +122,9 @@ describe('operations per action', () => {
     const streaming = served.filter((a) => a.stream);
     expect(streaming.length).toBeGreaterThan(0);
     for (const action of streaming) {
-      const messages = doc.paths[`/do/${action.id}`].post.responses['200'].content['text/event-stream'].schema.oneOf as Json[];
+      const stream = doc.paths[`/do/${action.id}`].post.responses['200'].content['text/event-stream'].schema as Json;
+      expect(stream.type, action.id).toBe('string');
+      const messages = Object.values(stream['x-events'] as Json) as Json[];
       const events = messages.map((m) => m.properties.event.const);
       expect(events).toEqual(['start', 'delta', 'progress', ...action.streamEvents.map((e) => e.name), 'ping', 'result', 'error']);
       expect(messages.find((m) => m.title === 'result')!.properties.data.properties.data).toEqual({ $ref: `#/components/schemas/${action.typeName}Result` });
@@ -201,29 +208,51 @@ describe('webhooks', () => {
   });
 });
 
-describe('DoRequest', () => {
-  it('says which actions stream and which events each emits', () => {
-    const variants = doc.components.schemas.DoRequest.oneOf as Json[];
+describe('POST /do', () => {
+  const operation = (action: { id: string }) => doc.paths[`/do/${action.id}`]?.post as Json | undefined;
+
+  it('takes the envelope alone: face and action by name, the payload an object', () => {
+    const request = doc.components.schemas.DoRequest as Json;
+    expect(request.oneOf).toBeUndefined();
+    expect(request.required).toEqual(['face', 'action', 'payload']);
+    expect(request.properties.payload.type).toBe('object');
+    const served = catalog.faces.flatMap((f) => f.actions).filter((a) => operation(a));
+    expect(request.properties.face.enum).toEqual([...new Set(served.map((a) => a.face))].sort());
+    expect(request.properties.action.enum).toEqual([...new Set(served.map((a) => a.name))].sort());
+  });
+
+  it("shows each action's first example as a call, a stream-only action asking for its stream", () => {
+    const examples = doc.paths['/do'].post.requestBody.content['application/json'].examples as Json;
+    const withExamples = catalog.faces.flatMap((f) => f.actions).filter((a) => operation(a) && a.examples.length > 0);
+    expect(Object.keys(examples)).toEqual(withExamples.map((a) => a.id));
+    for (const action of withExamples) {
+      const options = action.streamOnly ? { options: { stream: true } } : {};
+      expect(examples[action.id].value, action.id).toEqual({ face: action.face, action: action.name, payload: action.examples[0]!.payload, ...options });
+    }
+    expect(doc.paths['/{version}/do'].post.requestBody.content['application/json'].examples).toEqual(examples);
+  });
+
+  it('says on each action which stream and which events each emits', () => {
     for (const action of catalog.faces.flatMap((f) => f.actions)) {
-      const variant = variants.find((v) => v.title === action.id);
-      if (!variant) continue;
-      expect(variant.description.includes(action.streamOnly ? 'Answers only as a stream' : 'Can stream'), action.id).toBe(action.stream);
-      for (const type of action.emits) expect(variant.description).toContain(`\`${type}\``);
+      const op = operation(action);
+      if (!op) continue;
+      expect(op.description.includes(action.streamOnly ? 'Answers only as a stream' : 'Can stream'), action.id).toBe(action.stream);
+      for (const type of action.emits) expect(op.description).toContain(`\`${type}\``);
     }
     expect(doc['x-actions'].find((a: Json) => a.id === 'auth.signup').emits).toEqual(['auth.signup.succeeded']);
   });
 
   it('gives each action its price: an x-cost of decimal strings and a line of the description', () => {
-    const variants = doc.components.schemas.DoRequest.oneOf as Json[];
-    for (const variant of variants) {
-      const action = catalog.faces.flatMap((f) => f.actions).find((a) => a.id === variant.title)!;
-      expect(variant['x-cost'], action.id).toEqual({ currency: catalog.platform.currency, ...action.cost });
-      expect(Object.keys(variant['x-cost'].perUnit)).toEqual(Object.keys(action.cost.perUnit).sort());
+    for (const action of catalog.faces.flatMap((f) => f.actions)) {
+      const op = operation(action);
+      if (!op) continue;
+      expect(op['x-cost'], action.id).toEqual({ currency: catalog.platform.currency, ...action.cost });
+      expect(Object.keys(op['x-cost'].perUnit)).toEqual(Object.keys(action.cost.perUnit).sort());
     }
-    const generate = variants.find((v) => v.title === 'ai.generate')!;
+    const generate = operation({ id: 'ai.generate' })!;
     expect(generate['x-cost']).toEqual({ currency: 'usd', perCall: '0.0005', perUnit: { inputTokens: '0.0000005', outputTokens: '0.000002' } });
     expect(generate.description).toContain('Price: 0.0005 USD per call + 0.0000005 USD per `inputTokens` + 0.000002 USD per `outputTokens`.');
-    expect(variants.find((v) => v.title === 'keys.list')!.description).toContain('Price: free.');
+    expect(operation({ id: 'keys.list' })!.description).toContain('Price: free.');
   });
 });
 
@@ -231,7 +260,7 @@ describe('component schemas', () => {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats.default(ajv);
   // The whole document as one schema resource, so that `#/components/...` references resolve in it.
-  ajv.addSchema({ $id: 'openapi.json', components: doc.components });
+  ajv.addSchema({ $id: 'openapi.json', components: doc.components, paths: doc.paths });
   const schema = (name: string) => {
     const validate = ajv.getSchema(`openapi.json#/components/schemas/${name}`);
     if (!validate) throw new Error(`no schema ${name}`);
@@ -240,6 +269,13 @@ describe('component schemas', () => {
   const accepts = (name: string, value: unknown) => {
     const validate = schema(name);
     return validate(value) ? 'ok' : `${name}: ${ajv.errorsText(validate.errors)}`;
+  };
+
+  /** An action's payload schema, written out in its operation. */
+  const acceptsPayload = (id: string, value: unknown) => {
+    const validate = ajv.getSchema(`openapi.json#/paths/~1do~1${id}/post/requestBody/content/application~1json/schema/properties/payload`);
+    if (!validate) throw new Error(`no payload schema for ${id}`);
+    return validate(value) ? 'ok' : `${id}: ${ajv.errorsText(validate.errors)}`;
   };
 
   it('all compile', () => {
@@ -252,17 +288,26 @@ describe('component schemas', () => {
     for (const action of catalog.faces.flatMap((f) => f.actions)) {
       if (!action.variants.some((v) => v.versions.includes(latest))) continue;
       for (const example of action.examples) {
-        expect(accepts(`${action.typeName}Payload`, example.payload)).toBe('ok');
+        expect(acceptsPayload(action.id, example.payload)).toBe('ok');
         expect(accepts(`${action.typeName}Result`, example.result)).toBe('ok');
         checked += 1;
       }
     }
     expect(checked).toBeGreaterThan(3);
+    for (const example of Object.values(doc.paths['/do'].post.requestBody.content['application/json'].examples as Json)) {
+      expect(accepts('DoRequest', example.value)).toBe('ok');
+    }
     for (const response of Object.values(doc.components.responses as Json)) {
       for (const example of Object.values((response.content?.['application/json']?.examples ?? {}) as Json)) {
         expect(accepts('ErrorEnvelope', example.value)).toBe('ok');
       }
     }
+  });
+
+  it('refuse a bad POST /do envelope in one message', () => {
+    const validate = schema('DoRequest');
+    expect(validate({ face: 'nope', action: 'login', payload: {} })).toBe(false);
+    expect(validate.errors!.map((e) => `${e.instancePath} ${e.message}`)).toEqual(['/face must be equal to one of the allowed values']);
   });
 
   it('accept the event body shown in docs/events.md, and refuse it as another type', () => {
