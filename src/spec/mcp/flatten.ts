@@ -14,6 +14,9 @@ export const COMBINATORS = ['allOf', 'anyOf', 'oneOf'] as const;
 /** The keywords a flat object is made of; any other keyword of a branch is lost in flattening. */
 const SHAPE = new Set(['type', 'properties', 'required', 'additionalProperties', 'description', 'title', '$comment', ...COMBINATORS]);
 
+/** Root keywords that only say how to pick a branch: meaningless once the branches are one object. */
+const BRANCH_PICKERS = new Set(['discriminator']);
+
 export interface Flattened {
   schema: JsonSchema;
   /** Accepts exactly what the schema does. */
@@ -31,7 +34,7 @@ interface Part {
 export function flattenRoot(schema: JsonSchema): Flattened {
   if (!COMBINATORS.some((keyword) => keyword in schema)) return { schema, exact: true };
   const part = partOf(schema) ?? { properties: new Map(), required: new Set<string>(), closed: false, exact: false };
-  const kept = Object.fromEntries(Object.entries(schema).filter(([key]) => !SHAPE.has(key) || key === 'description' || key === 'title'));
+  const kept = Object.fromEntries(Object.entries(schema).filter(([key]) => (!SHAPE.has(key) && !BRANCH_PICKERS.has(key)) || key === 'description' || key === 'title'));
   const flat: JsonSchema = { type: 'object', ...kept };
   if (part.properties.size) flat.properties = Object.fromEntries(part.properties);
   const required = [...part.required].filter((name) => part.properties.has(name) || !part.closed);
