@@ -101,10 +101,25 @@ function either(parts: Part[]): Part {
     // An open alternative without the property lets it be anything.
     const free = parts.some((p) => !p.closed && !p.properties.has(name));
     const description = distinct.map((s) => s.description).find((d) => typeof d === 'string');
-    properties.set(name, free ? (description === undefined ? {} : { description }) : distinct.length === 1 ? distinct[0]! : { anyOf: distinct });
+    properties.set(name, free ? (description === undefined ? {} : { description }) : distinct.length === 1 ? distinct[0]! : (constants(distinct) ?? { anyOf: distinct }));
   }
   const required = names.filter((name) => parts.every((p) => p.required.has(name)));
   return { properties, required: new Set(required), closed: parts.length > 0 && parts.every((p) => p.closed), exact: false };
+}
+
+/**
+ * Alternatives that are each one constant of one type (a discriminator's tag) as one enum, which model
+ * clients show as a choice; each constant's description is kept beside it.
+ */
+function constants(schemas: JsonSchema[]): JsonSchema | undefined {
+  const plain = schemas.every((s) => 'const' in s && s.type === schemas[0]!.type && Object.keys(s).every((key) => ['type', 'const', 'description'].includes(key)));
+  if (!plain) return undefined;
+  const described = schemas.filter((s) => typeof s.description === 'string');
+  return {
+    ...(schemas[0]!.type === undefined ? {} : { type: schemas[0]!.type }),
+    enum: schemas.map((s) => s.const),
+    ...(described.length ? { description: described.map((s) => `\`${String(s.const)}\`: ${String(s.description)}`).join(' ') } : {}),
+  };
 }
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
