@@ -436,6 +436,37 @@ export interface BillingInvoicePreview {
   total: number;
 }
 
+/** A flat price to make (`billing.createPrice`): a fee per period, counting no usage. */
+export interface BillingNewFlatPrice {
+  nickname?: BillingPriceNickname;
+  currency: BillingPriceCurrency;
+  /** A fee per period. */
+  type: 'flat';
+  /** The fee per period, in minor units. */
+  amount: number;
+}
+
+/** A graduated price to make (`billing.createPrice`): each tier's amount for the part of the quantity within it. */
+export interface BillingNewGraduatedPrice {
+  nickname?: BillingPriceNickname;
+  currency: BillingPriceCurrency;
+  /** Each tier's amount for the quantity within it. */
+  type: 'graduated';
+  /** The tiers, in order; the last one's `upTo` is null. */
+  tiers: BillingPriceTier[];
+  usage: BillingPriceUsage;
+}
+
+/** A per-unit price to make (`billing.createPrice`): the same amount for each unit of the quantity its usage counts. */
+export interface BillingNewPerUnitPrice {
+  nickname?: BillingPriceNickname;
+  currency: BillingPriceCurrency;
+  /** The same amount for each unit of quantity. */
+  type: 'perUnit';
+  unitAmount: BillingUnitAmount;
+  usage: BillingPriceUsage;
+}
+
 /** What pays: a card (test mode: the sandbox's card numbers choose the outcome), or a payment method id (`pm_…`), as `payments.createIntent` takes. */
 export type BillingPaymentMethod =
   | {
@@ -466,8 +497,12 @@ export interface BillingPrice {
   createdAt: string;
 }
 
+/** ISO 4217 code, lower case. */
+export type BillingPriceCurrency = string;
 /** Price id. */
 export type BillingPriceId = string;
+/** A name for people. */
+export type BillingPriceNickname = string;
 
 export interface BillingPriceTier {
   /** The tier's inclusive upper bound of quantity; `null` on the last tier. */
@@ -546,23 +581,8 @@ export interface BillingCancelSubscriptionPayload {
 
 /** Result of `billing.cancelSubscription`. */
 export type BillingCancelSubscriptionResult = BillingSubscription;
-
 /** Payload of `billing.createPrice`. Served since 2026-09-01. */
-export interface BillingCreatePricePayload {
-  /** A name for people. */
-  nickname?: string;
-  /** ISO 4217 code, lower case. */
-  currency: string;
-  /** How the quantity is charged. */
-  type: 'flat' | 'perUnit' | 'graduated';
-  /** `flat`: the fee per period, in minor units. */
-  amount?: number;
-  unitAmount?: BillingUnitAmount;
-  /** `graduated`: the tiers, in order; the last one's `upTo` is null. */
-  tiers?: BillingPriceTier[];
-  usage?: BillingPriceUsage;
-}
-
+export type BillingCreatePricePayload = BillingNewFlatPrice | BillingNewPerUnitPrice | BillingNewGraduatedPrice;
 /** Result of `billing.createPrice`. */
 export type BillingCreatePriceResult = BillingPrice;
 

@@ -5,6 +5,7 @@
 import type { Action, Example } from '../spec/model.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { sampleValue } from './docs-events.js';
+import { exampleOptions } from './example-options.js';
 import { oneLine } from './docs-tables.js';
 
 /**
@@ -13,7 +14,7 @@ import { oneLine } from './docs-tables.js';
  */
 export function exampleView(action: Action, example: Example, number: number) {
   const version = action.variants.at(-1)?.versions.at(-1);
-  const body = JSON.stringify({ face: action.face, action: action.name, payload: example.payload }, null, 2);
+  const body = JSON.stringify({ face: action.face, action: action.name, payload: example.payload, ...exampleOptions(action) }, null, 2);
   const request = [
     'curl http://localhost:8787/do \\',
     `  -H "Authorization: Bearer $API_KEY" \\`,

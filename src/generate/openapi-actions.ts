@@ -6,6 +6,7 @@
  */
 import { eachSubschema } from '../spec/json-schema.js';
 import type { Action, Face, JsonSchema } from '../spec/model.js';
+import { exampleOptions } from './example-options.js';
 import { literal } from './ts-literal.js';
 import { priceWords } from './price-words.js';
 import { ref, STREAM_DATA } from './openapi-platform.js';
@@ -61,7 +62,7 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
     'x-cost': actionCost(action, currency),
     'x-codeSamples': codeSamples(action, clientPackage),
     parameters: CALL_PARAMETERS,
-    requestBody: { required: true, content: { 'application/json': { schema: body, ...examples((e) => ({ payload: e.payload })) } } },
+    requestBody: { required: true, content: { 'application/json': { schema: body, ...examples((e) => ({ payload: e.payload, ...exampleOptions(action) })) } } },
     responses: {
       '200': {
         description: action.streamOnly
@@ -86,7 +87,7 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
  */
 function codeSamples(action: Action, clientPackage: string) {
   const payload = action.examples[0]?.payload ?? {};
-  const body = JSON.stringify({ payload }).replace(/'/g, "'\\''");
+  const body = JSON.stringify({ payload, ...exampleOptions(action) }).replace(/'/g, "'\\''");
   const curl = [
     `curl ${EXAMPLE_SERVER}/do/${action.id} \\`,
     '  -H "Authorization: Bearer $API_KEY" \\',

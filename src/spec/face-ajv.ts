@@ -1,6 +1,6 @@
 /**
- * ajv for a face's schemas, configured as the generated validators are (strict, all errors, defaults,
- * standalone source).
+ * ajv for a face's schemas, configured as the generated validators are (strict, all errors, defaults, a oneOf's
+ * `discriminator` picking its one branch so errors name that branch's fields, standalone source).
  *
  * `faceValidators` compiles the schemas that become `generated/server/validators/<face>.js` (every payload
  * variant, action by action, then every event's data) in one instance, always in that order and nothing
@@ -18,7 +18,7 @@ import type { ValidateFunction } from 'ajv';
 import { keyText } from '../memo/memo.js';
 import type { Face, JsonSchema } from './model.js';
 
-const OPTIONS = { strict: true, allErrors: true, useDefaults: true, logger: false, code: { source: true, esm: true, lines: true } } as const;
+const OPTIONS = { strict: true, allErrors: true, useDefaults: true, discriminator: true, logger: false, code: { source: true, esm: true, lines: true } } as const;
 
 export interface FaceValidators {
   ajv: Ajv2020;

@@ -68,6 +68,10 @@ describe.each([
       [{ currency: 'usd', type: 'perUnit', unitAmount: '1', usage: { source: 'meter' } }, '/payload/usage/meterType'],
       [{ currency: 'abc', type: 'flat', amount: 100 }, '/payload/currency'],
       [{ currency: 'usd', type: 'perUnit', unitAmount: 0.1, usage: { source: 'cost' } }, '/payload/unitAmount'],
+      // The schema's branch per type: a flat price without its amount, a type no branch has, no type at all.
+      [{ currency: 'usd', type: 'flat', unitAmount: '1' }, '/payload/amount'],
+      [{ currency: 'usd', type: 'monthly', amount: 100 }, '/payload/type'],
+      [{ currency: 'usd', amount: 100 }, '/payload/type'],
     ];
     for (const [payload, param] of cases) {
       const reply = await bill('createPrice', payload);

@@ -7,7 +7,7 @@ import type { BillingHandlers } from '../../../generated/server/types.js';
 import { rateLines } from './invoice-lines.js';
 import { closePeriod, finalizeInvoice, loadInvoice, payInvoice, readInvoice, settleInvoice } from './invoices.js';
 import { endOfMinute, period, wholeMinute } from './periods.js';
-import { checkedPrice, toPrice } from './prices.js';
+import { checkedPrice, toPrice, type PricePayload } from './prices.js';
 import { toSubscription } from './wire.js';
 import { ApiError, invalidField } from '../../core/errors.js';
 import { listPage } from '../../core/list-page.js';
@@ -32,7 +32,8 @@ async function loadSubscription(ctx: { mode: Mode; entityId: string; db: Paramet
 }
 
 export const handlers: BillingHandlers = {
-  async createPrice(payload, ctx) {
+  async createPrice(validated, ctx) {
+    const payload: PricePayload = validated;
     checkCurrency(payload.currency, '/payload/currency');
     // The calls' cost is summed in the platform's currency: a price of it in another would be an exchange rate.
     if (payload.usage?.source === 'cost' && payload.currency !== ctx.catalogue.platform.currency) {

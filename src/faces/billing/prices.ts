@@ -3,7 +3,7 @@
  * which type and usage source), then kept as made; a price never changes. A bad price is `payload_invalid`
  * listing every problem at its field.
  */
-import type { BillingCreatePricePayload, BillingPrice, BillingPriceUsage } from '../../../generated/server/types.js';
+import type { BillingCreatePricePayload, BillingPrice, BillingPriceTier, BillingPriceUsage, BillingUnitAmount } from '../../../generated/server/types.js';
 import { ApiError } from '../../core/errors.js';
 import type { BillingPriceTable } from './tables.js';
 import { validatePrice, type Price } from './rating.js';
@@ -19,11 +19,23 @@ export interface RatablePrice {
   usage: BillingPriceUsage | undefined;
 }
 
+/**
+ * A price payload with every type's fields optional: the schema's per-type branches already refuse a payload
+ * without its type's fields or with another's, and the checks below still read them all, so a rule is kept
+ * here whatever the validated version's schema says.
+ */
+export type PricePayload = Pick<BillingCreatePricePayload, 'nickname' | 'currency' | 'type'> & {
+  amount?: number;
+  unitAmount?: BillingUnitAmount;
+  tiers?: BillingPriceTier[];
+  usage?: BillingPriceUsage;
+};
+
 /** The fields each type takes, beside `currency`, `type`, `nickname` and `usage`. */
 const FIELDS = { flat: 'amount', perUnit: 'unitAmount', graduated: 'tiers' } as const;
 
 /** The problems of a price payload, each `[pointer under /payload, message]`. */
-function problemsOf(payload: BillingCreatePricePayload): [string, string][] {
+function problemsOf(payload: PricePayload): [string, string][] {
   const problems: [string, string][] = validatePrice(payload).map((p) => {
     const at = p.indexOf(': ');
     return [p.slice(0, at), p.slice(at + 2)];
@@ -40,7 +52,7 @@ function problemsOf(payload: BillingCreatePricePayload): [string, string][] {
 }
 
 /** The price to keep, or `payload_invalid` with every problem. */
-export function checkedPrice(payload: BillingCreatePricePayload): { currency: string; definition: PriceDefinition } {
+export function checkedPrice(payload: PricePayload): { currency: string; definition: PriceDefinition } {
   const problems = problemsOf(payload);
   if (problems.length > 0) {
     const errors = problems.map(([pointer, message]) => ({ param: `/payload${pointer === '/' ? '' : pointer}`, message, keyword: 'price' }));

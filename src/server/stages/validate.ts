@@ -31,6 +31,10 @@ function violation(error: ErrorObject): { param: string; message: string; keywor
     message = 'is not a field of this action in this API version';
   } else if (error.keyword === 'enum') {
     message = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+  } else if (error.keyword === 'discriminator') {
+    // A oneOf with a discriminator is checked by its tag first: the tag is the field at fault, not the object.
+    param += `/${String(params.tag)}`;
+    message = params.error === 'tag' ? 'is required, as a string' : `is not one of the kinds this action takes (see its payload's oneOf)`;
   }
   return { param, message, keyword: error.keyword };
 }

@@ -14,6 +14,9 @@ export const COMBINATORS = ['allOf', 'anyOf', 'oneOf'] as const;
 /** The keywords a flat object is made of; any other keyword of a branch is lost in flattening. */
 const SHAPE = new Set(['type', 'properties', 'required', 'additionalProperties', 'description', 'title', '$comment', ...COMBINATORS]);
 
+/** Root keywords that only say how to pick a branch: meaningless once the branches are one object. */
+const BRANCH_PICKERS = new Set(['discriminator']);
+
 export interface Flattened {
   schema: JsonSchema;
   /** Accepts exactly what the schema does. */
@@ -31,7 +34,7 @@ interface Part {
 export function flattenRoot(schema: JsonSchema): Flattened {
   if (!COMBINATORS.some((keyword) => keyword in schema)) return { schema, exact: true };
   const part = partOf(schema) ?? { properties: new Map(), required: new Set<string>(), closed: false, exact: false };
-  const kept = Object.fromEntries(Object.entries(schema).filter(([key]) => !SHAPE.has(key) || key === 'description' || key === 'title'));
+  const kept = Object.fromEntries(Object.entries(schema).filter(([key]) => (!SHAPE.has(key) && !BRANCH_PICKERS.has(key)) || key === 'description' || key === 'title'));
   const flat: JsonSchema = { type: 'object', ...kept };
   if (part.properties.size) flat.properties = Object.fromEntries(part.properties);
   const required = [...part.required].filter((name) => part.properties.has(name) || !part.closed);
@@ -98,10 +101,25 @@ function either(parts: Part[]): Part {
     // An open alternative without the property lets it be anything.
     const free = parts.some((p) => !p.closed && !p.properties.has(name));
     const description = distinct.map((s) => s.description).find((d) => typeof d === 'string');
-    properties.set(name, free ? (description === undefined ? {} : { description }) : distinct.length === 1 ? distinct[0]! : { anyOf: distinct });
+    properties.set(name, free ? (description === undefined ? {} : { description }) : distinct.length === 1 ? distinct[0]! : (constants(distinct) ?? { anyOf: distinct }));
   }
   const required = names.filter((name) => parts.every((p) => p.required.has(name)));
   return { properties, required: new Set(required), closed: parts.length > 0 && parts.every((p) => p.closed), exact: false };
+}
+
+/**
+ * Alternatives that are each one constant of one type (a discriminator's tag) as one enum, which model
+ * clients show as a choice; each constant's description is kept beside it.
+ */
+function constants(schemas: JsonSchema[]): JsonSchema | undefined {
+  const plain = schemas.every((s) => 'const' in s && s.type === schemas[0]!.type && Object.keys(s).every((key) => ['type', 'const', 'description'].includes(key)));
+  if (!plain) return undefined;
+  const described = schemas.filter((s) => typeof s.description === 'string');
+  return {
+    ...(schemas[0]!.type === undefined ? {} : { type: schemas[0]!.type }),
+    enum: schemas.map((s) => s.const),
+    ...(described.length ? { description: described.map((s) => `\`${String(s.const)}\`: ${String(s.description)}`).join(' ') } : {}),
+  };
 }
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);

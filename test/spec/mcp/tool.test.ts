@@ -111,7 +111,8 @@ describe('an action as an MCP tool', () => {
     const tool = tools(face(action('price', payload, 'effect: write\n    idempotent: false\n    external: false'))).get('price')!.tool;
     expect(tool.inputSchema).toEqual({
       type: 'object',
-      properties: { currency: { type: 'string' }, type: { anyOf: [{ const: 'flat' }, { const: 'graduated' }] }, amount: { type: 'integer' }, tiers: { type: 'array' }, usage: { type: 'string' } },
+      // The branches' constants of `type` (a discriminator's tag) are one enum, a choice a model client can show.
+      properties: { currency: { type: 'string' }, type: { enum: ['flat', 'graduated'] }, amount: { type: 'integer' }, tiers: { type: 'array' }, usage: { type: 'string' } },
       required: ['currency', 'type'],
       // Every shape is closed, so the one object is too, over all their fields.
       additionalProperties: false,
