@@ -16,7 +16,7 @@ import { assertRouted, batchItem, type BatchCall, type BatchItem, type CallState
 import { answered, compose, runStages } from './compose.js';
 import { callTimeout, Deadline } from './deadline.js';
 import { BATCH_ACTION } from '../core/dispatch-types.js';
-import { errorObject, errorReply, successReply } from './envelope.js';
+import { answeredError, errorObject, errorReply, successReply } from './envelope.js';
 import { answerable, ApiError, type ErrorMeaning } from '../core/errors.js';
 import { commitCall, storeFailure } from './execution.js';
 import type { PolicyCheck } from './rate-limit/limiter.js';
@@ -108,11 +108,11 @@ async function runAtomic(call: BatchCall, runtime: Runtime, deadline: Deadline):
       ran.push({ item, reply });
     } catch (thrown) {
       shared.tx.abandon();
-      const { error, meaning } = answerable(thrown, runtime.catalogue.errors, call.requestId);
-      const abort = aborted(runtime, items, item, error, meaning, results.length);
+      const resolved = answerable(thrown, runtime.catalogue.errors, call.requestId);
+      const abort = aborted(runtime, items, item, resolved.error, resolved.meaning, results.length);
       // The requests that ran were rolled back: each is counted with the batch's refusal, at no cost.
       for (const done of ran) answeredItem(call, done.item, runtime, errorReply(done.item, runtime, abort));
-      answeredItem(call, item, runtime, errorReply(item, runtime, error));
+      answeredItem(call, item, runtime, answeredError(item, runtime, resolved));
       return storeFailure(call, runtime, abort);
     }
   }

@@ -11,15 +11,8 @@ import { runCall } from './pipeline.js';
 import type { Runtime } from './runtime.js';
 import { EventStreamResponse, type StreamLimits } from './sse.js';
 
-/** How long a client refused while the server stops should wait before trying again (s). */
-const SHUTDOWN_RETRY_AFTER = '1';
-
-export function registerCallRoutes({ app, sendError, closing }: HttpApp, runtime: Runtime, streamLimits: StreamLimits): void {
-  /** The refusal of a call that arrives while the server stops (checked here: a hook would cost every request). */
-  const refuseWhileClosing = (reply: FastifyReply) => {
-    reply.header('Connection', 'close');
-    return sendError(reply, new ApiError('shutting_down', 'The server is stopping; retry shortly.', { headers: { 'Retry-After': SHUTDOWN_RETRY_AFTER } }));
-  };
+export function registerCallRoutes({ app, sendError, closing, refuseWhileClosing }: HttpApp, runtime: Runtime, streamLimits: StreamLimits): void {
+  // A call that arrives while the server stops is refused here, not by a hook, which would cost every request.
 
   const handleDo = async (request: FastifyRequest, reply: FastifyReply, path: { version?: string; action?: { face: string; action: string } } = {}) => {
     if (closing()) return refuseWhileClosing(reply);

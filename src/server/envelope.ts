@@ -46,7 +46,11 @@ const challenge = (code: string) => (REFUSED_KEY.has(code) ? 'Bearer error="inva
  * catalogue's: every error answer of a call (a stream's `error` event and a stored reply included) is made here.
  */
 export function errorReply(call: CallState, runtime: Runtime, thrown: ApiError): Reply {
-  const { error, meaning } = answerable(thrown, runtime.catalogue.errors, call.requestId);
+  return answeredError(call, runtime, answerable(thrown, runtime.catalogue.errors, call.requestId));
+}
+
+/** The reply of an error whose meaning the caller has resolved already (`answerable`), for a decision of its own. */
+export function answeredError(call: CallState, runtime: Runtime, { error, meaning }: ReturnType<typeof answerable>): Reply {
   const meta = responseMeta(call.requestId, call.startedAt, runtime.serverVersion);
   const challenged = meaning.status === 401 ? { 'WWW-Authenticate': challenge(error.code) } : undefined;
   const headers = challenged || error.headers ? { ...call.responseHeaders, ...challenged, ...error.headers } : call.responseHeaders;

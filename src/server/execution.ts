@@ -8,7 +8,7 @@ import { lapseIdempotencyLease, releaseIdempotencyKey } from '../store/idempoten
 import type { Db } from '../store/schema.js';
 import type { CallTransaction } from '../store/transaction.js';
 import type { IdentifiedCall, Reply } from './call.js';
-import { errorReply } from './envelope.js';
+import { answeredError } from './envelope.js';
 import { answerable, type ErrorMeaning } from '../core/errors.js';
 import type { Runtime } from './runtime.js';
 import { completeIdempotency } from './stages/idempotency.js';
@@ -46,11 +46,11 @@ export async function commitCall(call: IdentifiedCall, runtime: Runtime, tx: Cal
  * execution.
  */
 export async function storeFailure(call: IdentifiedCall, runtime: Runtime, thrown: unknown, inFlight = false): Promise<Reply> {
-  const { error, meaning } = answerable(thrown, runtime.catalogue.errors, call.requestId);
-  const reply = errorReply(call, runtime, error);
+  const resolved = answerable(thrown, runtime.catalogue.errors, call.requestId);
+  const reply = answeredError(call, runtime, resolved);
   if (!call.idempotency) return reply;
   if (inFlight) await lapseIdempotencyLease(runtime.db, call.idempotency, new Date().toISOString());
-  else if (leavesKeyFree(meaning) && !committedRequests(call)) await releaseIdempotencyKey(runtime.db, call.idempotency);
+  else if (leavesKeyFree(resolved.meaning) && !committedRequests(call)) await releaseIdempotencyKey(runtime.db, call.idempotency);
   else await completeIdempotency(call, runtime.db, reply);
   return reply;
 }

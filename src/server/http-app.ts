@@ -39,7 +39,12 @@ export interface HttpApp {
   sendError(reply: FastifyReply, error: ApiError, requestId?: string): FastifyReply;
   /** True once the server has begun to stop. */
   closing(): boolean;
+  /** The refusal of a request that arrives while the server stops: 503 shutting_down, and the connection closed. */
+  refuseWhileClosing(reply: FastifyReply): FastifyReply;
 }
+
+/** How long a client refused while the server stops should wait before trying again (s). */
+const SHUTDOWN_RETRY_AFTER = '1';
 
 export function createHttpApp(runtime: Runtime, options: { logger?: boolean; http: HttpLimits }): HttpApp {
   const { http } = options;
@@ -95,7 +100,11 @@ export function createHttpApp(runtime: Runtime, options: { logger?: boolean; htt
     if (known) return sendError(reply, known);
     return sendError(reply, toApiError(error, request.id), request.id);
   });
-  return { app, sendError, closing: () => closing };
+  const refuseWhileClosing = (reply: FastifyReply) => {
+    reply.header('Connection', 'close');
+    return sendError(reply, new ApiError('shutting_down', 'The server is stopping; retry shortly.', { headers: { 'Retry-After': SHUTDOWN_RETRY_AFTER } }));
+  };
+  return { app, sendError, closing: () => closing, refuseWhileClosing };
 }
 
 /** When fastify started on this request, on the `performance.now()` clock. */

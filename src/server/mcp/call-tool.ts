@@ -14,6 +14,7 @@ import { newId } from '../../store/secrets.js';
 import type { CallState, Reply } from '../call.js';
 import { runCall } from '../pipeline.js';
 import type { Runtime } from '../runtime.js';
+import { errorResult, structuredResult } from './tool-results.js';
 
 export interface ToolCall {
   /** The request headers a call takes from the MCP request: the key and the entity. */
@@ -64,9 +65,9 @@ export function toolResult(entry: McpToolEntry | undefined, reply: Reply): CallT
   const meta = { requestId: body.meta.requestId };
   if (reply.status < 400) {
     const data = entry?.resultProperty !== undefined ? { [entry.resultProperty]: body.data } : (body.data as Record<string, unknown>);
-    return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent: data, _meta: meta };
+    return structuredResult(data, meta);
   }
   const retryAfter = reply.headers['Retry-After'];
   const error = { ...body.error, requestId: body.meta.requestId, status: reply.status, ...(retryAfter !== undefined ? { retryAfter: Number(retryAfter) } : {}) };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }], _meta: { ...meta, error } };
+  return errorResult(error, meta);
 }

@@ -25,11 +25,11 @@ function asksForProgress(body: unknown): boolean {
 /** The headers of an MCP request that its calls take: the key and the entity. */
 const CALL_HEADERS = ['authorization', 'x-entity-id'] as const;
 
-export function registerMcpRoutes({ app, sendError, closing }: HttpApp, runtime: Runtime, options: { toolLimit: number }): void {
+export function registerMcpRoutes({ app, sendError, closing, refuseWhileClosing }: HttpApp, runtime: Runtime, options: { toolLimit: number }): void {
   const tools = runtime.catalogue.mcp;
   if (!tools) return;
   app.post('/mcp', async (request, reply) => {
-    if (closing()) return sendError(reply, new ApiError('shutting_down', 'The server is stopping; retry shortly.', { headers: { 'Retry-After': '1' } }));
+    if (closing()) return refuseWhileClosing(reply);
     const probe: CallState = { requestId: request.id, startedAt: startOf(reply), headers: request.headers, responseHeaders: { 'Request-Id': request.id } };
     try {
       await authenticate(probe, runtime);

@@ -11,6 +11,7 @@ import type { McpToolsFile } from '../../spec/mcp/tool-types.js';
 import { callTool, type ToolCall } from './call-tool.js';
 import { DESCRIBE, describe, INVOKE, search, SEARCH } from './meta-tools.js';
 import { keyTools } from './tool-list.js';
+import { errorResult, structuredResult } from './tool-results.js';
 import type { Runtime } from '../runtime.js';
 
 export interface McpRequest {
@@ -25,8 +26,7 @@ export interface McpRequest {
 
 /** A refusal of the tool call itself (an unknown tool, meta-tool arguments of the wrong shape), as an error result. */
 function refused(code: string, message: string): CallToolResult {
-  const error = { type: 'invalid_request_error', code, message };
-  return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }], _meta: { error } };
+  return errorResult({ type: 'invalid_request_error', code, message });
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -62,15 +62,13 @@ export function mcpServer(runtime: Runtime, request: McpRequest, serverVersion: 
       if (!optional(args.query, 'string') || !optional(args.face, 'string') || !optional(args.scope, 'string') || !optional(args.limit, 'number')) {
         return refused('payload_invalid', 'search_actions takes query, face and scope as strings and limit as a number.');
       }
-      const found = search(tools.callable, { ...(args as object), limit: Math.min(Math.max(1, Math.trunc((args.limit as number | undefined) ?? 20)), 50) });
-      return { content: [{ type: 'text', text: JSON.stringify(found) }], structuredContent: found };
+      return structuredResult(search(tools.callable, args));
     }
     if (tools.meta && (params.name === DESCRIBE || params.name === INVOKE)) {
       const entry = typeof args.tool === 'string' ? tools.callable.get(args.tool) : undefined;
       if (!entry) return refused('action_not_found', `No action this key may call is named ${JSON.stringify(args.tool)}; search_actions lists them.`);
       if (params.name === DESCRIBE) {
-        const described = describe(entry);
-        return { content: [{ type: 'text', text: JSON.stringify(described) }], structuredContent: described };
+        return structuredResult(describe(entry));
       }
       if (!isObject(args.arguments)) return refused('payload_invalid', 'invoke_action takes the action\'s input as `arguments`, an object.');
       return callTool(runtime, entry, invocation(args.arguments));

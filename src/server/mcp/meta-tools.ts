@@ -102,7 +102,8 @@ export function search(callable: ReadonlyMap<string, McpToolEntry>, args: { quer
     const text = `${entry.tool.name} ${entry.tool.title} ${entry.tool.description}`.toLowerCase();
     return words.every((word) => text.includes(word));
   });
-  const limit = args.limit ?? DEFAULT_RESULTS;
+  // The schema says 1 to 50; a client that sends more or less, or a fraction, gets the nearest it allows.
+  const limit = Math.min(Math.max(1, Math.trunc(args.limit ?? DEFAULT_RESULTS)), MAX_RESULTS);
   return {
     actions: found.slice(0, limit).map((entry) => ({
       tool: entry.tool.name,
