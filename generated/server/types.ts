@@ -348,6 +348,12 @@ export interface BatchRunResult {
   results: BatchBatchItemResult[];
 }
 
+/** The calls' cost in the platform's currency. */
+export interface BillingCostUsage {
+  /** The calls' cost. */
+  source: 'cost';
+}
+
 /** A non-negative decimal number written as a string, exact. */
 export type BillingDecimal = string;
 
@@ -436,6 +442,14 @@ export interface BillingInvoicePreview {
   total: number;
 }
 
+/** The values of the ingested events of one type. */
+export interface BillingMeterUsage {
+  /** Ingested events. */
+  source: 'meter';
+  /** The `type` of the ingested events. */
+  meterType: string;
+}
+
 /** A flat price to make (`billing.createPrice`): a fee per period, counting no usage. */
 export interface BillingNewFlatPrice {
   nickname?: BillingPriceNickname;
@@ -513,12 +527,7 @@ export interface BillingPriceTier {
 }
 
 /** What a per-unit or graduated price counts: `cost`, the calls' cost in the platform's currency; `meter`, the values of ingested events of `meterType`. */
-export interface BillingPriceUsage {
-  /** Where the quantity comes from. */
-  source: 'cost' | 'meter';
-  /** The `type` of the ingested events (with `source: meter`). */
-  meterType?: string;
-}
+export type BillingPriceUsage = BillingCostUsage | BillingMeterUsage;
 
 export interface BillingSubscription {
   id: BillingSubscriptionId;

@@ -3,6 +3,7 @@
  * serves the API until SIGINT or SIGTERM, then drains in-flight requests, writes buffered usage and closes the
  * store (stop-signals.ts: a second signal is ignored, a third forces the exit).
  */
+import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
 import { ConfigError } from '../core/settings.js';
 import type { RuntimeConfig } from '../server/config.js';
@@ -68,9 +69,10 @@ export function registerServe(program: Command): void {
           ...(config.metricsToken ? { metricsToken: config.metricsToken } : {}),
           mcpToolLimit: config.mcpToolLimit,
           corsOrigins: config.corsOrigins,
-          // Unset, the listening address stands in, unless it is every interface (0.0.0.0, ::): no client
-          // reaches that, so docUrls stay relative to wherever the client called.
-          ...(config.publicUrl || !WILDCARD_HOSTS.has(config.host) ? { publicUrl: config.publicUrl ?? listeningBase(config) } : {}),
+          // Unset, the listening address stands in, unless it is every interface (0.0.0.0, ::), which no client
+          // reaches, or port 0, whose port is known only once listening: docUrls then stay relative to wherever
+          // the client called.
+          ...(config.publicUrl || (!WILDCARD_HOSTS.has(config.host) && config.port !== 0) ? { publicUrl: config.publicUrl ?? listeningBase(config.host, config.port) } : {}),
         });
         // Installed before anything is printed, so that whoever reads the banner can already stop us cleanly.
         stopOnSignals(async () => {
@@ -81,7 +83,8 @@ export function registerServe(program: Command): void {
         // Listen first: a key created by a start that then fails to listen would never be shown to anyone.
         await app.listen({ port: config.port, host: config.host });
         const firstKey = await ensureFirstKey(db, catalogue.platform);
-        const base = listeningBase(config);
+        // The port bound, which --port 0 leaves to the system.
+        const base = listeningBase(config.host, (app.server.address() as AddressInfo).port);
         const state = config.databaseUrl ? 'PostgreSQL' : `SQLite in ${config.dataDir}`;
         const banner = `Unified Dispatch ${config.serverVersion} listening on ${base} (store: ${state}; rate limits: ${config.redisUrl ? 'Redis' : 'in process'})`;
         // One write, so that a reader never sees the banner without the key that follows it.
@@ -93,7 +96,7 @@ export function registerServe(program: Command): void {
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 /** `http://HOST:PORT`, an IPv6 host in brackets. */
-const listeningBase = (config: RuntimeConfig) => `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+const listeningBase = (host: string, port: number) => `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
 function firstKeyMessage(base: string, key: string): string {
   const body = JSON.stringify({ face: 'ai', action: 'generate', payload: { model: 'gpt-4o-mini', prompt: 'Say hello' } });

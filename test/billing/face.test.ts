@@ -72,6 +72,9 @@ describe.each([
       [{ currency: 'usd', type: 'flat', unitAmount: '1' }, '/payload/amount'],
       [{ currency: 'usd', type: 'monthly', amount: 100 }, '/payload/type'],
       [{ currency: 'usd', amount: 100 }, '/payload/type'],
+      // The usage's branch per source: a cost usage names no meter type, and a source no branch has.
+      [{ currency: 'usd', type: 'perUnit', unitAmount: '1', usage: { source: 'cost', meterType: 'tokens' } }, '/payload/usage/meterType'],
+      [{ currency: 'usd', type: 'perUnit', unitAmount: '1', usage: { source: 'tokens' } }, '/payload/usage/source'],
     ];
     for (const [payload, param] of cases) {
       const reply = await bill('createPrice', payload);

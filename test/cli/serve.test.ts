@@ -36,6 +36,21 @@ describe('dispatch serve', () => {
     }
   }, 60_000);
 
+  it('names the port the system chose for PORT=0, in its banner, its curl line and the served document', async () => {
+    const started = await serve({ DATA_DIR: mkdtempSync(join(tmpdir(), 'dispatch-serve-')), PORT: '0', HOST: '127.0.0.1' });
+    try {
+      const output = started.output();
+      const port = /listening on http:\/\/127\.0\.0\.1:(\d+) /.exec(output)?.[1];
+      expect(Number(port)).toBeGreaterThan(0);
+      expect(output).not.toContain(':0/');
+      expect(output).toContain(`http://127.0.0.1:${port}/do`);
+      const document = (await (await fetch(`http://127.0.0.1:${port}/openapi.json`)).json()) as { servers: { url: string }[] };
+      expect(document.servers[0]!.url).toBe(`http://127.0.0.1:${port}`);
+    } finally {
+      expect(await started.stop()).toBe(0);
+    }
+  }, 60_000);
+
   it('keeps the first key for a later start when this start cannot listen', async () => {
     const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'dispatch-serve-')) };
     const port = await freePort();

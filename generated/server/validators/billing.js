@@ -95,7 +95,7 @@ return errors === 0;
 validate0.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const billing_createPrice_2026_09_01 = validate1;
-const schema2 = {"type":"object","discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/NewFlatPrice"},{"$ref":"#/$defs/NewPerUnitPrice"},{"$ref":"#/$defs/NewGraduatedPrice"}],"$defs":{"NewFlatPrice":{"type":"object","description":"A flat price to make (`billing.createPrice`): a fee per period, counting no usage.","required":["currency","type","amount"],"additionalProperties":false,"properties":{"nickname":{"$ref":"#/$defs/PriceNickname"},"currency":{"$ref":"#/$defs/PriceCurrency"},"type":{"type":"string","const":"flat","description":"A fee per period."},"amount":{"type":"integer","minimum":0,"maximum":99999999,"description":"The fee per period, in minor units."}}},"NewGraduatedPrice":{"type":"object","description":"A graduated price to make (`billing.createPrice`): each tier's amount for the part of the quantity within it.","required":["currency","type","tiers","usage"],"additionalProperties":false,"properties":{"nickname":{"$ref":"#/$defs/PriceNickname"},"currency":{"$ref":"#/$defs/PriceCurrency"},"type":{"type":"string","const":"graduated","description":"Each tier's amount for the quantity within it."},"tiers":{"type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/PriceTier"},"description":"The tiers, in order; the last one's `upTo` is null."},"usage":{"$ref":"#/$defs/PriceUsage"}}},"NewPerUnitPrice":{"type":"object","description":"A per-unit price to make (`billing.createPrice`): the same amount for each unit of the quantity its usage counts.","required":["currency","type","unitAmount","usage"],"additionalProperties":false,"properties":{"nickname":{"$ref":"#/$defs/PriceNickname"},"currency":{"$ref":"#/$defs/PriceCurrency"},"type":{"type":"string","const":"perUnit","description":"The same amount for each unit of quantity."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"usage":{"$ref":"#/$defs/PriceUsage"}}},"PriceCurrency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case."},"PriceNickname":{"type":"string","maxLength":200,"description":"A name for people."},"PriceTier":{"type":"object","required":["upTo","unitAmount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's inclusive upper bound of quantity; `null` on the last tier."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"flatAmount":{"type":"integer","minimum":0,"maximum":99999999,"description":"Minor units charged once when the quantity reaches into the tier."}}},"PriceUsage":{"type":"object","required":["source"],"additionalProperties":false,"description":"What a per-unit or graduated price counts: `cost`, the calls' cost in the platform's currency; `meter`, the values of ingested events of `meterType`.","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","minLength":1,"maxLength":100,"description":"The `type` of the ingested events (with `source: meter`)."}}},"UnitAmount":{"type":"string","pattern":"^[0-9]{1,12}(\\.[0-9]{1,12})?$","description":"Minor units per unit, as a decimal string of at most 12 digits before and after the point (`\"0.05\"` is a twentieth of a cent)."}}};
+const schema2 = {"type":"object","discriminator":{"propertyName":"type"},"oneOf":[{"$ref":"#/$defs/NewFlatPrice"},{"$ref":"#/$defs/NewPerUnitPrice"},{"$ref":"#/$defs/NewGraduatedPrice"}],"$defs":{"CostUsage":{"type":"object","required":["source"],"additionalProperties":false,"description":"The calls' cost in the platform's currency.","properties":{"source":{"type":"string","const":"cost","description":"The calls' cost."}}},"MeterUsage":{"type":"object","required":["source","meterType"],"additionalProperties":false,"description":"The values of the ingested events of one type.","properties":{"source":{"type":"string","const":"meter","description":"Ingested events."},"meterType":{"type":"string","minLength":1,"maxLength":100,"description":"The `type` of the ingested events."}}},"NewFlatPrice":{"type":"object","description":"A flat price to make (`billing.createPrice`): a fee per period, counting no usage.","required":["currency","type","amount"],"additionalProperties":false,"properties":{"nickname":{"$ref":"#/$defs/PriceNickname"},"currency":{"$ref":"#/$defs/PriceCurrency"},"type":{"type":"string","const":"flat","description":"A fee per period."},"amount":{"type":"integer","minimum":0,"maximum":99999999,"description":"The fee per period, in minor units."}}},"NewGraduatedPrice":{"type":"object","description":"A graduated price to make (`billing.createPrice`): each tier's amount for the part of the quantity within it.","required":["currency","type","tiers","usage"],"additionalProperties":false,"properties":{"nickname":{"$ref":"#/$defs/PriceNickname"},"currency":{"$ref":"#/$defs/PriceCurrency"},"type":{"type":"string","const":"graduated","description":"Each tier's amount for the quantity within it."},"tiers":{"type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/PriceTier"},"description":"The tiers, in order; the last one's `upTo` is null."},"usage":{"$ref":"#/$defs/PriceUsage"}}},"NewPerUnitPrice":{"type":"object","description":"A per-unit price to make (`billing.createPrice`): the same amount for each unit of the quantity its usage counts.","required":["currency","type","unitAmount","usage"],"additionalProperties":false,"properties":{"nickname":{"$ref":"#/$defs/PriceNickname"},"currency":{"$ref":"#/$defs/PriceCurrency"},"type":{"type":"string","const":"perUnit","description":"The same amount for each unit of quantity."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"usage":{"$ref":"#/$defs/PriceUsage"}}},"PriceCurrency":{"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case."},"PriceNickname":{"type":"string","maxLength":200,"description":"A name for people."},"PriceTier":{"type":"object","required":["upTo","unitAmount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's inclusive upper bound of quantity; `null` on the last tier."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"flatAmount":{"type":"integer","minimum":0,"maximum":99999999,"description":"Minor units charged once when the quantity reaches into the tier."}}},"PriceUsage":{"type":"object","description":"What a per-unit or graduated price counts: `cost`, the calls' cost in the platform's currency; `meter`, the values of ingested events of `meterType`.","discriminator":{"propertyName":"source"},"oneOf":[{"$ref":"#/$defs/CostUsage"},{"$ref":"#/$defs/MeterUsage"}]},"UnitAmount":{"type":"string","pattern":"^[0-9]{1,12}(\\.[0-9]{1,12})?$","description":"Minor units per unit, as a decimal string of at most 12 digits before and after the point (`\"0.05\"` is a twentieth of a cent)."}}};
 const schema3 = {"type":"object","description":"A flat price to make (`billing.createPrice`): a fee per period, counting no usage.","required":["currency","type","amount"],"additionalProperties":false,"properties":{"nickname":{"$ref":"#/$defs/PriceNickname"},"currency":{"$ref":"#/$defs/PriceCurrency"},"type":{"type":"string","const":"flat","description":"A fee per period."},"amount":{"type":"integer","minimum":0,"maximum":99999999,"description":"The fee per period, in minor units."}}};
 const schema4 = {"type":"string","maxLength":200,"description":"A name for people."};
 const schema5 = {"type":"string","pattern":"^[a-z]{3}$","description":"ISO 4217 code, lower case."};
@@ -281,8 +281,229 @@ validate2.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema6 = {"type":"object","description":"A per-unit price to make (`billing.createPrice`): the same amount for each unit of the quantity its usage counts.","required":["currency","type","unitAmount","usage"],"additionalProperties":false,"properties":{"nickname":{"$ref":"#/$defs/PriceNickname"},"currency":{"$ref":"#/$defs/PriceCurrency"},"type":{"type":"string","const":"perUnit","description":"The same amount for each unit of quantity."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"usage":{"$ref":"#/$defs/PriceUsage"}}};
 const schema9 = {"type":"string","pattern":"^[0-9]{1,12}(\\.[0-9]{1,12})?$","description":"Minor units per unit, as a decimal string of at most 12 digits before and after the point (`\"0.05\"` is a twentieth of a cent)."};
-const schema10 = {"type":"object","required":["source"],"additionalProperties":false,"description":"What a per-unit or graduated price counts: `cost`, the calls' cost in the platform's currency; `meter`, the values of ingested events of `meterType`.","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","minLength":1,"maxLength":100,"description":"The `type` of the ingested events (with `source: meter`)."}}};
 const pattern3 = new RegExp("^[0-9]{1,12}(\\.[0-9]{1,12})?$", "u");
+const schema10 = {"type":"object","description":"What a per-unit or graduated price counts: `cost`, the calls' cost in the platform's currency; `meter`, the values of ingested events of `meterType`.","discriminator":{"propertyName":"source"},"oneOf":[{"$ref":"#/$defs/CostUsage"},{"$ref":"#/$defs/MeterUsage"}]};
+const schema11 = {"type":"object","required":["source"],"additionalProperties":false,"description":"The calls' cost in the platform's currency.","properties":{"source":{"type":"string","const":"cost","description":"The calls' cost."}}};
+const schema12 = {"type":"object","required":["source","meterType"],"additionalProperties":false,"description":"The values of the ingested events of one type.","properties":{"source":{"type":"string","const":"meter","description":"Ingested events."},"meterType":{"type":"string","minLength":1,"maxLength":100,"description":"The `type` of the ingested events."}}};
+
+function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate4.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+const tag0 = data.source;
+if(typeof tag0 == "string"){
+if(tag0 === "cost"){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.source === undefined){
+const err0 = {instancePath,schemaPath:"#/$defs/CostUsage/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "source")){
+const err1 = {instancePath,schemaPath:"#/$defs/CostUsage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data0 = data.source;
+if(typeof data0 !== "string"){
+const err2 = {instancePath:instancePath+"/source",schemaPath:"#/$defs/CostUsage/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if("cost" !== data0){
+const err3 = {instancePath:instancePath+"/source",schemaPath:"#/$defs/CostUsage/properties/source/const",keyword:"const",params:{allowedValue: "cost"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/$defs/CostUsage/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var props0 = true;
+}
+else if(tag0 === "meter"){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.source === undefined){
+const err5 = {instancePath,schemaPath:"#/$defs/MeterUsage/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.meterType === undefined){
+const err6 = {instancePath,schemaPath:"#/$defs/MeterUsage/required",keyword:"required",params:{missingProperty: "meterType"},message:"must have required property '"+"meterType"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+for(const key1 in data){
+if(!((key1 === "source") || (key1 === "meterType"))){
+const err7 = {instancePath,schemaPath:"#/$defs/MeterUsage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data1 = data.source;
+if(typeof data1 !== "string"){
+const err8 = {instancePath:instancePath+"/source",schemaPath:"#/$defs/MeterUsage/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if("meter" !== data1){
+const err9 = {instancePath:instancePath+"/source",schemaPath:"#/$defs/MeterUsage/properties/source/const",keyword:"const",params:{allowedValue: "meter"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.meterType !== undefined){
+let data2 = data.meterType;
+if(typeof data2 === "string"){
+if(func0(data2) > 100){
+const err10 = {instancePath:instancePath+"/meterType",schemaPath:"#/$defs/MeterUsage/properties/meterType/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(func0(data2) < 1){
+const err11 = {instancePath:instancePath+"/meterType",schemaPath:"#/$defs/MeterUsage/properties/meterType/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/meterType",schemaPath:"#/$defs/MeterUsage/properties/meterType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/$defs/MeterUsage/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(props0 !== true){
+props0 = true;
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "source", tagValue: tag0},message:"value of tag \"source\" must be in oneOf"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "source", tagValue: tag0},message:"tag \"source\" must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate4.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate4.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
 
 function validate3(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -446,10 +667,14 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-let data4 = data.usage;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.source === undefined){
-const err13 = {instancePath:instancePath+"/usage",schemaPath:"#/$defs/PriceUsage/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(!(validate4(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate4.errors : vErrors.concat(validate4.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -458,111 +683,18 @@ vErrors.push(err13);
 }
 errors++;
 }
-for(const key1 in data4){
-if(!((key1 === "source") || (key1 === "meterType"))){
-const err14 = {instancePath:instancePath+"/usage",schemaPath:"#/$defs/PriceUsage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data4.source !== undefined){
-let data5 = data4.source;
-if(typeof data5 !== "string"){
-const err15 = {instancePath:instancePath+"/usage/source",schemaPath:"#/$defs/PriceUsage/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-if(!((data5 === "cost") || (data5 === "meter"))){
-const err16 = {instancePath:instancePath+"/usage/source",schemaPath:"#/$defs/PriceUsage/properties/source/enum",keyword:"enum",params:{allowedValues: schema10.properties.source.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data4.meterType !== undefined){
-let data6 = data4.meterType;
-if(typeof data6 === "string"){
-if(func0(data6) > 100){
-const err17 = {instancePath:instancePath+"/usage/meterType",schemaPath:"#/$defs/PriceUsage/properties/meterType/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-if(func0(data6) < 1){
-const err18 = {instancePath:instancePath+"/usage/meterType",schemaPath:"#/$defs/PriceUsage/properties/meterType/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/usage/meterType",schemaPath:"#/$defs/PriceUsage/properties/meterType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/usage",schemaPath:"#/$defs/PriceUsage/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
 validate3.errors = vErrors;
 return errors === 0;
 }
 validate3.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema11 = {"type":"object","description":"A graduated price to make (`billing.createPrice`): each tier's amount for the part of the quantity within it.","required":["currency","type","tiers","usage"],"additionalProperties":false,"properties":{"nickname":{"$ref":"#/$defs/PriceNickname"},"currency":{"$ref":"#/$defs/PriceCurrency"},"type":{"type":"string","const":"graduated","description":"Each tier's amount for the quantity within it."},"tiers":{"type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/PriceTier"},"description":"The tiers, in order; the last one's `upTo` is null."},"usage":{"$ref":"#/$defs/PriceUsage"}}};
-const schema14 = {"type":"object","required":["upTo","unitAmount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's inclusive upper bound of quantity; `null` on the last tier."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"flatAmount":{"type":"integer","minimum":0,"maximum":99999999,"description":"Minor units charged once when the quantity reaches into the tier."}}};
+const schema13 = {"type":"object","description":"A graduated price to make (`billing.createPrice`): each tier's amount for the part of the quantity within it.","required":["currency","type","tiers","usage"],"additionalProperties":false,"properties":{"nickname":{"$ref":"#/$defs/PriceNickname"},"currency":{"$ref":"#/$defs/PriceCurrency"},"type":{"type":"string","const":"graduated","description":"Each tier's amount for the quantity within it."},"tiers":{"type":"array","minItems":1,"maxItems":20,"items":{"$ref":"#/$defs/PriceTier"},"description":"The tiers, in order; the last one's `upTo` is null."},"usage":{"$ref":"#/$defs/PriceUsage"}}};
+const schema16 = {"type":"object","required":["upTo","unitAmount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's inclusive upper bound of quantity; `null` on the last tier."},"unitAmount":{"$ref":"#/$defs/UnitAmount"},"flatAmount":{"type":"integer","minimum":0,"maximum":99999999,"description":"Minor units charged once when the quantity reaches into the tier."}}};
 
-function validate5(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate7(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate5.evaluated;
+const evaluated0 = validate7.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -605,7 +737,7 @@ errors++;
 if(data.upTo !== undefined){
 let data0 = data.upTo;
 if((!((typeof data0 == "number") && (isFinite(data0)))) && (data0 !== null)){
-const err3 = {instancePath:instancePath+"/upTo",schemaPath:"#/properties/upTo/type",keyword:"type",params:{type: schema14.properties.upTo.type},message:"must be number,null"};
+const err3 = {instancePath:instancePath+"/upTo",schemaPath:"#/properties/upTo/type",keyword:"type",params:{type: schema16.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -686,16 +818,16 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate5.errors = vErrors;
+validate7.errors = vErrors;
 return errors === 0;
 }
-validate5.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate7.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate4(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate6(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate4.evaluated;
+const evaluated0 = validate6.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -853,8 +985,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate5(data3[i0], {instancePath:instancePath+"/tiers/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate5.errors : vErrors.concat(validate5.errors);
+if(!(validate7(data3[i0], {instancePath:instancePath+"/tiers/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate7.errors : vErrors.concat(validate7.errors);
 errors = vErrors.length;
 }
 }
@@ -871,10 +1003,14 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-let data5 = data.usage;
-if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
-if(data5.source === undefined){
-const err14 = {instancePath:instancePath+"/usage",schemaPath:"#/$defs/PriceUsage/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(!(validate4(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate4.errors : vErrors.concat(validate4.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -883,103 +1019,10 @@ vErrors.push(err14);
 }
 errors++;
 }
-for(const key1 in data5){
-if(!((key1 === "source") || (key1 === "meterType"))){
-const err15 = {instancePath:instancePath+"/usage",schemaPath:"#/$defs/PriceUsage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data5.source !== undefined){
-let data6 = data5.source;
-if(typeof data6 !== "string"){
-const err16 = {instancePath:instancePath+"/usage/source",schemaPath:"#/$defs/PriceUsage/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(!((data6 === "cost") || (data6 === "meter"))){
-const err17 = {instancePath:instancePath+"/usage/source",schemaPath:"#/$defs/PriceUsage/properties/source/enum",keyword:"enum",params:{allowedValues: schema10.properties.source.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data5.meterType !== undefined){
-let data7 = data5.meterType;
-if(typeof data7 === "string"){
-if(func0(data7) > 100){
-const err18 = {instancePath:instancePath+"/usage/meterType",schemaPath:"#/$defs/PriceUsage/properties/meterType/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-if(func0(data7) < 1){
-const err19 = {instancePath:instancePath+"/usage/meterType",schemaPath:"#/$defs/PriceUsage/properties/meterType/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/usage/meterType",schemaPath:"#/$defs/PriceUsage/properties/meterType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/usage",schemaPath:"#/$defs/PriceUsage/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-validate4.errors = vErrors;
+validate6.errors = vErrors;
 return errors === 0;
 }
-validate4.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate6.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate1(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1012,8 +1055,8 @@ props0 = true;
 }
 }
 else if(tag0 === "graduated"){
-if(!(validate4(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate4.errors : vErrors.concat(validate4.errors);
+if(!(validate6(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate6.errors : vErrors.concat(validate6.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -1058,15 +1101,15 @@ return errors === 0;
 }
 validate1.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const billing_finalizeInvoice_2026_09_01 = validate10;
-const schema17 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
-const schema18 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const billing_finalizeInvoice_2026_09_01 = validate13;
+const schema18 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
+const schema19 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 const pattern6 = new RegExp("^in_[0-9A-Za-z]+$", "u");
 
-function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate10.evaluated;
+const evaluated0 = validate13.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1132,19 +1175,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate10.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
-validate10.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_getInvoice_2026_09_01 = validate11;
-const schema19 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
-const schema20 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const billing_getInvoice_2026_09_01 = validate14;
+const schema20 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
+const schema21 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
-function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate11.evaluated;
+const evaluated0 = validate14.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1210,20 +1253,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate11.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
-validate11.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_getPrice_2026_09_01 = validate12;
-const schema21 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/PriceId"}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
-const schema22 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+export const billing_getPrice_2026_09_01 = validate15;
+const schema22 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/PriceId"}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
+const schema23 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
 const pattern8 = new RegExp("^price_[0-9A-Za-z]+$", "u");
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate12.evaluated;
+const evaluated0 = validate15.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1289,19 +1332,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate15.errors = vErrors;
 return errors === 0;
 }
-validate12.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_getSubscription_2026_09_01 = validate13;
-const schema23 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema24 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+export const billing_getSubscription_2026_09_01 = validate16;
+const schema24 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema25 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate13.evaluated;
+const evaluated0 = validate16.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1367,20 +1410,20 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate13.errors = vErrors;
+validate16.errors = vErrors;
 return errors === 0;
 }
-validate13.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_listInvoices_2026_09_01 = validate14;
-const schema25 = {"type":"object","additionalProperties":false,"properties":{"subscription":{"$ref":"#/$defs/SubscriptionId"},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Only these."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema26 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema27 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const billing_listInvoices_2026_09_01 = validate17;
+const schema26 = {"type":"object","additionalProperties":false,"properties":{"subscription":{"$ref":"#/$defs/SubscriptionId"},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Only these."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema27 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema28 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate14.evaluated;
+const evaluated0 = validate17.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1441,7 +1484,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!(((((data1 === "draft") || (data1 === "open")) || (data1 === "paid")) || (data1 === "void")) || (data1 === "uncollectible"))){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema25.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema26.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1520,19 +1563,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate14.errors = vErrors;
+validate17.errors = vErrors;
 return errors === 0;
 }
-validate14.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_listPrices_2026_09_01 = validate15;
-const schema28 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/PriceId"}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
-const schema29 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+export const billing_listPrices_2026_09_01 = validate18;
+const schema29 = {"type":"object","additionalProperties":false,"properties":{"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/PriceId"}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
+const schema30 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate15.evaluated;
+const evaluated0 = validate18.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1624,20 +1667,20 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate15.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
-validate15.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_listSubscriptions_2026_09_01 = validate16;
-const schema30 = {"type":"object","additionalProperties":false,"properties":{"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Only this customer's."},"status":{"type":"string","enum":["active","canceled"],"description":"Only these."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema31 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+export const billing_listSubscriptions_2026_09_01 = validate19;
+const schema31 = {"type":"object","additionalProperties":false,"properties":{"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"Only this customer's."},"status":{"type":"string","enum":["active","canceled"],"description":"Only these."},"limit":{"type":"integer","minimum":1,"maximum":100,"default":20,"description":"Page size."},"startingAfter":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema32 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
 const pattern13 = new RegExp("^cus_[0-9A-Za-z]+$", "u");
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate16.evaluated;
+const evaluated0 = validate19.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1698,7 +1741,7 @@ vErrors.push(err3);
 errors++;
 }
 if(!((data1 === "active") || (data1 === "canceled"))){
-const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema30.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err4 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema31.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1777,19 +1820,19 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate16.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
-validate16.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_markInvoiceUncollectible_2026_09_01 = validate17;
-const schema32 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
-const schema33 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const billing_markInvoiceUncollectible_2026_09_01 = validate20;
+const schema33 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
+const schema34 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate17.evaluated;
+const evaluated0 = validate20.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1855,23 +1898,23 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate17.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
-validate17.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_payInvoice_2026_09_01 = validate18;
-const schema34 = {"type":"object","required":["id","paymentMethod"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"},"paymentMethod":{"$ref":"#/$defs/PaymentMethod"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PaymentMethod":{"description":"What pays: a card (test mode: the sandbox's card numbers choose the outcome), or a payment method id (`pm_…`), as `payments.createIntent` takes.","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]}}};
-const schema35 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema36 = {"description":"What pays: a card (test mode: the sandbox's card numbers choose the outcome), or a payment method id (`pm_…`), as `payments.createIntent` takes.","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]};
+export const billing_payInvoice_2026_09_01 = validate21;
+const schema35 = {"type":"object","required":["id","paymentMethod"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"},"paymentMethod":{"$ref":"#/$defs/PaymentMethod"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PaymentMethod":{"description":"What pays: a card (test mode: the sandbox's card numbers choose the outcome), or a payment method id (`pm_…`), as `payments.createIntent` takes.","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]}}};
+const schema36 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema37 = {"description":"What pays: a card (test mode: the sandbox's card numbers choose the outcome), or a payment method id (`pm_…`), as `payments.createIntent` takes.","oneOf":[{"type":"object","required":["card"],"additionalProperties":false,"properties":{"card":{"type":"object","required":["number","expMonth","expYear"],"additionalProperties":false,"properties":{"number":{"type":"string","pattern":"^[0-9]{12,19}$","description":"The card number, digits only."},"expMonth":{"type":"integer","minimum":1,"maximum":12,"description":"Expiry month."},"expYear":{"type":"integer","minimum":2000,"maximum":2100,"description":"Expiry year."},"cvc":{"type":"string","pattern":"^[0-9]{3,4}$","description":"The security code."}}}}},{"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"type":"string","pattern":"^pm_[0-9A-Za-z_]+$","description":"A payment method id (`pm_card_visa` in test mode)."}}}]};
 const pattern17 = new RegExp("^[0-9]{12,19}$", "u");
 const pattern18 = new RegExp("^[0-9]{3,4}$", "u");
 const pattern19 = new RegExp("^pm_[0-9A-Za-z_]+$", "u");
 
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate18.evaluated;
+const evaluated0 = validate21.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2266,21 +2309,21 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate18.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
-validate18.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_subscribe_2026_09_01 = validate19;
-const schema37 = {"type":"object","required":["customer","prices"],"additionalProperties":false,"properties":{"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays."},"prices":{"type":"array","minItems":1,"maxItems":20,"uniqueItems":true,"items":{"$ref":"#/$defs/PriceId"},"description":"The prices to bill."},"interval":{"type":"string","enum":["day","week","month"],"default":"month","description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"maximum":12,"default":1,"description":"How many intervals make a period."},"backdateStartDate":{"type":"string","format":"date-time","description":"Start billing at this earlier time."},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
-const schema38 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const func7 = require("ajv/dist/runtime/equal").default;
+export const billing_subscribe_2026_09_01 = validate22;
+const schema38 = {"type":"object","required":["customer","prices"],"additionalProperties":false,"properties":{"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays."},"prices":{"type":"array","minItems":1,"maxItems":20,"uniqueItems":true,"items":{"$ref":"#/$defs/PriceId"},"description":"The prices to bill."},"interval":{"type":"string","enum":["day","week","month"],"default":"month","description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"maximum":12,"default":1,"description":"How many intervals make a period."},"backdateStartDate":{"type":"string","format":"date-time","description":"Start billing at this earlier time."},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."}},"$defs":{"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."}}};
+const schema39 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const func5 = require("ajv/dist/runtime/equal").default;
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate19.evaluated;
+const evaluated0 = validate22.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2406,7 +2449,7 @@ if(i1 > 1){
 outer0:
 for(;i1--;){
 for(j0 = i1; j0--;){
-if(func7(data1[i1], data1[j0])){
+if(func5(data1[i1], data1[j0])){
 const err9 = {instancePath:instancePath+"/prices",schemaPath:"#/properties/prices/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2444,7 +2487,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((data3 === "day") || (data3 === "week")) || (data3 === "month"))){
-const err12 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema37.properties.interval.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema38.properties.interval.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2572,19 +2615,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate19.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
-validate19.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_upcomingInvoice_2026_09_01 = validate20;
-const schema39 = {"type":"object","required":["subscription"],"additionalProperties":false,"properties":{"subscription":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema40 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+export const billing_upcomingInvoice_2026_09_01 = validate23;
+const schema40 = {"type":"object","required":["subscription"],"additionalProperties":false,"properties":{"subscription":{"$ref":"#/$defs/SubscriptionId"}},"$defs":{"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema41 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate20.evaluated;
+const evaluated0 = validate23.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2650,19 +2693,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
-validate20.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const billing_voidInvoice_2026_09_01 = validate21;
-const schema41 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
-const schema42 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const billing_voidInvoice_2026_09_01 = validate24;
+const schema42 = {"type":"object","required":["id"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/InvoiceId"}},"$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."}}};
+const schema43 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate21.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2728,22 +2771,1224 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_billing_invoice_created = validate22;
-const schema43 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema44 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema45 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema46 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const func9 = Object.prototype.hasOwnProperty;
-const schema47 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema48 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema49 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+export const event_billing_invoice_created = validate25;
+const schema44 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema45 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema46 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema47 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const func7 = Object.prototype.hasOwnProperty;
+const schema48 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema49 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema50 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
 const pattern27 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
-const schema51 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+const schema52 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate28.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.source === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.from === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.to === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.quantity === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "source") || (key0 === "meterType")) || (key0 === "from")) || (key0 === "to")) || (key0 === "quantity"))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.source !== undefined){
+let data0 = data.source;
+if(typeof data0 !== "string"){
+const err5 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(!((data0 === "cost") || (data0 === "meter"))){
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema52.properties.source.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.meterType !== undefined){
+if(typeof data.meterType !== "string"){
+const err7 = {instancePath:instancePath+"/meterType",schemaPath:"#/properties/meterType/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.from !== undefined){
+let data2 = data.from;
+if(typeof data2 === "string"){
+if(!(formats0.validate(data2))){
+const err8 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.to !== undefined){
+let data3 = data.to;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err10 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.quantity !== undefined){
+let data4 = data.quantity;
+if(typeof data4 === "string"){
+if(!pattern27.test(data4)){
+const err12 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate28.errors = vErrors;
+return errors === 0;
+}
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.price === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "price"},message:"must have required property '"+"price"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.periodStart === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.periodEnd === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.quantity === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.amount === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.exactAmount === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "exactAmount"},message:"must have required property '"+"exactAmount"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func7.call(schema48.properties, key0))){
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.price !== undefined){
+let data0 = data.price;
+if(typeof data0 === "string"){
+if(!pattern8.test(data0)){
+const err8 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/pattern",keyword:"pattern",params:{pattern: "^price_[0-9A-Za-z]+$"},message:"must match pattern \""+"^price_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.periodStart !== undefined){
+let data2 = data.periodStart;
+if(typeof data2 === "string"){
+if(!(formats0.validate(data2))){
+const err11 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.periodEnd !== undefined){
+let data3 = data.periodEnd;
+if(typeof data3 === "string"){
+if(!(formats0.validate(data3))){
+const err13 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.late !== undefined){
+if(typeof data.late !== "boolean"){
+const err15 = {instancePath:instancePath+"/late",schemaPath:"#/properties/late/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.quantity !== undefined){
+let data5 = data.quantity;
+if(typeof data5 === "string"){
+if(!pattern27.test(data5)){
+const err16 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.amount !== undefined){
+let data6 = data.amount;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err18 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.exactAmount !== undefined){
+let data7 = data.exactAmount;
+if(typeof data7 === "string"){
+if(!pattern27.test(data7)){
+const err19 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.usage !== undefined){
+if(!(validate28(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+errors = vErrors.length;
+}
+}
+if(data.tiers !== undefined){
+let data9 = data.tiers;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+let data10 = data9[i0];
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.upTo === undefined){
+const err21 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "upTo"},message:"must have required property '"+"upTo"+"'"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(data10.quantity === undefined){
+const err22 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(data10.unitAmount === undefined){
+const err23 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "unitAmount"},message:"must have required property '"+"unitAmount"+"'"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+if(data10.flatAmount === undefined){
+const err24 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "flatAmount"},message:"must have required property '"+"flatAmount"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data10.amount === undefined){
+const err25 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+for(const key1 in data10){
+if(!(((((key1 === "upTo") || (key1 === "quantity")) || (key1 === "unitAmount")) || (key1 === "flatAmount")) || (key1 === "amount"))){
+const err26 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data10.upTo !== undefined){
+let data11 = data10.upTo;
+if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema48.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data10.quantity !== undefined){
+let data12 = data10.quantity;
+if(typeof data12 === "string"){
+if(!pattern27.test(data12)){
+const err28 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data10.unitAmount !== undefined){
+let data13 = data10.unitAmount;
+if(typeof data13 === "string"){
+if(!pattern27.test(data13)){
+const err30 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+else {
+const err31 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data10.flatAmount !== undefined){
+let data14 = data10.flatAmount;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err32 = {instancePath:instancePath+"/tiers/" + i0+"/flatAmount",schemaPath:"#/properties/tiers/items/properties/flatAmount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data10.amount !== undefined){
+let data15 = data10.amount;
+if(typeof data15 === "string"){
+if(!pattern27.test(data15)){
+const err33 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.subscription === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "subscription"},message:"must have required property '"+"subscription"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.customer === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer"},message:"must have required property '"+"customer"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.status === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.currency === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.periodStart === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.periodEnd === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.lines === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.total === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.amountDue === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountDue"},message:"must have required property '"+"amountDue"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.amountPaid === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountPaid"},message:"must have required property '"+"amountPaid"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.attemptCount === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attemptCount"},message:"must have required property '"+"attemptCount"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func7.call(schema45.properties, key0))){
+const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern6.test(data0)){
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/pattern",keyword:"pattern",params:{pattern: "^in_[0-9A-Za-z]+$"},message:"must match pattern \""+"^in_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.number !== undefined){
+if(typeof data.number !== "string"){
+const err16 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.subscription !== undefined){
+let data2 = data.subscription;
+if(typeof data2 === "string"){
+if(!pattern0.test(data2)){
+const err17 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.customer !== undefined){
+if(typeof data.customer !== "string"){
+const err19 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data4 = data.status;
+if(typeof data4 !== "string"){
+const err20 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema45.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.currency !== undefined){
+if(typeof data.currency !== "string"){
+const err22 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+if(data.periodStart !== undefined){
+let data6 = data.periodStart;
+if(typeof data6 === "string"){
+if(!(formats0.validate(data6))){
+const err23 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.periodEnd !== undefined){
+let data7 = data.periodEnd;
+if(typeof data7 === "string"){
+if(!(formats0.validate(data7))){
+const err25 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.lines !== undefined){
+let data8 = data.lines;
+if(Array.isArray(data8)){
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate27(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/lines",schemaPath:"#/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.total !== undefined){
+let data10 = data.total;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err28 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.amountDue !== undefined){
+let data11 = data.amountDue;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err29 = {instancePath:instancePath+"/amountDue",schemaPath:"#/properties/amountDue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.amountPaid !== undefined){
+let data12 = data.amountPaid;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err30 = {instancePath:instancePath+"/amountPaid",schemaPath:"#/properties/amountPaid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.paymentIntent !== undefined){
+if(typeof data.paymentIntent !== "string"){
+const err31 = {instancePath:instancePath+"/paymentIntent",schemaPath:"#/properties/paymentIntent/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+if(data.attemptCount !== undefined){
+let data14 = data.attemptCount;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err32 = {instancePath:instancePath+"/attemptCount",schemaPath:"#/properties/attemptCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data15 = data.createdAt;
+if(typeof data15 === "string"){
+if(!(formats0.validate(data15))){
+const err33 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.finalizedAt !== undefined){
+let data16 = data.finalizedAt;
+if(typeof data16 === "string"){
+if(!(formats0.validate(data16))){
+const err35 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.paidAt !== undefined){
+let data17 = data.paidAt;
+if(typeof data17 === "string"){
+if(!(formats0.validate(data17))){
+const err37 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.voidedAt !== undefined){
+let data18 = data.voidedAt;
+if(typeof data18 === "string"){
+if(!(formats0.validate(data18))){
+const err39 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.markedUncollectibleAt !== undefined){
+let data19 = data.markedUncollectibleAt;
+if(typeof data19 === "string"){
+if(!(formats0.validate(data19))){
+const err41 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+else {
+const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2755,6 +4000,35 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate26(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate26.errors : vErrors.concat(validate26.errors);
+errors = vErrors.length;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_invoice_finalized = validate32;
+const schema57 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema58 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema59 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema60 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema61 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema62 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema63 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const schema65 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate35.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.source === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
@@ -2821,7 +4095,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema51.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema65.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2929,16 +4203,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3017,7 +4291,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema47.properties, key0))){
+if(!(func7.call(schema61.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -3191,8 +4465,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate25(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate35(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate35.errors : vErrors.concat(validate35.errors);
 errors = vErrors.length;
 }
 }
@@ -3268,7 +4542,7 @@ errors++;
 if(data10.upTo !== undefined){
 let data11 = data10.upTo;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema47.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema61.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -3401,16 +4675,16 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3549,7 +4823,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema44.properties, key0))){
+if(!(func7.call(schema58.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -3647,7 +4921,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema44.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema58.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3724,8 +4998,8 @@ let data8 = data.lines;
 if(Array.isArray(data8)){
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate24(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(!(validate34(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate34.errors : vErrors.concat(validate34.errors);
 errors = vErrors.length;
 }
 }
@@ -3941,40 +5215,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate22.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
-errors = vErrors.length;
-}
-validate22.errors = vErrors;
-return errors === 0;
-}
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_invoice_finalized = validate29;
-const schema56 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema57 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema58 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema59 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema60 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema61 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema62 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const schema64 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3986,6 +5231,35 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
+errors = vErrors.length;
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_invoice_markedUncollectible = validate39;
+const schema70 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema71 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema72 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema73 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema74 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema75 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema76 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const schema78 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate42.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.source === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
@@ -4052,7 +5326,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema64.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema78.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4160,16 +5434,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4248,7 +5522,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema60.properties, key0))){
+if(!(func7.call(schema74.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -4422,8 +5696,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate32(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate32.errors : vErrors.concat(validate32.errors);
+if(!(validate42(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
@@ -4499,7 +5773,7 @@ errors++;
 if(data10.upTo !== undefined){
 let data11 = data10.upTo;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema60.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema74.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4632,16 +5906,16 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4780,7 +6054,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema57.properties, key0))){
+if(!(func7.call(schema71.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -4878,7 +6152,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema57.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema71.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4955,8 +6229,8 @@ let data8 = data.lines;
 if(Array.isArray(data8)){
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate31(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
+if(!(validate41(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
 errors = vErrors.length;
 }
 }
@@ -5172,40 +6446,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate29.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate30(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
-errors = vErrors.length;
-}
-validate29.errors = vErrors;
-return errors === 0;
-}
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_invoice_markedUncollectible = validate36;
-const schema69 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema70 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema71 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema72 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema73 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema74 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema75 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const schema77 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -5217,6 +6462,35 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate40(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+validate39.errors = vErrors;
+return errors === 0;
+}
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_invoice_paid = validate46;
+const schema83 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema84 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema85 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema86 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema87 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema88 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema89 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const schema91 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate49.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.source === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
@@ -5283,7 +6557,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema77.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema91.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -5391,16 +6665,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5479,7 +6753,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema73.properties, key0))){
+if(!(func7.call(schema87.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -5653,8 +6927,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate39(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate49(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
 errors = vErrors.length;
 }
 }
@@ -5730,7 +7004,7 @@ errors++;
 if(data10.upTo !== undefined){
 let data11 = data10.upTo;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema73.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema87.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -5863,16 +7137,16 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6011,7 +7285,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema70.properties, key0))){
+if(!(func7.call(schema84.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -6109,7 +7383,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema70.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema84.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -6186,8 +7460,8 @@ let data8 = data.lines;
 if(Array.isArray(data8)){
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate38(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate38.errors : vErrors.concat(validate38.errors);
+if(!(validate48(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate48.errors : vErrors.concat(validate48.errors);
 errors = vErrors.length;
 }
 }
@@ -6403,40 +7677,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate36.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate37(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
-errors = vErrors.length;
-}
-validate36.errors = vErrors;
-return errors === 0;
-}
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_invoice_paid = validate43;
-const schema82 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema83 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema84 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema85 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema86 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema87 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema88 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const schema90 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6448,6 +7693,35 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate47(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate47.errors : vErrors.concat(validate47.errors);
+errors = vErrors.length;
+}
+validate46.errors = vErrors;
+return errors === 0;
+}
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_invoice_paymentFailed = validate53;
+const schema96 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema97 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema98 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema99 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema100 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema101 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema102 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const schema104 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate56.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.source === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
@@ -6514,7 +7788,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema90.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema104.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -6622,16 +7896,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6710,7 +7984,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema86.properties, key0))){
+if(!(func7.call(schema100.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -6884,8 +8158,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate46(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate56(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate56.errors : vErrors.concat(validate56.errors);
 errors = vErrors.length;
 }
 }
@@ -6961,7 +8235,7 @@ errors++;
 if(data10.upTo !== undefined){
 let data11 = data10.upTo;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema86.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema100.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -7094,16 +8368,16 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7242,7 +8516,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema83.properties, key0))){
+if(!(func7.call(schema97.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -7340,7 +8614,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema83.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema97.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -7417,8 +8691,8 @@ let data8 = data.lines;
 if(Array.isArray(data8)){
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate45(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate55(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
 errors = vErrors.length;
 }
 }
@@ -7634,40 +8908,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate43.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate44(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate44.errors : vErrors.concat(validate44.errors);
-errors = vErrors.length;
-}
-validate43.errors = vErrors;
-return errors === 0;
-}
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_invoice_paymentFailed = validate50;
-const schema95 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema96 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema97 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema98 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema99 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema100 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema101 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const schema103 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7679,6 +8924,35 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+if(!(validate54(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate54.errors : vErrors.concat(validate54.errors);
+errors = vErrors.length;
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_invoice_voided = validate60;
+const schema109 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
+const schema110 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
+const schema111 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+const schema112 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema113 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
+const schema114 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema115 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
+const schema117 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
+
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate63.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
 if(data && typeof data == "object" && !Array.isArray(data)){
 if(data.source === undefined){
 const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
@@ -7745,7 +9019,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema103.properties.source.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema117.properties.source.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7853,16 +9127,16 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7941,7 +9215,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema99.properties, key0))){
+if(!(func7.call(schema113.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -8115,8 +9389,8 @@ errors++;
 }
 }
 if(data.usage !== undefined){
-if(!(validate53(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate63(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 }
@@ -8192,7 +9466,7 @@ errors++;
 if(data10.upTo !== undefined){
 let data11 = data10.upTo;
 if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema99.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
+const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema113.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8325,16 +9599,16 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8473,7 +9747,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema96.properties, key0))){
+if(!(func7.call(schema110.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -8571,7 +9845,7 @@ vErrors.push(err20);
 errors++;
 }
 if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema96.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema110.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8648,8 +9922,8 @@ let data8 = data.lines;
 if(Array.isArray(data8)){
 const len0 = data8.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate52(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+if(!(validate62(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate62.errors : vErrors.concat(validate62.errors);
 errors = vErrors.length;
 }
 }
@@ -8865,40 +10139,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate50.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate51(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate51.errors : vErrors.concat(validate51.errors);
-errors = vErrors.length;
-}
-validate50.errors = vErrors;
-return errors === 0;
-}
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_invoice_voided = validate57;
-const schema108 = {"$ref":"#/$defs/Invoice","$defs":{"Decimal":{"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."},"Invoice":{"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}},"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"InvoiceLine":{"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."},"UsageQuery":{"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}}}};
-const schema109 = {"type":"object","required":["id","subscription","customer","status","currency","periodStart","periodEnd","lines","total","amountDue","amountPaid","attemptCount","createdAt"],"additionalProperties":false,"description":"An invoice. A draft's lines are rated when it is read; from `open` on they never change.","properties":{"id":{"$ref":"#/$defs/InvoiceId"},"number":{"type":"string","description":"Given when finalized (`INV-000001`)."},"subscription":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","description":"The customer who pays it."},"status":{"type":"string","enum":["draft","open","paid","void","uncollectible"],"description":"Where it is."},"currency":{"type":"string","description":"ISO 4217 code, lower case."},"periodStart":{"type":"string","format":"date-time","description":"Start of the period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"lines":{"type":"array","items":{"$ref":"#/$defs/InvoiceLine"},"description":"One line per price, then late usage."},"total":{"type":"integer","description":"The lines' sum, in minor units."},"amountDue":{"type":"integer","description":"What is left to pay."},"amountPaid":{"type":"integer","description":"What was paid."},"paymentIntent":{"type":"string","description":"The payment intent that paid it (refund through `payments.createRefund`)."},"attemptCount":{"type":"integer","description":"How many payments were tried."},"createdAt":{"type":"string","format":"date-time","description":"When the draft was made."},"finalizedAt":{"type":"string","format":"date-time","description":"When it was finalized."},"paidAt":{"type":"string","format":"date-time","description":"When it was paid."},"voidedAt":{"type":"string","format":"date-time","description":"When it was voided."},"markedUncollectibleAt":{"type":"string","format":"date-time","description":"When it was marked uncollectible."}}};
-const schema110 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-const schema111 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema112 = {"type":"object","required":["price","description","periodStart","periodEnd","quantity","amount","exactAmount"],"additionalProperties":false,"properties":{"price":{"$ref":"#/$defs/PriceId"},"description":{"type":"string","description":"What the line is for."},"periodStart":{"type":"string","format":"date-time","description":"The period billed."},"periodEnd":{"type":"string","format":"date-time","description":"End of the period billed (exclusive)."},"late":{"type":"boolean","description":"Usage of an earlier period that arrived after its invoice was finalized."},"quantity":{"$ref":"#/$defs/Decimal"},"amount":{"type":"integer","description":"Minor units, rounded once (half-even)."},"exactAmount":{"$ref":"#/$defs/Decimal"},"usage":{"$ref":"#/$defs/UsageQuery"},"tiers":{"type":"array","description":"Graduated prices: how the quantity fell in the tiers.","items":{"type":"object","required":["upTo","quantity","unitAmount","flatAmount","amount"],"additionalProperties":false,"properties":{"upTo":{"type":["number","null"],"description":"The tier's upper bound."},"quantity":{"$ref":"#/$defs/Decimal"},"unitAmount":{"$ref":"#/$defs/Decimal"},"flatAmount":{"type":"integer","description":"The tier's flat amount, when reached."},"amount":{"$ref":"#/$defs/Decimal"}}}}}};
-const schema113 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema114 = {"type":"string","pattern":"^[0-9]+(\\.[0-9]+)?$","description":"A non-negative decimal number written as a string, exact."};
-const schema116 = {"type":"object","required":["source","from","to","quantity"],"additionalProperties":false,"description":"The usage a line was rated from: `usage.summary` with the same `from` and `to` gives `quantity` back (`totals.cost`, or the `value` of `meters` of `meterType`).","properties":{"source":{"type":"string","enum":["cost","meter"],"description":"Where the quantity comes from."},"meterType":{"type":"string","description":"The ingested events' `type` (`source: meter`)."},"from":{"type":"string","format":"date-time","description":"Start of the range (inclusive)."},"to":{"type":"string","format":"date-time","description":"End of the range (exclusive)."},"quantity":{"$ref":"#/$defs/Decimal"}}};
 
 function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8910,1808 +10155,21 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.source === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "source"},message:"must have required property '"+"source"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.from === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "from"},message:"must have required property '"+"from"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.to === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "to"},message:"must have required property '"+"to"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.quantity === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((key0 === "source") || (key0 === "meterType")) || (key0 === "from")) || (key0 === "to")) || (key0 === "quantity"))){
-const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.source !== undefined){
-let data0 = data.source;
-if(typeof data0 !== "string"){
-const err5 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(!((data0 === "cost") || (data0 === "meter"))){
-const err6 = {instancePath:instancePath+"/source",schemaPath:"#/properties/source/enum",keyword:"enum",params:{allowedValues: schema116.properties.source.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-if(data.meterType !== undefined){
-if(typeof data.meterType !== "string"){
-const err7 = {instancePath:instancePath+"/meterType",schemaPath:"#/properties/meterType/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.from !== undefined){
-let data2 = data.from;
-if(typeof data2 === "string"){
-if(!(formats0.validate(data2))){
-const err8 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/from",schemaPath:"#/properties/from/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.to !== undefined){
-let data3 = data.to;
-if(typeof data3 === "string"){
-if(!(formats0.validate(data3))){
-const err10 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-else {
-const err11 = {instancePath:instancePath+"/to",schemaPath:"#/properties/to/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-if(data.quantity !== undefined){
-let data4 = data.quantity;
-if(typeof data4 === "string"){
-if(!pattern27.test(data4)){
-const err12 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-else {
-const err13 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
+if(!(validate61(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate61.errors : vErrors.concat(validate61.errors);
+errors = vErrors.length;
 }
 validate60.errors = vErrors;
 return errors === 0;
 }
 validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate59.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.price === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "price"},message:"must have required property '"+"price"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.description === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.periodStart === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.periodEnd === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.quantity === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data.amount === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data.exactAmount === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "exactAmount"},message:"must have required property '"+"exactAmount"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func9.call(schema112.properties, key0))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data.price !== undefined){
-let data0 = data.price;
-if(typeof data0 === "string"){
-if(!pattern8.test(data0)){
-const err8 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/pattern",keyword:"pattern",params:{pattern: "^price_[0-9A-Za-z]+$"},message:"must match pattern \""+"^price_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/price",schemaPath:"#/$defs/PriceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-if(data.periodStart !== undefined){
-let data2 = data.periodStart;
-if(typeof data2 === "string"){
-if(!(formats0.validate(data2))){
-const err11 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-}
-else {
-const err12 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.periodEnd !== undefined){
-let data3 = data.periodEnd;
-if(typeof data3 === "string"){
-if(!(formats0.validate(data3))){
-const err13 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.late !== undefined){
-if(typeof data.late !== "boolean"){
-const err15 = {instancePath:instancePath+"/late",schemaPath:"#/properties/late/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.quantity !== undefined){
-let data5 = data.quantity;
-if(typeof data5 === "string"){
-if(!pattern27.test(data5)){
-const err16 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-if(data.amount !== undefined){
-let data6 = data.amount;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err18 = {instancePath:instancePath+"/amount",schemaPath:"#/properties/amount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.exactAmount !== undefined){
-let data7 = data.exactAmount;
-if(typeof data7 === "string"){
-if(!pattern27.test(data7)){
-const err19 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/exactAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-if(data.usage !== undefined){
-if(!(validate60(data.usage, {instancePath:instancePath+"/usage",parentData:data,parentDataProperty:"usage",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
-errors = vErrors.length;
-}
-}
-if(data.tiers !== undefined){
-let data9 = data.tiers;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.upTo === undefined){
-const err21 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "upTo"},message:"must have required property '"+"upTo"+"'"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-if(data10.quantity === undefined){
-const err22 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "quantity"},message:"must have required property '"+"quantity"+"'"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(data10.unitAmount === undefined){
-const err23 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "unitAmount"},message:"must have required property '"+"unitAmount"+"'"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-if(data10.flatAmount === undefined){
-const err24 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "flatAmount"},message:"must have required property '"+"flatAmount"+"'"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if(data10.amount === undefined){
-const err25 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/required",keyword:"required",params:{missingProperty: "amount"},message:"must have required property '"+"amount"+"'"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-for(const key1 in data10){
-if(!(((((key1 === "upTo") || (key1 === "quantity")) || (key1 === "unitAmount")) || (key1 === "flatAmount")) || (key1 === "amount"))){
-const err26 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data10.upTo !== undefined){
-let data11 = data10.upTo;
-if((!((typeof data11 == "number") && (isFinite(data11)))) && (data11 !== null)){
-const err27 = {instancePath:instancePath+"/tiers/" + i0+"/upTo",schemaPath:"#/properties/tiers/items/properties/upTo/type",keyword:"type",params:{type: schema112.properties.tiers.items.properties.upTo.type},message:"must be number,null"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data10.quantity !== undefined){
-let data12 = data10.quantity;
-if(typeof data12 === "string"){
-if(!pattern27.test(data12)){
-const err28 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-else {
-const err29 = {instancePath:instancePath+"/tiers/" + i0+"/quantity",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data10.unitAmount !== undefined){
-let data13 = data10.unitAmount;
-if(typeof data13 === "string"){
-if(!pattern27.test(data13)){
-const err30 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/tiers/" + i0+"/unitAmount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data10.flatAmount !== undefined){
-let data14 = data10.flatAmount;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err32 = {instancePath:instancePath+"/tiers/" + i0+"/flatAmount",schemaPath:"#/properties/tiers/items/properties/flatAmount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data10.amount !== undefined){
-let data15 = data10.amount;
-if(typeof data15 === "string"){
-if(!pattern27.test(data15)){
-const err33 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/pattern",keyword:"pattern",params:{pattern: "^[0-9]+(\\.[0-9]+)?$"},message:"must match pattern \""+"^[0-9]+(\\.[0-9]+)?$"+"\""};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/tiers/" + i0+"/amount",schemaPath:"#/$defs/Decimal/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-}
-else {
-const err35 = {instancePath:instancePath+"/tiers/" + i0,schemaPath:"#/properties/tiers/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/tiers",schemaPath:"#/properties/tiers/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-}
-else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-validate59.errors = vErrors;
-return errors === 0;
-}
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate58.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.subscription === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "subscription"},message:"must have required property '"+"subscription"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.customer === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer"},message:"must have required property '"+"customer"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.status === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.currency === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data.periodStart === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodStart"},message:"must have required property '"+"periodStart"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data.periodEnd === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "periodEnd"},message:"must have required property '"+"periodEnd"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data.lines === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lines"},message:"must have required property '"+"lines"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data.total === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(data.amountDue === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountDue"},message:"must have required property '"+"amountDue"+"'"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(data.amountPaid === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "amountPaid"},message:"must have required property '"+"amountPaid"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(data.attemptCount === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "attemptCount"},message:"must have required property '"+"attemptCount"+"'"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data.createdAt === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func9.call(schema109.properties, key0))){
-const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern6.test(data0)){
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/pattern",keyword:"pattern",params:{pattern: "^in_[0-9A-Za-z]+$"},message:"must match pattern \""+"^in_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InvoiceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data.number !== undefined){
-if(typeof data.number !== "string"){
-const err16 = {instancePath:instancePath+"/number",schemaPath:"#/properties/number/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.subscription !== undefined){
-let data2 = data.subscription;
-if(typeof data2 === "string"){
-if(!pattern0.test(data2)){
-const err17 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/subscription",schemaPath:"#/$defs/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-if(data.customer !== undefined){
-if(typeof data.customer !== "string"){
-const err19 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-let data4 = data.status;
-if(typeof data4 !== "string"){
-const err20 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-if(!(((((data4 === "draft") || (data4 === "open")) || (data4 === "paid")) || (data4 === "void")) || (data4 === "uncollectible"))){
-const err21 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema109.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data.currency !== undefined){
-if(typeof data.currency !== "string"){
-const err22 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-}
-if(data.periodStart !== undefined){
-let data6 = data.periodStart;
-if(typeof data6 === "string"){
-if(!(formats0.validate(data6))){
-const err23 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/periodStart",schemaPath:"#/properties/periodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.periodEnd !== undefined){
-let data7 = data.periodEnd;
-if(typeof data7 === "string"){
-if(!(formats0.validate(data7))){
-const err25 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/periodEnd",schemaPath:"#/properties/periodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-if(data.lines !== undefined){
-let data8 = data.lines;
-if(Array.isArray(data8)){
-const len0 = data8.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate59(data8[i0], {instancePath:instancePath+"/lines/" + i0,parentData:data8,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/lines",schemaPath:"#/properties/lines/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.total !== undefined){
-let data10 = data.total;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err28 = {instancePath:instancePath+"/total",schemaPath:"#/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data.amountDue !== undefined){
-let data11 = data.amountDue;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err29 = {instancePath:instancePath+"/amountDue",schemaPath:"#/properties/amountDue/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-if(data.amountPaid !== undefined){
-let data12 = data.amountPaid;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err30 = {instancePath:instancePath+"/amountPaid",schemaPath:"#/properties/amountPaid/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data.paymentIntent !== undefined){
-if(typeof data.paymentIntent !== "string"){
-const err31 = {instancePath:instancePath+"/paymentIntent",schemaPath:"#/properties/paymentIntent/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-if(data.attemptCount !== undefined){
-let data14 = data.attemptCount;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err32 = {instancePath:instancePath+"/attemptCount",schemaPath:"#/properties/attemptCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.createdAt !== undefined){
-let data15 = data.createdAt;
-if(typeof data15 === "string"){
-if(!(formats0.validate(data15))){
-const err33 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data.finalizedAt !== undefined){
-let data16 = data.finalizedAt;
-if(typeof data16 === "string"){
-if(!(formats0.validate(data16))){
-const err35 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/finalizedAt",schemaPath:"#/properties/finalizedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(data.paidAt !== undefined){
-let data17 = data.paidAt;
-if(typeof data17 === "string"){
-if(!(formats0.validate(data17))){
-const err37 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/paidAt",schemaPath:"#/properties/paidAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data.voidedAt !== undefined){
-let data18 = data.voidedAt;
-if(typeof data18 === "string"){
-if(!(formats0.validate(data18))){
-const err39 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-}
-else {
-const err40 = {instancePath:instancePath+"/voidedAt",schemaPath:"#/properties/voidedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-if(data.markedUncollectibleAt !== undefined){
-let data19 = data.markedUncollectibleAt;
-if(typeof data19 === "string"){
-if(!(formats0.validate(data19))){
-const err41 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/markedUncollectibleAt",schemaPath:"#/properties/markedUncollectibleAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-}
-else {
-const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-validate58.errors = vErrors;
-return errors === 0;
-}
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate57.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate58(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
-errors = vErrors.length;
-}
-validate57.errors = vErrors;
-return errors === 0;
-}
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_subscription_canceled = validate64;
-const schema121 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema122 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
-const schema123 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema124 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema125 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
-
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate65.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.customer === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer"},message:"must have required property '"+"customer"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.prices === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "prices"},message:"must have required property '"+"prices"+"'"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-if(data.currency === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-if(data.interval === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "interval"},message:"must have required property '"+"interval"+"'"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(data.intervalCount === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intervalCount"},message:"must have required property '"+"intervalCount"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data.status === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data.cancelAtPeriodEnd === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cancelAtPeriodEnd"},message:"must have required property '"+"cancelAtPeriodEnd"+"'"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-if(data.currentPeriodStart === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currentPeriodStart"},message:"must have required property '"+"currentPeriodStart"+"'"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-if(data.currentPeriodEnd === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currentPeriodEnd"},message:"must have required property '"+"currentPeriodEnd"+"'"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-if(data.startDate === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "startDate"},message:"must have required property '"+"startDate"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(data.createdAt === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(func9.call(schema122.properties, key0))){
-const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err12];
-}
-else {
-vErrors.push(err12);
-}
-errors++;
-}
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(!pattern0.test(data0)){
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-}
-if(data.customer !== undefined){
-let data1 = data.customer;
-if(typeof data1 === "string"){
-if(!pattern13.test(data1)){
-const err15 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-else {
-const err16 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-}
-if(data.prices !== undefined){
-let data2 = data.prices;
-if(Array.isArray(data2)){
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(typeof data3 === "string"){
-if(!pattern8.test(data3)){
-const err17 = {instancePath:instancePath+"/prices/" + i0,schemaPath:"#/$defs/PriceId/pattern",keyword:"pattern",params:{pattern: "^price_[0-9A-Za-z]+$"},message:"must match pattern \""+"^price_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/prices/" + i0,schemaPath:"#/$defs/PriceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/prices",schemaPath:"#/properties/prices/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-}
-if(data.currency !== undefined){
-let data4 = data.currency;
-if(typeof data4 === "string"){
-if(!pattern1.test(data4)){
-const err20 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err21];
-}
-else {
-vErrors.push(err21);
-}
-errors++;
-}
-}
-if(data.interval !== undefined){
-let data5 = data.interval;
-if(typeof data5 !== "string"){
-const err22 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err22];
-}
-else {
-vErrors.push(err22);
-}
-errors++;
-}
-if(!(((data5 === "day") || (data5 === "week")) || (data5 === "month"))){
-const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema122.properties.interval.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-if(data.intervalCount !== undefined){
-let data6 = data.intervalCount;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err24 = {instancePath:instancePath+"/intervalCount",schemaPath:"#/properties/intervalCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 < 1 || isNaN(data6)){
-const err25 = {instancePath:instancePath+"/intervalCount",schemaPath:"#/properties/intervalCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-}
-if(data.status !== undefined){
-let data7 = data.status;
-if(typeof data7 !== "string"){
-const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-if(!((data7 === "active") || (data7 === "canceled"))){
-const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema122.properties.status.enum},message:"must be equal to one of the allowed values"};
-if(vErrors === null){
-vErrors = [err27];
-}
-else {
-vErrors.push(err27);
-}
-errors++;
-}
-}
-if(data.cancelAtPeriodEnd !== undefined){
-if(typeof data.cancelAtPeriodEnd !== "boolean"){
-const err28 = {instancePath:instancePath+"/cancelAtPeriodEnd",schemaPath:"#/properties/cancelAtPeriodEnd/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
-if(vErrors === null){
-vErrors = [err28];
-}
-else {
-vErrors.push(err28);
-}
-errors++;
-}
-}
-if(data.currentPeriodStart !== undefined){
-let data9 = data.currentPeriodStart;
-if(typeof data9 === "string"){
-if(!(formats0.validate(data9))){
-const err29 = {instancePath:instancePath+"/currentPeriodStart",schemaPath:"#/properties/currentPeriodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-}
-else {
-const err30 = {instancePath:instancePath+"/currentPeriodStart",schemaPath:"#/properties/currentPeriodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-if(data.currentPeriodEnd !== undefined){
-let data10 = data.currentPeriodEnd;
-if(typeof data10 === "string"){
-if(!(formats0.validate(data10))){
-const err31 = {instancePath:instancePath+"/currentPeriodEnd",schemaPath:"#/properties/currentPeriodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/currentPeriodEnd",schemaPath:"#/properties/currentPeriodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.startDate !== undefined){
-let data11 = data.startDate;
-if(typeof data11 === "string"){
-if(!(formats0.validate(data11))){
-const err33 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-}
-else {
-const err34 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err34];
-}
-else {
-vErrors.push(err34);
-}
-errors++;
-}
-}
-if(data.canceledAt !== undefined){
-let data12 = data.canceledAt;
-if(typeof data12 === "string"){
-if(!(formats0.validate(data12))){
-const err35 = {instancePath:instancePath+"/canceledAt",schemaPath:"#/properties/canceledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err35];
-}
-else {
-vErrors.push(err35);
-}
-errors++;
-}
-}
-else {
-const err36 = {instancePath:instancePath+"/canceledAt",schemaPath:"#/properties/canceledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err36];
-}
-else {
-vErrors.push(err36);
-}
-errors++;
-}
-}
-if(data.latestInvoice !== undefined){
-let data13 = data.latestInvoice;
-if(typeof data13 === "string"){
-if(!pattern6.test(data13)){
-const err37 = {instancePath:instancePath+"/latestInvoice",schemaPath:"#/$defs/InvoiceId/pattern",keyword:"pattern",params:{pattern: "^in_[0-9A-Za-z]+$"},message:"must match pattern \""+"^in_[0-9A-Za-z]+$"+"\""};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/latestInvoice",schemaPath:"#/$defs/InvoiceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err38];
-}
-else {
-vErrors.push(err38);
-}
-errors++;
-}
-}
-if(data.metadata !== undefined){
-let data14 = data.metadata;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(Object.keys(data14).length > 20){
-const err39 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
-if(vErrors === null){
-vErrors = [err39];
-}
-else {
-vErrors.push(err39);
-}
-errors++;
-}
-for(const key1 in data14){
-let data15 = data14[key1];
-if(typeof data15 === "string"){
-if(func0(data15) > 500){
-const err40 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
-if(vErrors === null){
-vErrors = [err40];
-}
-else {
-vErrors.push(err40);
-}
-errors++;
-}
-}
-else {
-const err41 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-}
-else {
-const err42 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-if(data.createdAt !== undefined){
-let data16 = data.createdAt;
-if(typeof data16 === "string"){
-if(!(formats0.validate(data16))){
-const err43 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err43];
-}
-else {
-vErrors.push(err43);
-}
-errors++;
-}
-}
-else {
-const err44 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err44];
-}
-else {
-vErrors.push(err44);
-}
-errors++;
-}
-}
-}
-else {
-const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err45];
-}
-else {
-vErrors.push(err45);
-}
-errors++;
-}
-validate65.errors = vErrors;
-return errors === 0;
-}
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate64.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(!(validate65(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
-errors = vErrors.length;
-}
-validate64.errors = vErrors;
-return errors === 0;
-}
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const event_billing_subscription_created = validate67;
-const schema126 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema127 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
-const schema128 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema129 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema130 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const event_billing_subscription_canceled = validate67;
+const schema122 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema123 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
+const schema124 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema125 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema126 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
 function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -10845,7 +10303,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema127.properties, key0))){
+if(!(func7.call(schema123.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -10985,7 +10443,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((data5 === "day") || (data5 === "week")) || (data5 === "month"))){
-const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema127.properties.interval.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema123.properties.interval.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -11033,7 +10491,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((data7 === "active") || (data7 === "canceled"))){
-const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema127.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema123.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -11291,12 +10749,12 @@ return errors === 0;
 }
 validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const event_billing_subscription_updated = validate70;
-const schema131 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
-const schema132 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
-const schema133 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
-const schema134 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
-const schema135 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+export const event_billing_subscription_created = validate70;
+const schema127 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema128 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
+const schema129 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema130 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema131 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
 
 function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11430,7 +10888,7 @@ vErrors.push(err11);
 errors++;
 }
 for(const key0 in data){
-if(!(func9.call(schema132.properties, key0))){
+if(!(func7.call(schema128.properties, key0))){
 const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
@@ -11570,7 +11028,7 @@ vErrors.push(err22);
 errors++;
 }
 if(!(((data5 === "day") || (data5 === "week")) || (data5 === "month"))){
-const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema132.properties.interval.enum},message:"must be equal to one of the allowed values"};
+const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema128.properties.interval.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -11618,7 +11076,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((data7 === "active") || (data7 === "canceled"))){
-const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema132.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema128.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -11875,3 +11333,588 @@ validate70.errors = vErrors;
 return errors === 0;
 }
 validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const event_billing_subscription_updated = validate73;
+const schema132 = {"$ref":"#/$defs/Subscription","$defs":{"InvoiceId":{"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."},"PriceId":{"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."},"Subscription":{"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}},"SubscriptionId":{"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."}}};
+const schema133 = {"type":"object","required":["id","customer","prices","currency","interval","intervalCount","status","cancelAtPeriodEnd","currentPeriodStart","currentPeriodEnd","startDate","createdAt"],"additionalProperties":false,"properties":{"id":{"$ref":"#/$defs/SubscriptionId"},"customer":{"type":"string","pattern":"^cus_[0-9A-Za-z]+$","description":"The payments customer who pays its invoices."},"prices":{"type":"array","items":{"$ref":"#/$defs/PriceId"},"description":"The prices billed each period."},"currency":{"type":"string","pattern":"^[a-z]{3}$","description":"Its prices' currency, and its invoices'."},"interval":{"type":"string","enum":["day","week","month"],"description":"The unit of a period."},"intervalCount":{"type":"integer","minimum":1,"description":"How many intervals make a period."},"status":{"type":"string","enum":["active","canceled"],"description":"Whether it still bills."},"cancelAtPeriodEnd":{"type":"boolean","description":"It ends when the current period does."},"currentPeriodStart":{"type":"string","format":"date-time","description":"Start of the period being billed."},"currentPeriodEnd":{"type":"string","format":"date-time","description":"End of the period being billed (exclusive)."},"startDate":{"type":"string","format":"date-time","description":"When billing began (the anchor of its periods)."},"canceledAt":{"type":"string","format":"date-time","description":"When it was canceled."},"latestInvoice":{"$ref":"#/$defs/InvoiceId"},"metadata":{"type":"object","maxProperties":20,"additionalProperties":{"type":"string","maxLength":500},"description":"Your own key-value pairs."},"createdAt":{"type":"string","format":"date-time","description":"When it was created."}}};
+const schema134 = {"type":"string","pattern":"^sub_[0-9A-Za-z]+$","description":"Subscription id."};
+const schema135 = {"type":"string","pattern":"^price_[0-9A-Za-z]+$","description":"Price id."};
+const schema136 = {"type":"string","pattern":"^in_[0-9A-Za-z]+$","description":"Invoice id."};
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate74.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.customer === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "customer"},message:"must have required property '"+"customer"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.prices === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "prices"},message:"must have required property '"+"prices"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.currency === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currency"},message:"must have required property '"+"currency"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.interval === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "interval"},message:"must have required property '"+"interval"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.intervalCount === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "intervalCount"},message:"must have required property '"+"intervalCount"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.status === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data.cancelAtPeriodEnd === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cancelAtPeriodEnd"},message:"must have required property '"+"cancelAtPeriodEnd"+"'"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data.currentPeriodStart === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currentPeriodStart"},message:"must have required property '"+"currentPeriodStart"+"'"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(data.currentPeriodEnd === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "currentPeriodEnd"},message:"must have required property '"+"currentPeriodEnd"+"'"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(data.startDate === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "startDate"},message:"must have required property '"+"startDate"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data.createdAt === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "createdAt"},message:"must have required property '"+"createdAt"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func7.call(schema133.properties, key0))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern0.test(data0)){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/pattern",keyword:"pattern",params:{pattern: "^sub_[0-9A-Za-z]+$"},message:"must match pattern \""+"^sub_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SubscriptionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.customer !== undefined){
+let data1 = data.customer;
+if(typeof data1 === "string"){
+if(!pattern13.test(data1)){
+const err15 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/pattern",keyword:"pattern",params:{pattern: "^cus_[0-9A-Za-z]+$"},message:"must match pattern \""+"^cus_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/customer",schemaPath:"#/properties/customer/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.prices !== undefined){
+let data2 = data.prices;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(typeof data3 === "string"){
+if(!pattern8.test(data3)){
+const err17 = {instancePath:instancePath+"/prices/" + i0,schemaPath:"#/$defs/PriceId/pattern",keyword:"pattern",params:{pattern: "^price_[0-9A-Za-z]+$"},message:"must match pattern \""+"^price_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/prices/" + i0,schemaPath:"#/$defs/PriceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/prices",schemaPath:"#/properties/prices/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.currency !== undefined){
+let data4 = data.currency;
+if(typeof data4 === "string"){
+if(!pattern1.test(data4)){
+const err20 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/pattern",keyword:"pattern",params:{pattern: "^[a-z]{3}$"},message:"must match pattern \""+"^[a-z]{3}$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/currency",schemaPath:"#/properties/currency/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.interval !== undefined){
+let data5 = data.interval;
+if(typeof data5 !== "string"){
+const err22 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+if(!(((data5 === "day") || (data5 === "week")) || (data5 === "month"))){
+const err23 = {instancePath:instancePath+"/interval",schemaPath:"#/properties/interval/enum",keyword:"enum",params:{allowedValues: schema133.properties.interval.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.intervalCount !== undefined){
+let data6 = data.intervalCount;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err24 = {instancePath:instancePath+"/intervalCount",schemaPath:"#/properties/intervalCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 1 || isNaN(data6)){
+const err25 = {instancePath:instancePath+"/intervalCount",schemaPath:"#/properties/intervalCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+if(data.status !== undefined){
+let data7 = data.status;
+if(typeof data7 !== "string"){
+const err26 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(!((data7 === "active") || (data7 === "canceled"))){
+const err27 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema133.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.cancelAtPeriodEnd !== undefined){
+if(typeof data.cancelAtPeriodEnd !== "boolean"){
+const err28 = {instancePath:instancePath+"/cancelAtPeriodEnd",schemaPath:"#/properties/cancelAtPeriodEnd/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.currentPeriodStart !== undefined){
+let data9 = data.currentPeriodStart;
+if(typeof data9 === "string"){
+if(!(formats0.validate(data9))){
+const err29 = {instancePath:instancePath+"/currentPeriodStart",schemaPath:"#/properties/currentPeriodStart/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/currentPeriodStart",schemaPath:"#/properties/currentPeriodStart/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.currentPeriodEnd !== undefined){
+let data10 = data.currentPeriodEnd;
+if(typeof data10 === "string"){
+if(!(formats0.validate(data10))){
+const err31 = {instancePath:instancePath+"/currentPeriodEnd",schemaPath:"#/properties/currentPeriodEnd/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/currentPeriodEnd",schemaPath:"#/properties/currentPeriodEnd/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.startDate !== undefined){
+let data11 = data.startDate;
+if(typeof data11 === "string"){
+if(!(formats0.validate(data11))){
+const err33 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/startDate",schemaPath:"#/properties/startDate/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.canceledAt !== undefined){
+let data12 = data.canceledAt;
+if(typeof data12 === "string"){
+if(!(formats0.validate(data12))){
+const err35 = {instancePath:instancePath+"/canceledAt",schemaPath:"#/properties/canceledAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+else {
+const err36 = {instancePath:instancePath+"/canceledAt",schemaPath:"#/properties/canceledAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.latestInvoice !== undefined){
+let data13 = data.latestInvoice;
+if(typeof data13 === "string"){
+if(!pattern6.test(data13)){
+const err37 = {instancePath:instancePath+"/latestInvoice",schemaPath:"#/$defs/InvoiceId/pattern",keyword:"pattern",params:{pattern: "^in_[0-9A-Za-z]+$"},message:"must match pattern \""+"^in_[0-9A-Za-z]+$"+"\""};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/latestInvoice",schemaPath:"#/$defs/InvoiceId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.metadata !== undefined){
+let data14 = data.metadata;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(Object.keys(data14).length > 20){
+const err39 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/maxProperties",keyword:"maxProperties",params:{limit: 20},message:"must NOT have more than 20 properties"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+for(const key1 in data14){
+let data15 = data14[key1];
+if(typeof data15 === "string"){
+if(func0(data15) > 500){
+const err40 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/maxLength",keyword:"maxLength",params:{limit: 500},message:"must NOT have more than 500 characters"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/metadata/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/metadata/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data16 = data.createdAt;
+if(typeof data16 === "string"){
+if(!(formats0.validate(data16))){
+const err43 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate73.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(validate74(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+errors = vErrors.length;
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};

@@ -46,8 +46,6 @@ function problemsOf(payload: PricePayload): [string, string][] {
   const { usage } = payload;
   if (payload.type === 'flat' && usage) problems.push(['/usage', 'a flat price charges per period and counts no usage']);
   if (payload.type !== 'flat' && !usage) problems.push(['/usage', `a ${payload.type} price needs the usage it counts: {source: "cost"} or {source: "meter", meterType}`]);
-  if (usage?.source === 'meter' && usage.meterType === undefined) problems.push(['/usage/meterType', 'a meter price names the type of the ingested events it counts']);
-  if (usage?.source === 'cost' && usage.meterType !== undefined) problems.push(['/usage/meterType', 'only meter prices name a meter type']);
   return problems;
 }
 

@@ -5,13 +5,16 @@
  * `meter` the summed `value` of the ingested events of one type, an exact decimal (never a float: 0.1 + 0.2 is
  * 0.3 here). Answers are memoised per range within one rating.
  */
-import type { BillingPriceUsage } from '../../../generated/server/types.js';
+import type { BillingUsageQuery } from '../../../generated/server/types.js';
 import type { Partition } from '../../store/partition.js';
 import { decimalText, Exact } from '../../store/exact-decimal.js';
 import type { Db } from '../../store/schema.js';
 import type { UsageService, UsageTotals } from '../usage/service.js';
 
-export type UsageQuantities = (usage: BillingPriceUsage, from: string, to: string) => Promise<string>;
+/** What a price counts (its `usage`), or what an invoice line was rated from (the same two fields). */
+export type CountedUsage = Pick<BillingUsageQuery, 'source' | 'meterType'>;
+
+export type UsageQuantities = (usage: CountedUsage, from: string, to: string) => Promise<string>;
 
 /** A reader of quantities for one rating; each range's totals are read once. */
 export function usageQuantities(db: Db, p: Partition, service: UsageService): UsageQuantities {
