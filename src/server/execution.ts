@@ -4,35 +4,28 @@
  * or the key is left to a retry (storeFailure).
  */
 import { writeEvents, type EmittedEvent, type EventOrigin } from '../store/events.js';
-import { lapseIdempotencyLease, releaseIdempotencyKey } from '../store/idempotency.js';
-import type { Db } from '../store/schema.js';
+import { ClaimNoLongerHeld } from '../store/commit-group.js';
+import { completeIdempotencyKey, lapseIdempotencyLease, releaseIdempotencyKey } from '../store/idempotency.js';
 import type { CallTransaction } from '../store/transaction.js';
 import type { IdentifiedCall, Reply } from './call.js';
 import { answeredError } from './envelope.js';
 import { answerable, type ErrorMeaning } from '../core/errors.js';
 import type { Runtime } from './runtime.js';
-import { completeIdempotency } from './stages/idempotency.js';
+import { completeIdempotency, idempotencyCompletion } from './stages/idempotency.js';
 
 /**
  * Writes the events and the stored reply in the call's transaction and commits it. A call that wrote
- * nothing itself joins other calls in a group commit for its events; one that wrote nothing and emitted
- * nothing stores its reply without a transaction (a single statement).
+ * nothing itself joins other calls in a group commit for its events and its stored reply.
  */
 export async function commitCall(call: IdentifiedCall, runtime: Runtime, tx: CallTransaction, events: EmittedEvent[], reply?: Reply): Promise<void> {
   // A call that ran past its lease may find its key taken over by a retry: then its effects must not commit,
   // or the retry's would be a second execution.
-  const store = reply && call.idempotency
-    ? async (db: Db) => {
-        if (!(await completeIdempotency(call, db, reply))) throw new Error(`The idempotency key of ${call.requestId} was taken over by a retry after its lease lapsed.`);
-      }
-    : undefined;
+  const completion = reply && call.idempotency ? idempotencyCompletion(call.idempotency, reply) : undefined;
   if (tx.begun) {
     await writeEvents(tx.db, eventOrigin(call), events);
-    await store?.(tx.db);
-  } else if (events.length > 0) {
-    await runtime.commits.commit({ origin: eventOrigin(call), events, ...(store ? { then: store } : {}) });
-  } else {
-    await store?.(runtime.db);
+    if (completion && !(await completeIdempotencyKey(tx.db, completion))) throw new ClaimNoLongerHeld(completion.key);
+  } else if (events.length > 0 || completion) {
+    await runtime.commits.commit({ events: events.length > 0 ? { origin: eventOrigin(call), events } : undefined, completion });
   }
   await tx.commit();
 }

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Providers } from '../providers/index.js';
 import { TEST_MODELS } from '../providers/model-list.js';
-import { CommitGroup } from '../store/commit-group.js';
+import { commitGroupOf } from '../store/commit-group.js';
 import type { Db } from '../store/schema.js';
 import type { AfterAnswer } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
@@ -112,7 +112,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     idempotencyLeaseMarginMs: options.idempotencyLeaseMarginMs ?? 5_000,
     settings: { aiModels: options.aiModels ?? { test: TEST_MODELS } },
-    commits: new CommitGroup(options.db),
+    commits: commitGroupOf(options.db),
     afterAnswer: [observe, ...modules.afterAnswer],
   };
   const streamLimits: StreamLimits = {

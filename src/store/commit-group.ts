@@ -1,37 +1,72 @@
 /**
- * Group commit: the events of many calls in one transaction. A call that wrote nothing itself still has to
- * store its events (and its idempotent reply) durably before it answers, and on a busy server that costs a
- * commit (a WAL write on SQLite, a flush on PostgreSQL) and round trips. The events of a group are written
- * with a few statements whatever their number (`writeEventBatches`); writes that arrive while a group is
- * committing wait for the next one, so a lone call commits at once and a crowd of calls shares one commit.
- * Nobody is answered before their writes are committed.
+ * Group commit: what many calls write after their handlers ran, in one transaction. A call that wrote
+ * nothing itself still has to store its events (with their outbox rows) and its idempotent reply durably
+ * before it answers, and on a busy server that costs a commit (a WAL write on SQLite, a flush on PostgreSQL)
+ * and round trips. Writes that arrive while a group is committing wait for the next one, so a lone call
+ * commits at once and a crowd of calls shares one commit. Nobody is answered before their writes are
+ * committed. Writes that may trail their calls (usage records) join whichever group comes next.
  *
- * Should a group fail (one call's write is refused, say), it is rolled back and each write is run again in
- * a transaction of its own, so that only the write at fault fails.
+ * Every statement is compiled once (precompiled.ts, bulk-insert.ts). On the embedded store a whole group is
+ * one message to the writer thread, run there as one transaction; on PostgreSQL it is one transaction.
+ *
+ * Should a group fail (one call's claim was taken over, say), it is rolled back and each write is run again
+ * in a transaction of its own, so that only the write at fault fails.
  */
-import { writeEventBatches, type EventBatch } from './events.js';
-import { storeKind } from './open.js';
+import type { CompiledQuery } from 'kysely';
+import { eventStatements, writeEventBatches, type EventBatch } from './events.js';
+import { completionStatement, type IdempotencyCompletion } from './idempotency.js';
+import { embeddedStore, storeKind, type BatchStatement, type EmbeddedStore } from './open.js';
 import type { Db } from './schema.js';
 import { CallTransaction } from './transaction.js';
 
-/** One call's events, and what else it writes with them (its stored reply), run after the events. */
-export interface GroupedWrite extends EventBatch {
-  then?: (db: Db) => Promise<void>;
+/**
+ * What one call (or one flush of trailing records) writes: its events, its stored reply, and statements
+ * written as they are. A stored reply must complete the claim the call holds, or the write fails.
+ */
+export interface GroupedWrite {
+  events?: EventBatch;
+  completion?: IdempotencyCompletion;
+  statements?: readonly CompiledQuery[];
+}
+
+/** Thrown for a write whose idempotency claim was no longer held when its reply was to be stored. */
+export class ClaimNoLongerHeld extends Error {
+  override name = 'ClaimNoLongerHeld';
+  constructor(key: string) {
+    super(`The idempotency key "${key}" was taken over by a retry after its lease lapsed.`);
+  }
 }
 
 /** The most writes one transaction takes; the rest wait for the next. */
 const MAX_GROUP = 64;
 
+const groups = new WeakMap<Db, CommitGroup>();
+
+/** The one commit group of a store, shared by the calls and the trailing writes of everything that uses it. */
+export function commitGroupOf(db: Db): CommitGroup {
+  let group = groups.get(db);
+  if (!group) groups.set(db, (group = new CommitGroup(db)));
+  return group;
+}
+
+interface Waiting {
+  write: GroupedWrite;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 export class CommitGroup {
   readonly #db: Db;
+  readonly #embedded: EmbeddedStore | undefined;
   /** Groups committing at once: one on SQLite's one connection, a few on a PostgreSQL pool. */
   readonly #parallel: number;
-  #waiting: { write: GroupedWrite; resolve: () => void; reject: (error: unknown) => void }[] = [];
+  #waiting: Waiting[] = [];
   #committing = 0;
   #scheduled = false;
 
   constructor(db: Db) {
     this.#db = db;
+    this.#embedded = embeddedStore(db);
     this.#parallel = storeKind(db) === 'postgres' ? 4 : 1;
   }
 
@@ -61,22 +96,46 @@ export class CommitGroup {
     if (group.length === 0) return;
     this.#committing += 1;
     try {
-      await this.#run(group.map((g) => g.write));
+      await (this.#embedded ? this.#runBatch(this.#embedded, group) : this.#runInTransaction(group));
       for (const g of group) g.resolve();
     } catch (error) {
-      if (group.length === 1) group[0]!.reject(error);
-      else for (const g of group) await this.#run([g.write]).then(g.resolve, g.reject);
+      // A batch of the embedded store that failed is run again write by write, whatever its size: it may have
+      // failed only because an endpoint changed between the read of endpoints and the batch.
+      if (group.length === 1 && !this.#embedded) group[0]!.reject(error);
+      else for (const g of group) await this.#runInTransaction([g]).then(g.resolve, g.reject);
     } finally {
       this.#committing -= 1;
       this.#schedule();
     }
   }
 
-  async #run(writes: GroupedWrite[]): Promise<void> {
+  /** The group as one batch of the embedded store: one message to its writer, one transaction. */
+  async #runBatch(store: EmbeddedStore, group: readonly Waiting[]): Promise<void> {
+    const db = this.#db;
+    const batches: EventBatch[] = [];
+    const statements: BatchStatement[] = [];
+    for (const { write } of group) {
+      if (write.events) batches.push(write.events);
+      if (write.completion) statements.push({ query: completionStatement(db, write.completion), changes: 1 });
+      for (const query of write.statements ?? []) statements.push({ query });
+    }
+    const events = eventStatements(store, db, batches);
+    await store.writeBatch(events.statements.length > 0 ? [...events.statements, ...statements] : statements);
+    events.committed?.();
+  }
+
+  async #runInTransaction(group: readonly Waiting[]): Promise<void> {
     const tx = new CallTransaction(this.#db);
     try {
-      await writeEventBatches(tx.db, writes);
-      for (const write of writes) await write.then?.(tx.db);
+      const batches = group.flatMap(({ write }) => (write.events ? [write.events] : []));
+      await writeEventBatches(tx.db, batches);
+      for (const { write } of group) {
+        if (write.completion) {
+          const { numAffectedRows } = await tx.db.executeQuery(completionStatement(tx.db, write.completion));
+          if (numAffectedRows !== 1n) throw new ClaimNoLongerHeld(write.completion.key);
+        }
+        for (const query of write.statements ?? []) await tx.db.executeQuery(query);
+      }
       await tx.commit();
     } catch (error) {
       await tx.rollback();

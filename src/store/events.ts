@@ -6,7 +6,10 @@
 import { EventEmitter } from 'node:events';
 import { newId } from './secrets.js';
 import { afterCommit } from './transaction.js';
-import { insertRows } from './bulk-insert.js';
+import type { CompiledQuery } from 'kysely';
+import { insertRows, insertStatements } from './bulk-insert.js';
+import type { BatchStatement, EmbeddedStore } from './open.js';
+import { precompiled } from './precompiled.js';
 import type { Db, EventTable, Mode } from './schema.js';
 
 /** An event as a handler emitted it. */
@@ -65,41 +68,95 @@ export function writeEvents(db: Db, origin: EventOrigin, events: readonly Emitte
  */
 export async function writeEventBatches(db: Db, batches: readonly EventBatch[]): Promise<void> {
   const now = new Date().toISOString();
-  const emitted = batches.flatMap(({ origin, events }) => events.map((event) => ({ origin, event })));
-  if (emitted.length === 0) return;
-  const rows: EventTable[] = emitted.map(({ origin, event }) => ({
-    id: event.id,
-    mode: origin.mode,
-    entity_id: origin.entityId,
-    type: event.type,
-    api_version: origin.apiVersion,
-    request_id: origin.requestId,
-    idempotency_key: origin.idempotencyKey ?? null,
-    data: JSON.stringify(event.data),
-    created_at: now,
-  }));
-  const partitions = [...new Map(batches.map(({ origin: o }) => [`${o.mode}:${o.entityId}`, o])).values()];
+  const rows = eventRows(batches, now);
+  if (rows.length === 0) return;
   await insertRows(db, 'events', rows);
-  const endpoints = await db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'mode', 'entity_id', 'event_types'])
-    .where('status', '=', 'enabled')
-    .where((eb) => eb.or(partitions.map((p) => eb.and([eb('mode', '=', p.mode), eb('entity_id', '=', p.entityId)]))))
-    .execute();
-  if (endpoints.length === 0) return;
-  const subscribed = endpoints.map((e) => ({ ...e, patterns: JSON.parse(e.event_types) as string[] }));
-  const deliveries = emitted.flatMap(({ origin, event }) =>
-    subscribed
-      .filter((e) => e.mode === origin.mode && e.entity_id === origin.entityId)
-      .filter((e) => (event.endpointId ? e.id === event.endpointId : e.patterns.some((p) => matchesEventPattern(p, event.type))))
-      .map((e) => newDelivery(event.id, e.id, origin, now)),
-  );
+  const { rows: endpoints } = await db.executeQuery<Endpoint>(endpointsOf(db, batches));
+  const deliveries = deliveryRows(batches, endpoints, now);
   if (deliveries.length > 0) {
     await insertRows(db, 'webhook_deliveries', deliveries);
     afterCommit(db, announce);
   }
 }
 
+/**
+ * The same writes as statements for one batch of the embedded store (one message to its writer, one
+ * transaction). The endpoints are read here, before the batch runs, so that the deliveries can be made; the
+ * batch reads them again and commits only if it finds the same, so a change in between fails it rather
+ * than missing an endpoint. `committed` is to be run once the batch has committed.
+ */
+export function eventStatements(store: EmbeddedStore, db: Db, batches: readonly EventBatch[]): { statements: BatchStatement[]; committed?: () => void } {
+  const now = new Date().toISOString();
+  const rows = eventRows(batches, now);
+  if (rows.length === 0) return { statements: [] };
+  const endpointsQuery = endpointsOf(db, batches);
+  const endpoints = store.read(endpointsQuery) as Endpoint[];
+  const deliveries = deliveryRows(batches, endpoints, now);
+  const statements: BatchStatement[] = [
+    ...insertStatements(db, 'events', rows).map((query) => ({ query })),
+    { query: endpointsQuery, rows: JSON.stringify(endpoints) },
+    ...insertStatements(db, 'webhook_deliveries', deliveries).map((query) => ({ query })),
+  ];
+  return deliveries.length > 0 ? { statements, committed: announce } : { statements };
+}
+
+/** An enabled endpoint, as the fan-out reads it. */
+type Endpoint = { id: string; mode: Mode; entity_id: string; event_types: string };
+
+function eventRows(batches: readonly EventBatch[], now: string): EventTable[] {
+  const rows: EventTable[] = [];
+  for (const { origin, events } of batches) {
+    for (const event of events) {
+      rows.push({
+        id: event.id,
+        mode: origin.mode,
+        entity_id: origin.entityId,
+        type: event.type,
+        api_version: origin.apiVersion,
+        request_id: origin.requestId,
+        idempotency_key: origin.idempotencyKey ?? null,
+        data: JSON.stringify(event.data),
+        created_at: now,
+      });
+    }
+  }
+  return rows;
+}
+
+/** The enabled endpoints of the batches' partitions, each partition once: compiled once per number of partitions. */
+function endpointsOf(db: Db, batches: readonly EventBatch[]): CompiledQuery {
+  const partitions = new Map<string, EventOrigin>();
+  for (const { origin } of batches) partitions.set(`${origin.mode}:${origin.entityId}`, origin);
+  const values: Record<string, string> = {};
+  let i = 0;
+  for (const origin of partitions.values()) {
+    values[`mode${i}`] = origin.mode;
+    values[`entity${i++}`] = origin.entityId;
+  }
+  const count = partitions.size;
+  return precompiled(db, `events.endpoints:${count}`, (db, p) =>
+    db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'mode', 'entity_id', 'event_types'])
+      .where('status', '=', 'enabled')
+      .where((eb) => eb.or(Array.from({ length: count }, (_, n) => eb.and([eb('mode', '=', p<Mode>(`mode${n}`)), eb('entity_id', '=', p(`entity${n}`))]))))
+      .orderBy('id'),
+  values);
+}
+
+/** A delivery for each event to each enabled endpoint of its partition that subscribes to it (or that it names). */
+function deliveryRows(batches: readonly EventBatch[], endpoints: readonly Endpoint[], now: string) {
+  if (endpoints.length === 0) return [];
+  const subscribed = endpoints.map((e) => ({ ...e, patterns: JSON.parse(e.event_types) as string[] }));
+  return batches.flatMap(({ origin, events }) =>
+    events.flatMap((event) =>
+      subscribed
+        .filter((e) => e.mode === origin.mode && e.entity_id === origin.entityId)
+        .filter((e) => (event.endpointId ? e.id === event.endpointId : e.patterns.some((p) => matchesEventPattern(p, event.type))))
+        .map((e) => newDelivery(event.id, e.id, origin, now)),
+    ),
+  );
+}
 
 /** Queues an event again for each endpoint (a replay); returns the new deliveries. */
 export async function queueDeliveries(db: Db, origin: { mode: Mode; entityId: string }, eventId: string, endpointIds: string[]) {

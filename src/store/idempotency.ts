@@ -3,6 +3,8 @@
  * key and completed with its reply. Every step is a single conditional statement whose affected-row count
  * says who won, so concurrent requests, in one process or several sharing PostgreSQL, claim a key once.
  */
+import type { CompiledQuery } from 'kysely';
+import { precompiled, type Placeholder } from './precompiled.js';
 import type { Db, IdempotencyRecordTable } from './schema.js';
 import { seal, unsealNullable } from './sealed.js';
 
@@ -64,12 +66,8 @@ export async function claimIdempotencyKey(db: Db, claim: IdempotencyClaim): Prom
     leased_until: claim.leaseUntil,
   } as const;
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-    const inserted = await db
-      .insertInto('idempotency_records')
-      .values({ scope: claim.scope, key: claim.key, ...running })
-      .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true, since: claim.now };
+    const inserted = await db.executeQuery(precompiled(db, 'idempotency.claim', insertRunning, claim));
+    if (Number(inserted.numAffectedRows ?? 0n) === 1) return { claimed: true, since: claim.now };
 
     // Taken over. An expired record starts anew, as if the key had never been used. A running one of the same
     // request whose lease lapsed (the process running it died, and its effects, committed only with its reply,
@@ -111,20 +109,46 @@ export async function claimIdempotencyKey(db: Db, claim: IdempotencyClaim): Prom
 /** The record as the claim `ref` took it: still running, under the lease that claim holds. */
 const heldBy = (ref: IdempotencyKeyRef) => ({ scope: ref.scope, key: ref.key, state: 'running' as const, leased_until: ref.leaseUntil });
 
+/** A claimed key's reply, to be stored. */
+export type IdempotencyCompletion = IdempotencyKeyRef & { status: number; body: string; headers: string };
+
 /** Stores the reply of a claimed key; false when the key is no longer running (released, purged, done). */
-export async function completeIdempotencyKey(
-  db: Db,
-  done: IdempotencyKeyRef & { status: number; body: string; headers: string },
-): Promise<boolean> {
-  const result = await db
-    .updateTable('idempotency_records')
-    // The reply's body may hold secrets (a new API key, a session token): it is sealed at rest. Its headers
-    // (request id, version, deprecation) hold none.
-    .set({ state: 'done', status: done.status, body: seal(done.body), headers: done.headers, leased_until: null })
-    .where((eb) => eb.and(heldBy(done)))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+export async function completeIdempotencyKey(db: Db, done: IdempotencyCompletion): Promise<boolean> {
+  const result = await db.executeQuery(completionStatement(db, done));
+  return Number(result.numAffectedRows) === 1;
 }
+
+/** The statement that stores a claimed key's reply: it changes one row, or none when the claim is no longer held. */
+export function completionStatement(db: Db, done: IdempotencyCompletion): CompiledQuery {
+  // The reply's body may hold secrets (a new API key, a session token): it is sealed at rest. Its headers
+  // (request id, version, deprecation) hold none.
+  return precompiled(db, 'idempotency.complete', completeRunning, { ...done, body: seal(done.body) });
+}
+
+/** A new running record for a key, unless the key has one. */
+const insertRunning = (db: Db, p: Placeholder) =>
+  db
+    .insertInto('idempotency_records')
+    .values({
+      scope: p('scope'),
+      key: p('key'),
+      fingerprint: p('fingerprint'),
+      state: 'running',
+      status: null,
+      body: null,
+      headers: null,
+      created_at: p('now'),
+      expires_at: p('expiresAt'),
+      leased_until: p('leaseUntil'),
+    })
+    .onConflict((oc) => oc.columns(['scope', 'key']).doNothing());
+
+/** The reply stored on the record the claim holds. */
+const completeRunning = (db: Db, p: Placeholder) =>
+  db
+    .updateTable('idempotency_records')
+    .set({ state: 'done', status: p<number>('status'), body: p('body'), headers: p('headers'), leased_until: null })
+    .where((eb) => eb.and(heldBy({ scope: p('scope'), key: p('key'), leaseUntil: p('leaseUntil') })));
 
 /** Gives up a claim whose request was refused before it took effect, so the key may be used again. */
 export async function releaseIdempotencyKey(db: Db, ref: IdempotencyKeyRef): Promise<boolean> {

@@ -9,10 +9,12 @@ import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDia
 import type pg from 'pg';
 import type { ModuleMigration } from '../core/face-module.js';
 import { migrationSet, type MigrationSet } from './migration-set.js';
-import { WorkerSqliteDialect } from './sqlite/dialect.js';
+import { WorkerSqliteDialect, type BatchStatement } from './sqlite/dialect.js';
 import type { Database, Db } from './schema.js';
 import { log } from '../core/log.js';
 import { makeDirectory } from '../make-directory.js';
+
+export type { BatchStatement };
 
 export interface StoreConfig {
   /** Directory of the embedded SQLite file; unused when `databaseUrl` is set. */
@@ -44,22 +46,30 @@ export async function openStore(config: StoreConfig): Promise<Db> {
   return db;
 }
 
-/** Stores that can run a batch of writes as one unit in one step (the SQLite writer thread). */
-const batchWriters = new WeakMap<Db, (queries: readonly CompiledQuery[]) => Promise<void>>();
+/**
+ * What the embedded store offers beyond queries: a batch of writes run as one transaction in one message to
+ * its writer thread, and reads at once on this thread (sqlite/dialect.ts).
+ */
+export interface EmbeddedStore {
+  writeBatch(statements: readonly BatchStatement[]): Promise<void>;
+  read(query: CompiledQuery): unknown[];
+}
+
+const embeddedStores = new WeakMap<Db, EmbeddedStore>();
 
 /**
- * Runs write statements in one transaction, in one message to the embedded store's writer thread; undefined
- * for stores where a transaction holds nothing others wait for (PostgreSQL), which run them as any other.
+ * The embedded store behind `db`; undefined for stores where a transaction holds nothing others wait for
+ * (PostgreSQL), which run batches as any other transaction.
  */
-export function batchWriter(db: Db): ((queries: readonly CompiledQuery[]) => Promise<void>) | undefined {
-  return batchWriters.get(db);
+export function embeddedStore(db: Db): EmbeddedStore | undefined {
+  return embeddedStores.get(db);
 }
 
 function openSqlite(dataDir: string): Db {
   makeDirectory(dataDir);
   const dialect = new WorkerSqliteDialect(join(dataDir, 'dispatch.sqlite'));
   const db = new Kysely<Database>({ dialect });
-  batchWriters.set(db, (queries) => dialect.writeBatch(queries));
+  embeddedStores.set(db, dialect);
   return db;
 }
 

@@ -5,12 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../src/store/secrets.js';
-import { purgeEvents, writeEventBatches, writeEvents, type EventOrigin } from '../../src/store/events.js';
-import { storeKind } from '../../src/store/open.js';
+import { eventStatements, purgeEvents, writeEventBatches, writeEvents, type EventOrigin } from '../../src/store/events.js';
+import { claimIdempotencyKey } from '../../src/store/idempotency.js';
+import { embeddedStore, storeKind } from '../../src/store/open.js';
 import { openShippedStore } from '../../src/server/shipped.js';
 import type { Db, Mode } from '../../src/store/schema.js';
 import { afterCommit, CallTransaction } from '../../src/store/transaction.js';
-import { CommitGroup } from '../../src/store/commit-group.js';
+import { ClaimNoLongerHeld, CommitGroup } from '../../src/store/commit-group.js';
 import { insertEndpoint, leaseDueDeliveries, loadDeliveries, settleDelivery } from '../../src/faces/webhooks/store.js';
 import { implementations, type StoreLocation } from './implementations.js';
 
@@ -98,32 +99,74 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
   });
 
   describe('group commit', () => {
+    /** A running claim of a new key in `entity`'s scope, as a call holds it while it runs. */
+    async function claim(entity: string) {
+      const now = iso();
+      const held = { scope: `key:test:${entity}`, key: newId('idem'), fingerprint: 'fp', now, expiresAt: iso(60_000), leaseUntil: iso(30_000) };
+      expect(await claimIdempotencyKey(db, held)).toMatchObject({ claimed: true });
+      return held;
+    }
+    const eventRow = (entityId: string) => ({
+      id: newId('evt'), mode: 'test' as const, entity_id: entityId, type: 'auth.signup.succeeded', api_version: '2026-09-01',
+      request_id: newId('req'), idempotency_key: null, data: '{}', created_at: iso(),
+    });
+    const reply = (held: Awaited<ReturnType<typeof claim>>, body = '{"data":1}') => ({ ...held, status: 200, body, headers: '{}' });
+    const recordOf = async (held: Awaited<ReturnType<typeof claim>>) =>
+      db.selectFrom('idempotency_records').select(['state', 'status']).where('scope', '=', held.scope).where('key', '=', held.key).executeTakeFirstOrThrow();
+
     it('commits the writes of concurrent calls in one transaction, and answers each once it is committed', async () => {
       const group = new CommitGroup(db);
       const entities = Array.from({ length: 10 }, () => newId('ent'));
-      const seenBy = new Set<Db>();
+      const claims = await Promise.all(entities.map(claim));
+      const subscribed = await endpoint(entities[0]!, ['*']);
       await Promise.all(
-        entities.map(async (entity) => {
-          await group.commit({ origin: origin(entity), events: [event()], then: async (tx) => void seenBy.add(tx) });
-          // Committed by the time the call is answered: another connection sees it.
+        entities.map(async (entity, i) => {
+          await group.commit({ events: { origin: origin(entity), events: [event()] }, completion: reply(claims[i]!) });
+          // Committed by the time the call is answered: another connection sees it, and its stored reply.
           expect(await eventCountVia(other, entity)).toBe(1);
+          expect(await recordOf(claims[i]!)).toEqual({ state: 'done', status: 200 });
         }),
       );
-      expect(seenBy.size).toBe(1);
+      // Written by one group: every event of it has the group's time.
+      const times = await db.selectFrom('events').select('created_at').where('entity_id', 'in', entities).execute();
+      expect(new Set(times.map((t) => t.created_at)).size).toBe(1);
+      expect(await deliveriesTo(subscribed)).toEqual(['auth.signup.succeeded']);
     });
 
-    it('fails only the write at fault when a group fails', async () => {
+    it('stores the reply of a call that emitted nothing, and trailing statements, with the others', async () => {
       const group = new CommitGroup(db);
-      const [good, alsoGood] = [newId('ent'), newId('ent')];
-      const bad = newId('ent');
+      const entity = newId('ent');
+      const held = await claim(entity);
+      const trailing = db.insertInto('events').values(eventRow(entity)).compile();
+      await Promise.all([group.commit({ completion: reply(held) }), group.commit({ statements: [trailing] })]);
+      expect(await recordOf(held)).toEqual({ state: 'done', status: 200 });
+      expect(await eventCount(entity)).toBe(1);
+    });
+
+    it('fails only the write at fault when a group fails: a reply whose claim is no longer held', async () => {
+      const group = new CommitGroup(db);
+      const [good, bad, alsoGood] = [newId('ent'), newId('ent'), newId('ent')];
+      const [goodClaim, badClaim] = [await claim(good), await claim(bad)];
+      // Another request took the key over: the late call's effects must not commit.
+      await db.updateTable('idempotency_records').set({ leased_until: iso(90_000) }).where('key', '=', badClaim.key).execute();
       const outcomes = await Promise.allSettled([
-        group.commit({ origin: origin(good), events: [event()] }),
-        group.commit({ origin: origin(bad), events: [event()], then: () => Promise.reject(new Error('refused')) }),
-        group.commit({ origin: origin(alsoGood), events: [event()] }),
+        group.commit({ events: { origin: origin(good), events: [event()] }, completion: reply(goodClaim) }),
+        group.commit({ events: { origin: origin(bad), events: [event()] }, completion: reply(badClaim) }),
+        group.commit({ events: { origin: origin(alsoGood), events: [event()] } }),
       ]);
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-      expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused');
+      expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(ClaimNoLongerHeld);
       expect([await eventCount(good), await eventCount(bad), await eventCount(alsoGood)]).toEqual([1, 0, 1]);
+      expect([(await recordOf(goodClaim)).state, (await recordOf(badClaim)).state]).toEqual(['done', 'running']);
+    });
+
+    it.runIf(impl.name === 'SQLite')('refuses a batch whose endpoints changed after they were read, and writes none of it', async () => {
+      const store = embeddedStore(db)!;
+      const entity = newId('ent');
+      const { statements } = eventStatements(store, db, [{ origin: origin(entity), events: [event()] }]);
+      await endpoint(entity, ['*']);
+      await expect(store.writeBatch(statements)).rejects.toMatchObject({ code: 'BATCH_UNMET' });
+      expect(await eventCount(entity)).toBe(0);
     });
   });
 

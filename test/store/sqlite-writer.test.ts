@@ -1,7 +1,8 @@
 /**
  * The embedded store's writer thread (src/store/sqlite/): one transaction at a time, statements of others
- * held until it ends and then run in order, reads outside transactions never waiting, and a writer freed
- * by every way a transaction can end.
+ * held until it ends and then run in order, statements outside transactions sent together committed together
+ * but failing alone, reads outside transactions never waiting, and a writer freed by every way a
+ * transaction can end.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +57,18 @@ describe('the SQLite writer thread', () => {
   it('answers a statement the writer refuses with SQLite\'s error, and goes on', async () => {
     await expect(sql`insert into nowhere values (1)`.execute(db)).rejects.toThrow(/no such table: nowhere/);
     expect(await rows()).toHaveLength(3);
+  });
+
+  it('runs statements outside transactions sent together in one transaction, each failing alone', async () => {
+    const before = await rows();
+    const outcomes = await Promise.allSettled([
+      db.insertInto('notes').values({ text: 'together 1' }).execute(),
+      db.insertInto('notes').values({ text: 'after' }).execute(),
+      db.insertInto('notes').values({ text: 'together 2' }).execute(),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    expect(await rows()).toEqual([...before, 'together 1', 'together 2']);
   });
 
   it('on closing, rolls back the open transaction, runs the statements held outside any, then refuses more at once', async () => {

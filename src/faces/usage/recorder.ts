@@ -1,15 +1,16 @@
 /**
- * Writes usage records off the hot path (docs/contract.md § Usage): calls are buffered and written every `flushMs` (or
- * sooner when a statement's worth is waiting), each flush in one transaction: the raw records, and the
- * minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records. One flush runs at a time. A graceful stop flushes what is buffered; a crash loses at most one
- * flush window. While the store is unreachable, records wait (up to `maxBuffered`, the oldest dropped beyond,
- * counted) and flushes back off; a record the store refuses for its content is dropped and counted, never
- * retried forever in front of the others.
+ * Writes usage records off the hot path (docs/contract.md § Usage): calls are buffered and written every
+ * `flushMs` (or sooner when a statement's worth is waiting), each flush in the transaction of the next group
+ * commit (store/commit-group.ts): the raw records, and the minute, hour and day rollups they add to
+ * (rollups.ts), so summaries never read raw records. One flush runs at a time. A graceful stop flushes what
+ * is buffered; a crash loses at most one flush window. While the store is unreachable, records wait (up to
+ * `maxBuffered`, the oldest dropped beyond, counted) and flushes back off; a record the store refuses for its
+ * content is dropped and counted, never retried forever in front of the others.
  */
 import type { CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../../store/schema.js';
 import { insertStatements } from '../../store/bulk-insert.js';
-import { batchWriter } from '../../store/open.js';
+import { commitGroupOf } from '../../store/commit-group.js';
 import { isStoreUnavailable } from '../../store/unavailable.js';
 import type { UsageFeed } from './feed.js';
 import { rollupStatements, type RecordWithCost } from './rollups.js';
@@ -121,13 +122,8 @@ export class UsageRecorder {
       ...rollupStatements(this.#db, rows),
       ...(this.#relay?.announce(rows.map((r) => r.row.id)) ?? []),
     ];
-    // On SQLite, one message to the writer thread; elsewhere, one transaction like any other.
-    const batch = batchWriter(this.#db);
-    if (batch) await batch(statements);
-    else
-      await this.#db.transaction().execute(async (trx) => {
-        for (const statement of statements) await trx.executeQuery(statement);
-      });
+    // They trail their calls: they join the transaction (on SQLite, the one message) of the next group commit.
+    await commitGroupOf(this.#db).commit({ statements });
     if (this.#feed?.followed) this.#feed.publish(rows.map((r) => r.row));
   }
 

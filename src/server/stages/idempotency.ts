@@ -7,9 +7,9 @@
  * while the first is still running is 409, and with another fingerprint 422.
  */
 import { canonicalJson } from '../../spec/json-schema.js';
-import { claimIdempotencyKey, completeIdempotencyKey } from '../../store/idempotency.js';
+import { claimIdempotencyKey, completeIdempotencyKey, type IdempotencyCompletion } from '../../store/idempotency.js';
 import type { Db } from '../../store/schema.js';
-import { assertRouted, type CallState, type Reply } from '../call.js';
+import { assertRouted, type CallState, type IdempotencyClaim, type Reply } from '../call.js';
 import type { Stage } from '../stage.js';
 import { ApiError } from '../../core/errors.js';
 import { sha256 } from '../../store/secrets.js';
@@ -60,6 +60,11 @@ export const claimIdempotency: Stage = async (call, runtime) => {
  */
 export async function completeIdempotency(call: CallState, db: Db, reply: Reply): Promise<boolean> {
   if (!call.idempotency) return true;
+  return completeIdempotencyKey(db, idempotencyCompletion(call.idempotency, reply));
+}
+
+/** The reply of a call, as it is stored under the key it claimed. */
+export function idempotencyCompletion(claim: IdempotencyClaim, reply: Reply): IdempotencyCompletion {
   const headers = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => !PER_REQUEST.has(name)));
-  return completeIdempotencyKey(db, { ...call.idempotency, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) });
+  return { ...claim, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) };
 }

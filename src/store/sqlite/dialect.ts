@@ -31,6 +31,16 @@ import { StatementCache } from './statement-cache.js';
 const WRITER = fromProgram('src', 'store', 'sqlite', 'writer.worker.mjs');
 const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000'];
 
+/**
+ * A statement of a batch, with what it must find for the batch to commit: the rows it changes, or the rows
+ * it reads (as JSON). The writer rolls the whole batch back when one does not (`BATCH_UNMET`).
+ */
+export interface BatchStatement {
+  query: CompiledQuery;
+  changes?: number;
+  rows?: string;
+}
+
 export class WorkerSqliteDialect implements Dialect {
   readonly #path: string;
   #driver: WorkerSqliteDriver | undefined;
@@ -50,11 +60,17 @@ export class WorkerSqliteDialect implements Dialect {
 
   /**
    * Runs write statements in one transaction of their own, sent to the writer as one message: the writer is
-   * held for the time they take to run, not for a round trip per statement (usage flushes use it).
+   * held for the time they take to run, not for a round trip per statement (group commits use it).
    */
-  async writeBatch(queries: readonly CompiledQuery[]): Promise<void> {
+  async writeBatch(statements: readonly BatchStatement[]): Promise<void> {
     if (!this.#driver) throw new Error('The store is not open.');
-    await this.#driver.writeBatch(queries);
+    await this.#driver.writeBatch(statements);
+  }
+
+  /** A read on this thread's read connection, at once: it sees every commit that finished before it. */
+  read(query: CompiledQuery): unknown[] {
+    if (!this.#driver) throw new Error('The store is not open.');
+    return this.#driver.read(query).rows;
   }
 
   createIntrospector(db: Kysely<any>) {
@@ -80,6 +96,9 @@ class WorkerSqliteDriver implements Driver {
   #reader: StatementCache | undefined;
   readonly #pending = new Map<number, { resolve: (reply: WriterReply) => void; reject: (error: Error) => void }>();
   #nextId = 0;
+  /** Messages not yet posted to the writer, in the order they were sent. */
+  #outbox: object[] = [];
+  #flushScheduled = false;
   #nextTransaction = 0;
   /** Why the writer is gone, once it is. */
   #dead: Error | undefined;
@@ -101,11 +120,13 @@ class WorkerSqliteDriver implements Driver {
       worker.once('exit', exited);
       worker.once('message', ready);
     });
-    worker.on('message', (reply: WriterReply) => {
-      const waiting = this.#pending.get(reply.id);
-      this.#pending.delete(reply.id);
+    worker.on('message', (replies: WriterReply[]) => {
+      for (const reply of replies) {
+        const waiting = this.#pending.get(reply.id);
+        this.#pending.delete(reply.id);
+        waiting?.resolve(reply);
+      }
       if (this.#pending.size === 0 && !this.#closing) worker.unref();
-      waiting?.resolve(reply);
     });
     // A writer that dies fails what waited on it and every write after, at once, rather than leaving calls
     // hanging: the store answers reads still, and /readyz reports it unavailable.
@@ -114,6 +135,7 @@ class WorkerSqliteDriver implements Driver {
       this.#dead ??= error;
       for (const waiting of this.#pending.values()) waiting.reject(error);
       this.#pending.clear();
+      this.#outbox = [];
     };
     worker.on('error', dead);
     worker.on('messageerror', dead);
@@ -178,8 +200,9 @@ class WorkerSqliteDriver implements Driver {
     return { rows: this.#reader.prepare(query.sql).all(query.parameters as unknown[]) };
   }
 
-  async writeBatch(queries: readonly CompiledQuery[]): Promise<void> {
-    const reply = await this.#send({ tx: 0, batch: queries.map((q) => ({ sql: q.sql, parameters: q.parameters })) });
+  async writeBatch(statements: readonly BatchStatement[]): Promise<void> {
+    const batch = statements.map(({ query, changes, rows }) => ({ sql: query.sql, parameters: query.parameters, changes, rows }));
+    const reply = await this.#send({ tx: 0, batch });
     if (reply.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
   }
 
@@ -206,19 +229,41 @@ class WorkerSqliteDriver implements Driver {
     }
   }
 
-  #send(message: object): Promise<WriterReply> {
+  #send(message: { tx: number; batch?: unknown; [field: string]: unknown }): Promise<WriterReply> {
     const worker = this.#worker;
     if (!worker) return Promise.reject(this.#dead ?? new Error('The store is not open.'));
-    return this.#post(worker, message);
+    return this.#post(worker, message, message.tx !== 0 || message.batch !== undefined);
   }
 
-  #post(worker: Worker, message: object): Promise<WriterReply> {
+  /**
+   * Messages go to the writer in bundles, one `postMessage` for all that are ready, as each costs a wake-up
+   * of the writer thread. A statement outside any transaction (an idempotency claim, say) waits for the end
+   * of this turn of the event loop, so that those of many requests travel together; a transaction's
+   * statements and batches go at once (`now`), with whatever waits before them, since the writer waits for
+   * them.
+   */
+  #post(worker: Worker, message: object, now = true): Promise<WriterReply> {
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       if (this.#pending.size === 0) worker.ref();
       this.#pending.set(id, { resolve, reject });
-      worker.postMessage({ id, ...message });
+      this.#outbox.push({ id, ...message });
+      if (now) this.#flush(worker);
+      else if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => {
+          this.#flushScheduled = false;
+          this.#flush(worker);
+        });
+      }
     });
+  }
+
+  #flush(worker: Worker): void {
+    if (this.#outbox.length === 0) return;
+    const bundle = this.#outbox;
+    this.#outbox = [];
+    worker.postMessage(bundle);
   }
 }
 

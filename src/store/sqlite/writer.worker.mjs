@@ -1,8 +1,8 @@
 // The writer thread of the embedded SQLite store: it owns the one connection that writes, so that inserts,
 // updates and commits (with their WAL appends) never run on the event loop that serves requests.
 //
-// The main thread sends statements without waiting for one another; each names its transaction (0 for a
-// statement outside any). One transaction runs at a time, as on any single connection: while one is
+// The main thread sends statements without waiting for one another, in bundles; each names its transaction
+// (0 for a statement outside any). One transaction runs at a time, as on any single connection: while one is
 // open, statements of others wait here, in the order they came, and run once it ends. Statements are
 // prepared once per SQL text. Plain JavaScript, so that it starts the same from src/ and from dist/.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -17,6 +17,8 @@ const statements = new Map();
 /** The transaction that holds the connection, or 0. */
 let active = 0;
 const waiting = [];
+/** Replies to the bundle being handled. */
+const replies = [];
 
 function prepare(sql) {
   let statement = statements.get(sql);
@@ -28,8 +30,24 @@ function prepare(sql) {
   return statement;
 }
 
-/** Several statements in one transaction of their own, as one message: nothing else runs between them. */
-const runBatch = (statements) => db.transaction(() => statements.forEach((s) => prepare(s.sql).run(s.parameters)))();
+/**
+ * Several statements in one transaction of their own, as one message: nothing else runs between them. A
+ * statement may say what it must find, the rows it must change (`changes`) or the rows it must read
+ * (`rows`, as JSON): when it does not, all of them are rolled back.
+ */
+const runBatch = (statements) => db.transaction(() => statements.forEach(runExpecting))();
+
+function runExpecting(s, index) {
+  const statement = prepare(s.sql);
+  if (s.rows !== undefined) {
+    if (JSON.stringify(statement.all(s.parameters)) !== s.rows) throw unmet(index, 'read other rows than it expected');
+    return;
+  }
+  const { changes } = statement.run(s.parameters);
+  if (s.changes !== undefined && changes !== s.changes) throw unmet(index, `changed ${changes} rows where it expected ${s.changes}`);
+}
+
+const unmet = (index, what) => Object.assign(new Error(`Statement ${index} of the batch ${what}; the batch was rolled back.`), { code: 'BATCH_UNMET' });
 
 function execute(message) {
   if (message.batch) {
@@ -45,7 +63,7 @@ function execute(message) {
 function handle(message) {
   if (message.close) {
     db.close();
-    parentPort.postMessage({ id: message.id, rows: [] });
+    replies.push({ id: message.id, rows: [] });
     return;
   }
   let reply;
@@ -73,7 +91,58 @@ function handle(message) {
     }
     active = 0;
   }
-  parentPort.postMessage(reply);
+  replies.push(reply);
+}
+
+/**
+ * Statements outside any transaction that come in one bundle run together in one transaction of their own
+ * (each still alone in its effect: SQLite undoes a failing statement and goes on), since a commit each would
+ * write the same pages to the WAL again and again. Their replies wait for that commit. Undefined while none
+ * is open.
+ */
+let loose;
+
+function runLoose(message) {
+  if (!loose) {
+    db.exec('begin');
+    loose = [];
+  }
+  try {
+    loose.push({ id: message.id, ...execute(message) });
+  } catch (error) {
+    const failed = { id: message.id, error: { message: error.message, code: error.code } };
+    if (db.inTransaction) loose.push(failed);
+    else {
+      // Some errors (a full disk, say) roll the whole transaction back, and with it the statements before.
+      replies.push(...loose.map(({ id }) => ({ id, error: failed.error })), failed);
+      loose = undefined;
+    }
+  }
+}
+
+function endLoose() {
+  if (!loose) return;
+  const held = loose;
+  loose = undefined;
+  try {
+    db.exec('commit');
+    replies.push(...held);
+  } catch (error) {
+    if (db.inTransaction) db.exec('rollback');
+    replies.push(...held.map(({ id }) => ({ id, error: { message: error.message, code: error.code } })));
+  }
+}
+
+/** Runs every held message that may run now, in order. */
+function drain() {
+  for (let ready = next(); ready; ready = next()) {
+    if (ready.tx === 0 && !ready.batch) runLoose(ready);
+    else {
+      endLoose();
+      handle(ready);
+    }
+  }
+  endLoose();
 }
 
 /** The next held message that may run now: the open transaction's, or any when none is open. */
@@ -92,14 +161,21 @@ function close(message) {
   active = 0;
   for (const held of waiting.splice(0)) {
     if (held.tx === 0) handle(held);
-    else parentPort.postMessage({ id: held.id, error: { message: 'The store closed before the transaction ended.' } });
+    else replies.push({ id: held.id, error: { message: 'The store closed before the transaction ended.' } });
   }
   handle(message);
 }
 
-parentPort.on('message', (message) => {
-  if (message.close) return close(message);
-  waiting.push(message);
-  for (let ready = next(); ready; ready = next()) handle(ready);
+// Messages come in bundles (all that the main thread had ready), and the replies to a bundle leave as one.
+parentPort.on('message', (bundle) => {
+  for (const message of bundle) {
+    if (!message.close) waiting.push(message);
+    else {
+      drain();
+      close(message);
+    }
+  }
+  drain();
+  parentPort.postMessage(replies.splice(0));
 });
 parentPort.postMessage({ ready: true });
