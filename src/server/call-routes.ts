@@ -14,7 +14,7 @@ import { EventStreamResponse, type StreamLimits } from './sse.js';
 export function registerCallRoutes({ app, sendError, closing, refuseWhileClosing }: HttpApp, runtime: Runtime, streamLimits: StreamLimits): void {
   // A call that arrives while the server stops is refused here, not by a hook, which would cost every request.
 
-  const handleDo = async (request: FastifyRequest, reply: FastifyReply, path: { version?: string; action?: { face: string; action: string } } = {}) => {
+  const handleDo = async (request: FastifyRequest, reply: FastifyReply, path?: { version?: string; action?: { face: string; action: string } }) => {
     if (closing()) return refuseWhileClosing(reply);
     const requestId = request.id;
     let events: EventStreamResponse | undefined;
@@ -29,8 +29,8 @@ export function registerCallRoutes({ app, sendError, closing, refuseWhileClosing
       startedAt: startOf(reply),
       headers: request.headers,
       rawHeaders: request.raw.rawHeaders,
-      pathVersion: path.version,
-      pathAction: path.action,
+      pathVersion: path?.version,
+      pathAction: path?.action,
       body: request.body,
       responseHeaders: { 'Request-Id': requestId },
       openStream: () => openStream(call.responseHeaders).channel,

@@ -22,7 +22,8 @@ export class ClientGoneError extends Error {
 export class Deadline {
   readonly #timer: NodeJS.Timeout;
   readonly #clientSignal: AbortSignal | undefined;
-  readonly #gone = () => this.#stop(new ClientGoneError());
+  /** Made only for a call whose client may go away (a stream). */
+  readonly #gone: (() => void) | undefined;
   #controller: AbortController | undefined;
   #stopped = false;
   #reason: unknown;
@@ -36,8 +37,10 @@ export class Deadline {
     this.endsAt = Date.now() + timeoutMs;
     this.#timer = setTimeout(() => this.#stop(new ApiError('timeout', `${label} did not finish within ${timeoutMs} ms.`, { details: { timeoutMs } })), timeoutMs);
     this.#clientSignal = clientSignal;
-    if (clientSignal?.aborted) this.#gone();
-    else clientSignal?.addEventListener('abort', this.#gone, { once: true });
+    if (!clientSignal) return;
+    this.#gone = () => this.#stop(new ClientGoneError());
+    if (clientSignal.aborted) this.#gone();
+    else clientSignal.addEventListener('abort', this.#gone, { once: true });
   }
 
   /** Aborts when the time-out passes or the client goes away; its reason says which. */
@@ -76,7 +79,7 @@ export class Deadline {
   /** Stops the timer; call it once the call's execution is over. */
   dispose(): void {
     clearTimeout(this.#timer);
-    this.#clientSignal?.removeEventListener('abort', this.#gone);
+    if (this.#gone) this.#clientSignal?.removeEventListener('abort', this.#gone);
   }
 
   #stop(reason: unknown): void {

@@ -59,12 +59,8 @@ function committedRequests(call: IdentifiedCall): boolean {
 }
 
 function eventOrigin(call: IdentifiedCall): EventOrigin {
+  const origin: EventOrigin = { mode: call.mode, entityId: call.entityId, apiVersion: call.apiVersion, requestId: call.requestId };
   const idempotencyKey = call.envelope.options.idempotencyKey;
-  return {
-    mode: call.mode,
-    entityId: call.entityId,
-    apiVersion: call.apiVersion,
-    requestId: call.requestId,
-    ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
-  };
+  if (idempotencyKey !== undefined) origin.idempotencyKey = idempotencyKey;
+  return origin;
 }

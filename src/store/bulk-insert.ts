@@ -1,11 +1,12 @@
 /**
- * Multi-row INSERTs on the hot paths (events, deliveries, usage records). Kysely builds and compiles every
- * query anew, which for hundreds of rows costs more than running it. The SQL of a multi-row insert depends
- * only on the store, the table and the number of rows, so it is compiled once for each and run again with
- * the rows' values (every row has the same columns in the same order). Rows go in chunks that stay well
- * under the bound parameters SQLite and PostgreSQL take in one statement.
+ * Multi-row INSERTs on the hot paths (events, deliveries, usage records and their rollups). Kysely builds and
+ * compiles every query anew, which for hundreds of rows costs more than running it. The SQL of a multi-row
+ * insert depends only on the store, the statement, the number of rows and their columns, so it is compiled
+ * once for each and run again with the rows' values (every row of a statement has the same columns in the
+ * same order). Rows go in chunks that stay well under the bound parameters SQLite and PostgreSQL take in
+ * one statement.
  */
-import { CompiledQuery, type Insertable } from 'kysely';
+import { CompiledQuery, type Compilable, type Insertable } from 'kysely';
 import { storeKind } from './open.js';
 import type { Database, Db } from './schema.js';
 
@@ -20,13 +21,28 @@ export function* chunks<T>(rows: readonly T[]): Generator<T[]> {
 
 /** The compiled INSERT statements (one per chunk of rows) that write `rows` into `table`. */
 export function insertStatements<T extends keyof Database & string>(db: Db, table: T, rows: readonly Insertable<Database[T]>[]): CompiledQuery[] {
+  return multiRowStatements(db, table, rows as readonly Record<string, unknown>[], (chunk) => db.insertInto(table).values(chunk as never));
+}
+
+/**
+ * The statements (one per chunk of rows) that `build` makes of `rows`, compiled once per store kind, `name`,
+ * number of rows and columns. `build` must take the rows' values as its only parameters, in row order.
+ */
+export function multiRowStatements(db: Db, name: string, rows: readonly Record<string, unknown>[], build: (chunk: Record<string, unknown>[]) => Compilable): CompiledQuery[] {
   const statements: CompiledQuery[] = [];
-  for (const chunk of chunks(rows as readonly Record<string, unknown>[])) {
-    const shape = `${storeKind(db)}:${table}:${chunk.length}`;
-    let text = compiled.get(shape);
-    if (text === undefined) compiled.set(shape, (text = db.insertInto(table).values(chunk as never).compile().sql));
+  for (const chunk of chunks(rows)) {
     const columns = Object.keys(chunk[0]!);
-    statements.push(CompiledQuery.raw(text, chunk.flatMap((row) => columns.map((column) => row[column]))));
+    const parameters = new Array<unknown>(chunk.length * columns.length);
+    let i = 0;
+    for (const row of chunk) for (const column of columns) parameters[i++] = row[column];
+    const shape = `${storeKind(db)}:${name}:${chunk.length}:${columns.join(',')}`;
+    let text = compiled.get(shape);
+    if (text === undefined) {
+      const query = build(chunk).compile();
+      if (query.parameters.length !== parameters.length) throw new Error(`The statement ${name} takes parameters other than its rows' values.`);
+      compiled.set(shape, (text = query.sql));
+    }
+    statements.push(CompiledQuery.raw(text, parameters));
   }
   return statements;
 }

@@ -36,6 +36,16 @@ describe('exact decimal addition', () => {
     );
   });
 
+  it('adds integers of up to fifteen digits, which it adds as numbers, as exactly', () => {
+    const integer = fc.bigInt({ min: -(10n ** 15n) + 1n, max: 10n ** 15n - 1n }).map(String);
+    fc.assert(
+      fc.property(integer, integer, (a, b) => {
+        expect(addDecimalTexts(a, b)).toBe(String(BigInt(a) + BigInt(b)));
+      }),
+    );
+    expect(addDecimalTexts('-999999999999999', '-999999999999999')).toBe('-1999999999999998');
+  });
+
   it('adds up a column exactly in SQL, NULL passing through as for sum', () => {
     const db = new SQLite(':memory:');
     defineDecimalFunctions(db);

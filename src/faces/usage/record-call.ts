@@ -48,6 +48,6 @@ export function usageStage(recorder: UsageRecorder, { currency, faces }: { curre
       cost: nanosToDecimal(cost),
       currency,
       replayed: call.replayed ? 1 : 0,
-    }, cost);
+    }, cost, units);
   };
 }

@@ -61,9 +61,10 @@ export class UsageRecorder {
     this.#relay = options.relay;
   }
 
-  record(row: UsageRecordTable, costNanos: bigint): void {
+  /** Buffers `row`, whose call cost `costNanos` and reported `units` (the row's, read from it when not given). */
+  record(row: UsageRecordTable, costNanos: bigint, units: Readonly<Record<string, number>> = JSON.parse(row.units)): void {
     if (this.#closed) return;
-    this.#buffer.push({ row, costNanos });
+    this.#buffer.push({ row, costNanos, units });
     if (this.#buffer.length > this.#maxBuffered) {
       this.#buffer.shift();
       this.dropped += 1;

@@ -9,7 +9,7 @@
  */
 import { sql, type CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../../store/schema.js';
-import { chunks } from '../../store/bulk-insert.js';
+import { multiRowStatements } from '../../store/bulk-insert.js';
 import { addDecimals, decimalAdd, decimalText } from '../../store/exact-decimal.js';
 import { LATENCY_COLUMNS, latencyBucket } from './latency.js';
 import { PERIOD_LENGTH, periodOf } from '../../store/periods.js';
@@ -17,6 +17,8 @@ import { PERIOD_LENGTH, periodOf } from '../../store/periods.js';
 export interface RecordWithCost {
   row: UsageRecordTable;
   costNanos: bigint;
+  /** The units the row holds as JSON, as reported. */
+  units: Readonly<Record<string, number>>;
 }
 
 const CALL_KEY = ['mode', 'entity_id', 'key_id', 'face', 'action', 'status'] as const;
@@ -71,10 +73,11 @@ function callRollups(records: readonly RecordWithCost[]): Map<string, Rollup> {
 /** The records' units added up per minute, key and unit, as exact decimals. */
 function unitRollups(records: readonly RecordWithCost[]): Map<string, Rollup> {
   const byKey = new Map<string, Rollup & { amount: string }>();
-  for (const { row: r } of records) {
-    if (r.units === '{}') continue;
-    const minute = periodOf(r.at, 'minute');
-    for (const [unit, reported] of Object.entries(JSON.parse(r.units) as Record<string, number>)) {
+  for (const { row: r, units } of records) {
+    let minute: string | undefined;
+    for (const unit in units) {
+      const reported = units[unit]!;
+      minute ??= periodOf(r.at, 'minute');
       const key = `${minute}\u0000${r.mode}\u0000${r.entity_id}\u0000${r.key_id}\u0000${r.face}\u0000${r.action}\u0000${r.status}\u0000${unit}`;
       const amount = decimalText(reported);
       const rollup = byKey.get(key);
@@ -120,17 +123,17 @@ function inKeyOrder<T>(byKey: Map<string, T>): T[] {
 type RollupTable = 'usage_rollups' | 'usage_rollups_coarse' | 'usage_unit_rollups' | 'usage_unit_rollups_coarse';
 
 function upserts(db: Db, table: RollupTable, rows: Rollup[], key: readonly string[], added: readonly string[]): CompiledQuery[] {
-  const set = Object.fromEntries(
-    added.map((c) => {
-      const [mine, theirs] = [sql`${sql.table(table)}.${sql.ref(c)}`, sql`excluded.${sql.ref(c)}`];
-      return [c, c === 'amount' ? decimalAdd(db, mine, theirs) : sql`${mine} + ${theirs}`];
-    }),
-  );
-  return [...chunks(rows)].map((chunk) =>
-    db
+  // Built only when its SQL is not yet known (multiRowStatements): the statements of a flush are its rows' values.
+  return multiRowStatements(db, `${table}:upsert`, rows, (chunk) => {
+    const set = Object.fromEntries(
+      added.map((c) => {
+        const [mine, theirs] = [sql`${sql.table(table)}.${sql.ref(c)}`, sql`excluded.${sql.ref(c)}`];
+        return [c, c === 'amount' ? decimalAdd(db, mine, theirs) : sql`${mine} + ${theirs}`];
+      }),
+    );
+    return db
       .insertInto(table)
       .values(chunk as never)
-      .onConflict((oc) => oc.columns(key as never).doUpdateSet(set as never))
-      .compile(),
-  );
+      .onConflict((oc) => oc.columns(key as never).doUpdateSet(set as never));
+  });
 }

@@ -126,7 +126,12 @@ export function rateLimitHeader(policies: PolicyState[]): string {
   return closest ? `${sfString(closest.name)};r=${closest.remaining};t=${closest.resetSeconds}` : '';
 }
 
+/** Policy names as sf-strings: the names come from the catalogue, so there are few, each quoted once. */
+const quoted = new Map<string, string>();
+
 /** An RFC 8941 sf-string: only `"` and `\` need escaping in the printable ASCII that policy names use. */
 function sfString(value: string): string {
-  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+  let text = quoted.get(value);
+  if (text === undefined) quoted.set(value, (text = `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`));
+  return text;
 }

@@ -33,7 +33,7 @@ export async function execute(call: RoutedCall, runtime: Runtime, batch?: Enclos
   const deadline = batch?.deadline ?? new Deadline(callTimeout(call, runtime), call.action.id, channel?.signal);
   const tx = batch?.shared?.tx ?? new CallTransaction(runtime.db);
   const events = batch?.shared?.events ?? [];
-  const invocation: Invocation = { tx, events, deadline, ...(channel ? { stream: channel.sink } : {}) };
+  const invocation: Invocation = channel ? { tx, events, deadline, stream: channel.sink } : { tx, events, deadline };
   try {
     // Checks before may have waited (a rate limit on Redis): a handler never starts past the deadline.
     deadline.throwIfStopped();

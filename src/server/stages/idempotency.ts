@@ -65,6 +65,7 @@ export async function completeIdempotency(call: CallState, db: Db, reply: Reply)
 
 /** The reply of a call, as it is stored under the key it claimed. */
 export function idempotencyCompletion(claim: IdempotencyClaim, reply: Reply): IdempotencyCompletion {
-  const headers = Object.fromEntries(Object.entries(reply.headers).filter(([name]) => !PER_REQUEST.has(name)));
+  const headers: Record<string, string> = {};
+  for (const name in reply.headers) if (!PER_REQUEST.has(name)) headers[name] = reply.headers[name]!;
   return { ...claim, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) };
 }

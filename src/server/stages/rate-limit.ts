@@ -9,7 +9,7 @@ import type { Stage } from '../stage.js';
 import type { PlatformData } from '../../core/dispatch-types.js';
 import { BATCH_ACTION } from '../../core/dispatch-types.js';
 import { ApiError } from '../../core/errors.js';
-import { policyHeader, rateLimitHeader, type PolicyCheck, type RateDecision } from '../rate-limit/limiter.js';
+import { policyHeader, rateLimitHeader, type PolicyCheck, type PolicyState, type RateDecision } from '../rate-limit/limiter.js';
 import { RateLimiterUnavailableError } from '../rate-limit/limiter.js';
 import type { Runtime } from '../runtime.js';
 
@@ -103,10 +103,21 @@ export function weightOf(call: RoutedCall, policies: PolicyCheck[]): number {
  * policy of every request of a batch) is shown once, as it stands after the last.
  */
 export function reportPolicies(call: CallState, decision: RateDecision): void {
-  const policies = [...new Map(decision.policies.map((p) => [p.name, p])).values()];
+  let policies = decision.policies;
   if (policies.length === 0) return;
+  if (mayRepeatNames(policies)) policies = [...new Map(policies.map((p) => [p.name, p])).values()];
   call.responseHeaders['RateLimit-Policy'] = policyHeader(policies);
   call.responseHeaders['RateLimit'] = rateLimitHeader(policies);
+}
+
+/**
+ * False when no policy is named twice, as in a call's own check, which then needs no copy; the requests of
+ * an atomic batch repeat them (and a long list is not searched, only deduplicated).
+ */
+function mayRepeatNames(policies: readonly PolicyState[]): boolean {
+  if (policies.length > 8) return true;
+  for (let i = 1; i < policies.length; i++) for (let j = 0; j < i; j++) if (policies[i]!.name === policies[j]!.name) return true;
+  return false;
 }
 
 export const retryAfter = (decision: RateDecision) => ({ 'Retry-After': String(decision.retryAfterSeconds) });

@@ -36,8 +36,11 @@ function format([digits, places]) {
   return negative ? `-${unsigned}` : unsigned;
 }
 
-/** `a + b`, exactly, as canonical decimal text. */
-export const addDecimalTexts = (a, b) => format(add(parse(a), parse(b)));
+/** Integers whose sum a double holds exactly. */
+const SMALL_INTEGER = /^-?\d{1,15}$/;
+
+/** `a + b`, exactly, as canonical decimal text; most units (tokens, bytes) are small integers, added as numbers. */
+export const addDecimalTexts = (a, b) => (SMALL_INTEGER.test(a) && SMALL_INTEGER.test(b) ? String(Number(a) + Number(b)) : format(add(parse(a), parse(b))));
 
 /** Defines decimal_add and decimal_sum on a better-sqlite3 connection; both pass NULL through as sum does. */
 export function defineDecimalFunctions(db) {
