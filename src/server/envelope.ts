@@ -17,14 +17,22 @@ export function responseMeta(requestId: string, startedAt: number, serverVersion
 
 /** The `error` object of an error response (and of a failed batch request), `meaning` what its code means in the served catalogue. */
 export function errorObject(error: ApiError, meaning: ErrorMeaning, errorDocsUrl: string) {
-  return {
-    type: meaning.type,
-    code: error.code,
-    message: meaning.message,
-    ...(error.param !== undefined ? { param: error.param } : {}),
-    ...(error.details !== undefined ? { details: error.details } : {}),
-    docUrl: `${errorDocsUrl}#${error.code}`,
-  };
+  // Filled in the order the envelope lists its fields, without an object for each optional one.
+  const object: Partial<ErrorBody> = { type: meaning.type, code: error.code, message: meaning.message };
+  if (error.param !== undefined) object.param = error.param;
+  if (error.details !== undefined) object.details = error.details;
+  object.docUrl = `${errorDocsUrl}#${error.code}`;
+  return object as ErrorBody;
+}
+
+/** The `error` object of the envelope, its fields in this order. */
+interface ErrorBody {
+  type: string;
+  code: string;
+  message: string;
+  param?: string;
+  details?: Record<string, unknown>;
+  docUrl: string;
 }
 
 /** The reply of a call that succeeded. */
@@ -52,8 +60,12 @@ export function errorReply(call: CallState, runtime: Runtime, thrown: ApiError):
 /** The reply of an error whose meaning the caller has resolved already (`answerable`), for a decision of its own. */
 export function answeredError(call: CallState, runtime: Runtime, { error, meaning }: ReturnType<typeof answerable>): Reply {
   const meta = responseMeta(call.requestId, call.startedAt, runtime.serverVersion);
-  const challenged = meaning.status === 401 ? { 'WWW-Authenticate': challenge(error.code) } : undefined;
-  const headers = challenged || error.headers ? { ...call.responseHeaders, ...challenged, ...error.headers } : call.responseHeaders;
+  let headers = call.responseHeaders;
+  if (meaning.status === 401 || error.headers) {
+    headers = { ...call.responseHeaders };
+    if (meaning.status === 401) headers['WWW-Authenticate'] = challenge(error.code);
+    if (error.headers) Object.assign(headers, error.headers);
+  }
   return {
     status: meaning.status,
     headers,

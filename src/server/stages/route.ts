@@ -20,12 +20,12 @@ export const route: Stage = (call, runtime) => {
   if (!face || !action || !validator) {
     const available = face ? servedActions(face, version) : [];
     // `param` points into the body; `POST /do/{face}.{action}` names them in its path instead.
-    const at = (param: string) => (call.pathAction ? {} : { param });
+    const inBody = call.pathAction === undefined;
     if (available.length === 0) {
-      throw new ApiError('face_not_found', `No face "${faceName}" in API version ${version}.`, { ...at('/face'), details: { available: [...faces.keys()] } });
+      throw new ApiError('face_not_found', `No face "${faceName}" in API version ${version}.`, { param: inBody ? '/face' : undefined, details: { available: faceNames(faces) } });
     }
     throw new ApiError('action_not_found', `Face "${faceName}" has no action "${actionName}" in API version ${version}.`, {
-      ...at('/action'),
+      param: inBody ? '/action' : undefined,
       details: { available },
     });
   }
@@ -37,6 +37,20 @@ export const route: Stage = (call, runtime) => {
   else return loading.then(() => void (call.validate = validatorOf(validator)));
 };
 
-function servedActions(face: FaceEntry, version: string): string[] {
-  return [...face.actions.values()].filter((a) => a.versions.has(version)).map((a) => a.name);
+// What a refusal lists is the same for every call that names the same missing face or action: it is made once.
+const names = new WeakMap<ReadonlyMap<string, FaceEntry>, readonly string[]>();
+const served = new WeakMap<FaceEntry, Map<string, readonly string[]>>();
+
+function faceNames(faces: ReadonlyMap<string, FaceEntry>): readonly string[] {
+  let list = names.get(faces);
+  if (!list) names.set(faces, (list = Object.freeze([...faces.keys()])));
+  return list;
+}
+
+function servedActions(face: FaceEntry, version: string): readonly string[] {
+  let byVersion = served.get(face);
+  if (!byVersion) served.set(face, (byVersion = new Map()));
+  let list = byVersion.get(version);
+  if (!list) byVersion.set(version, (list = Object.freeze([...face.actions.values()].filter((a) => a.versions.has(version)).map((a) => a.name))));
+  return list;
 }
