@@ -23,7 +23,7 @@ export async function commitCall(call: IdentifiedCall, runtime: Runtime, tx: Cal
   const completion = reply && call.idempotency ? idempotencyCompletion(call.idempotency, reply) : undefined;
   if (tx.begun) {
     await writeEvents(tx.db, eventOrigin(call), events);
-    if (completion && !(await completeIdempotencyKey(tx.db, completion))) throw new ClaimNoLongerHeld(completion.key);
+    if (completion && !(await completeIdempotencyKey(tx.db, completion))) throw new ClaimNoLongerHeld([completion.key]);
   } else if (events.length > 0 || completion) {
     await runtime.commits.commit({ events: events.length > 0 ? { origin: eventOrigin(call), events } : undefined, completion });
   }

@@ -14,7 +14,7 @@
  */
 import type { CompiledQuery } from 'kysely';
 import { eventStatements, writeEventBatches, type EventBatch } from './events.js';
-import { completionStatement, type IdempotencyCompletion } from './idempotency.js';
+import { completeIdempotencyKeys, completionStatement, type IdempotencyCompletion } from './idempotency.js';
 import { embeddedStore, storeKind, type BatchStatement, type EmbeddedStore } from './open.js';
 import type { Db } from './schema.js';
 import { CallTransaction } from './transaction.js';
@@ -29,11 +29,11 @@ export interface GroupedWrite {
   statements?: readonly CompiledQuery[];
 }
 
-/** Thrown for a write whose idempotency claim was no longer held when its reply was to be stored. */
+/** Thrown for writes whose idempotency claim was no longer held when their reply was to be stored. */
 export class ClaimNoLongerHeld extends Error {
   override name = 'ClaimNoLongerHeld';
-  constructor(key: string) {
-    super(`The idempotency key "${key}" was taken over by a retry after its lease lapsed.`);
+  constructor(keys: readonly string[]) {
+    super(`The idempotency key ${keys.map((k) => `"${k}"`).join(' or ')} was taken over by a retry after its lease lapsed.`);
   }
 }
 
@@ -129,13 +129,9 @@ export class CommitGroup {
     try {
       const batches = group.flatMap(({ write }) => (write.events ? [write.events] : []));
       await writeEventBatches(tx.db, batches);
-      for (const { write } of group) {
-        if (write.completion) {
-          const { numAffectedRows } = await tx.db.executeQuery(completionStatement(tx.db, write.completion));
-          if (numAffectedRows !== 1n) throw new ClaimNoLongerHeld(write.completion.key);
-        }
-        for (const query of write.statements ?? []) await tx.db.executeQuery(query);
-      }
+      const completions = group.flatMap(({ write }) => (write.completion ? [write.completion] : []));
+      if (completions.length > 0 && !(await completeIdempotencyKeys(tx.db, completions))) throw new ClaimNoLongerHeld(completions.map((c) => c.key));
+      for (const { write } of group) for (const query of write.statements ?? []) await tx.db.executeQuery(query);
       await tx.commit();
     } catch (error) {
       await tx.rollback();

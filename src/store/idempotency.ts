@@ -3,7 +3,9 @@
  * key and completed with its reply. Every step is a single conditional statement whose affected-row count
  * says who won, so concurrent requests, in one process or several sharing PostgreSQL, claim a key once.
  */
-import type { CompiledQuery } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import { storeKind } from './open.js';
+import { insertRunning } from './claim-batch.js';
 import { precompiled, type Placeholder } from './precompiled.js';
 import type { Db, IdempotencyRecordTable } from './schema.js';
 import { seal, unsealNullable } from './sealed.js';
@@ -66,8 +68,16 @@ export async function claimIdempotencyKey(db: Db, claim: IdempotencyClaim): Prom
     leased_until: claim.leaseUntil,
   } as const;
   for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-    const inserted = await db.executeQuery(precompiled(db, 'idempotency.claim', insertRunning, claim));
-    if (Number(inserted.numAffectedRows ?? 0n) === 1) return { claimed: true, since: claim.now };
+    // Inserted together with the claims of other requests in this turn (claim-batch.ts).
+    const inserted = await insertRunning(db, {
+      scope: claim.scope,
+      key: claim.key,
+      fingerprint: claim.fingerprint,
+      created_at: claim.now,
+      expires_at: claim.expiresAt,
+      leased_until: claim.leaseUntil,
+    });
+    if (inserted) return { claimed: true, since: claim.now };
 
     // Taken over. An expired record starts anew, as if the key had never been used. A running one of the same
     // request whose lease lapsed (the process running it died, and its effects, committed only with its reply,
@@ -118,30 +128,41 @@ export async function completeIdempotencyKey(db: Db, done: IdempotencyCompletion
   return Number(result.numAffectedRows) === 1;
 }
 
+/**
+ * Stores the replies of several claimed keys; false when a claim among them is no longer held (then the
+ * caller's transaction must roll back). On PostgreSQL it is one statement, one round trip for all of them.
+ */
+export async function completeIdempotencyKeys(db: Db, done: readonly IdempotencyCompletion[]): Promise<boolean> {
+  if (storeKind(db) !== 'postgres') {
+    for (const one of done) if (!(await completeIdempotencyKey(db, one))) return false;
+    return true;
+  }
+  const result = await db.executeQuery(postgresCompletions(done));
+  return Number(result.numAffectedRows) === done.length;
+}
+
+const completionsSql = new Map<number, string>();
+
+/** The replies of several claims stored by one UPDATE … FROM (VALUES …), its text made once per number of replies. */
+function postgresCompletions(done: readonly IdempotencyCompletion[]): CompiledQuery {
+  let text = completionsSql.get(done.length);
+  if (!text) {
+    const rows = done.map((_, i) => `($${i * 6 + 1}, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}::integer, $${i * 6 + 5}, $${i * 6 + 6})`);
+    text =
+      `update idempotency_records as r set state = 'done', status = v.status, body = v.body, headers = v.headers, leased_until = null ` +
+      `from (values ${rows.join(', ')}) as v (scope, key, leased_until, status, body, headers) ` +
+      `where r.scope = v.scope and r.key = v.key and r.state = 'running' and r.leased_until = v.leased_until`;
+    completionsSql.set(done.length, text);
+  }
+  return CompiledQuery.raw(text, done.flatMap((d) => [d.scope, d.key, d.leaseUntil, d.status, seal(d.body), d.headers]));
+}
+
 /** The statement that stores a claimed key's reply: it changes one row, or none when the claim is no longer held. */
 export function completionStatement(db: Db, done: IdempotencyCompletion): CompiledQuery {
   // The reply's body may hold secrets (a new API key, a session token): it is sealed at rest. Its headers
   // (request id, version, deprecation) hold none.
   return precompiled(db, 'idempotency.complete', completeRunning, { ...done, body: seal(done.body) });
 }
-
-/** A new running record for a key, unless the key has one. */
-const insertRunning = (db: Db, p: Placeholder) =>
-  db
-    .insertInto('idempotency_records')
-    .values({
-      scope: p('scope'),
-      key: p('key'),
-      fingerprint: p('fingerprint'),
-      state: 'running',
-      status: null,
-      body: null,
-      headers: null,
-      created_at: p('now'),
-      expires_at: p('expiresAt'),
-      leased_until: p('leaseUntil'),
-    })
-    .onConflict((oc) => oc.columns(['scope', 'key']).doNothing());
 
 /** The reply stored on the record the claim holds. */
 const completeRunning = (db: Db, p: Placeholder) =>

@@ -272,6 +272,23 @@ describe.each(implementations)('store on $name', (impl) => {
       expect(await claimIdempotencyKey(db, claimOf(scope, 'k2', 'fp-1'))).toEqual({ claimed: true, since: iso(0) });
     });
 
+    it('claims the keys of many requests at once, each once, the first to name a key taking it', async () => {
+      const scope = unique('key_t:test:acme');
+      // Sent in one turn: inserted by one statement, the repeated key by its first claim only.
+      const results = await Promise.all([
+        claimIdempotencyKey(db, claimOf(scope, 'k1', 'fp-1')),
+        claimIdempotencyKey(db, claimOf(scope, 'k2', 'fp-2')),
+        claimIdempotencyKey(db, claimOf(scope, 'k1', 'fp-3')),
+      ]);
+      expect(results.map((r) => r.claimed)).toEqual([true, true, false]);
+      expect(results[2]).toMatchObject({ claimed: false, record: { fingerprint: 'fp-1', state: 'running' } });
+      const stored = await db.selectFrom('idempotency_records').select(['key', 'fingerprint']).where('scope', '=', scope).orderBy('key').execute();
+      expect(stored).toEqual([
+        { key: 'k1', fingerprint: 'fp-1' },
+        { key: 'k2', fingerprint: 'fp-2' },
+      ]);
+    });
+
     it('stores a reply once and hands it to later claims', async () => {
       const scope = unique('key_b:live:acme');
       await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'));
