@@ -33,9 +33,13 @@ type ItemResult = { id: string; status: number; data: unknown } | { id: string; 
  * The stage that checks the shape of a batch (size, unique ids, no nesting) and, for an atomic batch, every
  * request. It runs before the batch's idempotency key is claimed: what it refuses is not stored.
  */
-export const prepareBatch: Stage = async (call, runtime) => {
+export const prepareBatch: Stage = (call, runtime) => {
   assertRouted(call);
-  if (call.action.id !== BATCH_ACTION) return;
+  // Every other call passes at once, without a promise.
+  return call.action.id === BATCH_ACTION ? prepare(call, runtime) : undefined;
+};
+
+async function prepare(call: RoutedCall, runtime: Runtime): Promise<void> {
   // The validate stage checked the payload against the batch action's schema.
   const checked: object = call.envelope.payload;
   const payload = checked as BatchRunPayload;
@@ -57,7 +61,7 @@ export const prepareBatch: Stage = async (call, runtime) => {
   });
   call.batch = { mode: payload.mode, items };
   if (atomicLimits) await checkAtomic(call, runtime, items, atomicLimits);
-};
+}
 
 /** Runs a prepared batch under the batch's deadline. */
 export async function runBatch(call: BatchCall, runtime: Runtime): Promise<Reply> {

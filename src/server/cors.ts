@@ -33,21 +33,25 @@ export function corsOrigins(value: string | undefined): '*' | string[] {
 export function registerCors(app: FastifyInstance, origins: '*' | readonly string[], modules: readonly CrossOriginRoutes[]): void {
   const allows = (origin: string) => origins === '*' || origins.includes(origin);
   const served = [API, ...modules];
-  app.addHook('onRequest', async (request, reply) => {
+  // Known by the route a request matched, so that the paths are written once, as the routes are.
+  const byRoute = new Map<string, CrossOriginRoutes>();
+  for (const routes of served) for (const route of routes.routes) if (!byRoute.has(route)) byRoute.set(route, routes);
+  // With a callback rather than async: it runs on every request, and a promise each is garbage.
+  app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
-    const path = request.url.split('?')[0]!;
-    if (DOCUMENT_PATH.test(path) && (request.method === 'GET' || request.method === 'HEAD')) {
+    if ((request.method === 'GET' || request.method === 'HEAD') && DOCUMENT_PATH.test(request.url.split('?')[0]!)) {
       if (typeof origin === 'string') reply.raw.setHeader('Access-Control-Allow-Origin', '*');
-      return;
+      return done();
     }
-    // Known by the route it matched, so that the paths are written once, as the routes are.
     const route = request.routeOptions.url;
-    const routes = route === undefined ? undefined : served.find((r) => r.routes.includes(route));
-    if (!routes) return;
-    // The answer depends on the Origin header whenever the origins are a list, allowed or not, and even
-    // without one: a cache must not hand a copy stored for no origin to a page.
-    if (origins !== '*') reply.raw.setHeader('Vary', 'Origin');
-    if (typeof origin === 'string' && allows(origin)) allow(reply, origin, origins, routes);
+    const routes = route === undefined ? undefined : byRoute.get(route);
+    if (routes) {
+      // The answer depends on the Origin header whenever the origins are a list, allowed or not, and even
+      // without one: a cache must not hand a copy stored for no origin to a page.
+      if (origins !== '*') reply.raw.setHeader('Vary', 'Origin');
+      if (typeof origin === 'string' && allows(origin)) allow(reply, origin, origins, routes);
+    }
+    done();
   });
   for (const routes of served) {
     const preflight = (request: FastifyRequest, reply: FastifyReply) => {

@@ -44,13 +44,20 @@ export class KeyCache {
     this.close = onKeyChanged((id) => this.forget(id));
   }
 
-  /** The key whose secret has this SHA-256, or undefined when there is none. */
-  async get(hash: string): Promise<KeyRecord | undefined> {
+  /**
+   * The key whose secret has this SHA-256, or undefined when there is none: at once from memory, else with
+   * a promise of the store's answer.
+   */
+  get(hash: string): KeyRecord | undefined | Promise<KeyRecord | undefined> {
     const now = this.#now();
     const known = this.#known.get(hash);
     if (known !== undefined && known.until > now) return known.record;
     const unknownUntil = this.#unknown.get(hash);
     if (unknownUntil !== undefined && unknownUntil > now) return undefined;
+    return this.#lookUp(hash, now);
+  }
+
+  async #lookUp(hash: string, now: number): Promise<KeyRecord | undefined> {
     const generation = this.#generation;
     const found = await findKeyByHash(this.#db, hash);
     if (generation !== this.#generation) return withoutHash(await findKeyByHash(this.#db, hash));

@@ -23,24 +23,43 @@ function pooledBytes(n: number): Buffer {
 
 /** The part of every id made at `ms` (since the epoch) that precedes its random part: ids sort by it. */
 export function idTimePrefix(prefix: string, ms: number): string {
-  // Ten base-32 characters hold every millisecond from 1970 to the year 10889.
-  let time = Math.min(Math.max(0, Math.floor(ms)), 32 ** 10 - 1);
-  let head = '';
-  for (let i = 0; i < 10; i++) {
-    head = CROCKFORD[time % 32] + head;
-    time = Math.floor(time / 32);
-  }
-  return `${prefix}_${head}`;
+  return `${prefix}_${timeChars(ms)}`;
 }
 
-/** `prefix_` + 10 characters of millisecond time + 16 random, Crockford base32 (a ULID): sorts by creation. */
+/** Crockford base32 as character codes, and room for the 26 characters after an id's prefix. */
+const CODES = Buffer.from(CROCKFORD, 'latin1');
+const idChars = Buffer.alloc(26);
+/** The millisecond the time characters in `idChars` stand for: ids made in the same one reuse them. */
+let idCharsMs = -1;
+
+/** Ten base-32 characters of millisecond time, into the start of `idChars`. */
+function writeTime(ms: number): void {
+  // Ten base-32 characters hold every millisecond from 1970 to the year 10889.
+  let time = Math.min(Math.max(0, Math.floor(ms)), 32 ** 10 - 1);
+  if (time === idCharsMs) return;
+  idCharsMs = time;
+  for (let i = 9; i >= 0; i--) {
+    idChars[i] = CODES[time % 32]!;
+    time = Math.floor(time / 32);
+  }
+}
+
+function timeChars(ms: number): string {
+  writeTime(ms);
+  return idChars.toString('latin1', 0, 10);
+}
+
+/**
+ * `prefix_` + 10 characters of millisecond time + 16 random, Crockford base32 (a ULID): sorts by creation.
+ * Made on every request, several times: the characters are written into one buffer and read out as one
+ * string, rather than joined one by one.
+ */
 export function newId(prefix: string, ms = Date.now()): string {
-  const head = idTimePrefix(prefix, ms);
+  writeTime(ms);
   const random = pooledBytes(16);
-  let tail = '';
   // 256 is a multiple of 32, so every character is equally likely.
-  for (let i = 0; i < 16; i++) tail += CROCKFORD[random[i]! % 32];
-  return `${head}${tail}`;
+  for (let i = 0; i < 16; i++) idChars[10 + i] = CODES[random[i]! % 32]!;
+  return `${prefix}_${idChars.toString('latin1', 0, 26)}`;
 }
 
 /**

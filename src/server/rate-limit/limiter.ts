@@ -55,8 +55,11 @@ export class RateLimiterUnavailableError extends Error {
 export interface RateLimiter {
   /** For a limiter kept in another process (Redis): whether it answered when the limiter opened. */
   reachable?(): Promise<boolean>;
-  /** Checks a call of `cost` (default 1) against all `policies`, consuming from all of them or from none. */
-  check(policies: PolicyCheck[], cost?: number): Promise<RateDecision>;
+  /**
+   * Checks a call of `cost` (default 1) against all `policies`, consuming from all of them or from none. A
+   * limiter kept in this process answers at once; one kept elsewhere (Redis) with a promise.
+   */
+  check(policies: PolicyCheck[], cost?: number): RateDecision | Promise<RateDecision>;
   close(): Promise<void>;
   /** Calls let through unchecked because the limiter's store was unreachable (for metrics). */
   readonly unavailableCount?: number;

@@ -27,8 +27,16 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.tats.size;
   }
 
-  async check(policies: PolicyCheck[], cost = 1): Promise<RateDecision> {
-    validateChecks(policies, cost);
+  /**
+   * Answers at once: a call need not wait a turn of the event loop for a decision made in memory. Policies
+   * it cannot express are refused as the Redis limiter refuses them, with a rejected promise.
+   */
+  check(policies: PolicyCheck[], cost = 1): RateDecision | Promise<RateDecision> {
+    try {
+      validateChecks(policies, cost);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const now = this.now();
     this.sweep(now);
 

@@ -9,7 +9,8 @@
 import { canonicalJson } from '../../spec/json-schema.js';
 import { claimIdempotencyKey, completeIdempotencyKey, type IdempotencyCompletion } from '../../store/idempotency.js';
 import type { Db } from '../../store/schema.js';
-import { assertRouted, type CallState, type IdempotencyClaim, type Reply } from '../call.js';
+import { assertRouted, type CallState, type IdempotencyClaim, type Reply, type RoutedCall } from '../call.js';
+import type { Runtime } from '../runtime.js';
 import type { Stage } from '../stage.js';
 import { ApiError } from '../../core/errors.js';
 import { sha256 } from '../../store/secrets.js';
@@ -19,10 +20,14 @@ import { callTimeout } from '../deadline.js';
 const PER_REQUEST = new Set(['RateLimit', 'RateLimit-Policy']);
 
 /** Claims the call's idempotency key; returns the stored reply when the call was already answered. */
-export const claimIdempotency: Stage = async (call, runtime) => {
+export const claimIdempotency: Stage = (call, runtime) => {
   assertRouted(call);
   const key = call.envelope.options.idempotencyKey;
-  if (key === undefined) return undefined;
+  // Most calls send no key: they pass at once, without a promise.
+  return key === undefined ? undefined : claim(call, runtime, key);
+};
+
+async function claim(call: RoutedCall, runtime: Runtime, key: string): Promise<Reply | undefined> {
   const { face, action, payload } = call.envelope;
   const now = Date.now();
   const claim = {

@@ -39,7 +39,7 @@ export function policiesFor(call: RoutedCall, runtime: Runtime): PolicyCheck[] {
   return checks;
 }
 
-export const rateLimit: Stage = async (call, runtime) => {
+export const rateLimit: Stage = (call, runtime) => {
   assertRouted(call);
   // A batch is counted by its requests, each as its own call (src/server/batch.ts), not by its envelope.
   if (call.action.id === BATCH_ACTION) return;
@@ -57,7 +57,13 @@ export const rateLimit: Stage = async (call, runtime) => {
     }
     return;
   }
-  const decision = await decide(runtime, policies, weight);
+  const decision = decide(runtime, policies, weight);
+  if (decision instanceof Promise) return decision.then((decided) => admit(call, decided));
+  admit(call, decision);
+};
+
+/** Reports the policies on the call, and refuses it when they do. */
+function admit(call: CallState, decision: RateDecision): void {
   reportPolicies(call, decision);
   if (!decision.allowed) {
     throw new ApiError('rate_limit_exceeded', `Rate limit exceeded (${decision.violated.join(', ')}); retry in ${decision.retryAfterSeconds} s.`, {
@@ -65,18 +71,22 @@ export const rateLimit: Stage = async (call, runtime) => {
       headers: retryAfter(decision),
     });
   }
-};
+}
 
-/** Checks policies all at once; a limiter that cannot be reached in `refuse` mode is 503. */
-export async function decide(runtime: Runtime, policies: PolicyCheck[], weight = 1): Promise<RateDecision> {
-  try {
-    return await runtime.limiter.check(policies, weight);
-  } catch (error) {
-    if (error instanceof RateLimiterUnavailableError) {
-      throw new ApiError('provider_unavailable', 'Rate limits cannot be checked right now; retry shortly.', { headers: { 'Retry-After': '1' } });
-    }
-    throw error;
+/**
+ * Checks policies all at once (at once in memory, with a promise on Redis); a limiter that cannot be
+ * reached in `refuse` mode is 503.
+ */
+export function decide(runtime: Runtime, policies: PolicyCheck[], weight = 1): RateDecision | Promise<RateDecision> {
+  const decision = runtime.limiter.check(policies, weight);
+  return decision instanceof Promise ? decision.catch(unavailable) : decision;
+}
+
+function unavailable(error: unknown): never {
+  if (error instanceof RateLimiterUnavailableError) {
+    throw new ApiError('provider_unavailable', 'Rate limits cannot be checked right now; retry shortly.', { headers: { 'Retry-After': '1' } });
   }
+  throw error;
 }
 
 /**
