@@ -48,7 +48,7 @@ const DESTROYS = ['delete', 'remove', 'revoke', 'destroy', 'purge', 'cancel', 'v
 /**
  * What a call does, as the action's name suggests: a read for `get…` or `list…`, a destroy for `delete…` or
  * `revoke…`, otherwise a write that a repeat does again; none reaches outside. The author corrects it (the
- * face language requires it said, README § Writing a face); a starter must build as written.
+ * face language requires it said, docs/writing-a-face.md § Writing a face); a starter must build as written.
  */
 export function starterEffects(action: string): Pick<ActionStanza, 'effect' | 'idempotent' | 'external'> {
   const verb = (verbs: string[]) => verbs.some((v) => action === v || (action.startsWith(v) && /[A-Z0-9]/.test(action.charAt(v.length))));

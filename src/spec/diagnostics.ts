@@ -69,12 +69,12 @@ export const DIAGNOSTICS = {
   },
   'tool-name-too-long': {
     severity: 'error',
-    message: 'The MCP tool of {action} would be named {tool}, {length} characters; clients refuse names over {max} (README § MCP tools): shorten the action\'s or the face\'s name.',
+    message: 'The MCP tool of {action} would be named {tool}, {length} characters; clients refuse names over {max} (docs/mcp.md § MCP tools): shorten the action\'s or the face\'s name.',
   },
   'tool-name-invalid': { severity: 'error', message: 'The MCP tool name {tool} has characters other than A-Z, a-z, 0-9, _ and -, which model APIs refuse.' },
   'tool-description-too-long': {
     severity: 'error',
-    message: 'The MCP tool {tool} would be described in {length} characters; clients refuse descriptions over {max} (README § MCP tools): shorten the summary and description of {action}.',
+    message: 'The MCP tool {tool} would be described in {length} characters; clients refuse descriptions over {max} (docs/mcp.md § MCP tools): shorten the summary and description of {action}.',
   },
   'tool-input-not-object': { severity: 'error', message: 'The input schema of the MCP tool {tool} has type {found} at its root, not "object", which MCP and the model APIs require.' },
   'tool-input-combinator': { severity: 'error', message: 'The input schema of the MCP tool {tool} keeps "{keyword}" at its root, which model APIs refuse there.' },

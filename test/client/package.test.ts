@@ -1,6 +1,6 @@
 /**
  * The client as its users get it: `dispatch client build`, then the `npm pack` command it prints (the one the
- * READMEs document) run verbatim, the tarball installed into a scratch
+ * client's documentation page and its README document) run verbatim, the tarball installed into a scratch
  * project with its dependencies, then programs there importing it by name (ES modules and CommonJS) make
  * typed calls to a live server, and a TypeScript program type-checks against the installed declarations.
  */
@@ -67,10 +67,10 @@ describe('dispatch client build', () => {
 });
 
 describe('the packed client', () => {
-  it('is packed by the command the CLI prints and both READMEs document', async () => {
+  it('is packed by the command the CLI prints and docs/client.md and the client README document', async () => {
     expect(hint).toBe(CLIENT_PACK_COMMAND);
     expect(CLIENT_PACK_COMMAND).toBe('npm pack ./dist/client');
-    for (const readme of [fromRoot('README.md'), fromRoot('generated', 'client', 'README.md')]) expect(readFileSync(readme, 'utf8')).toContain(CLIENT_PACK_COMMAND);
+    for (const page of [fromRoot('docs', 'client.md'), fromRoot('generated', 'client', 'README.md')]) expect(readFileSync(page, 'utf8')).toContain(CLIENT_PACK_COMMAND);
   });
 
   it('declares the dependencies this repository installs and tests it with', async () => {

@@ -2,8 +2,8 @@
  * The API reference (GET /docs) in a real browser: Debian's Chromium driven by playwright-core against a real
  * server. Redoc renders the server's OpenAPI document from this origin alone: every face is a section, an
  * action shows its curl and TypeScript samples, the page raises no error and asks no other host for
- * anything. Screenshots go to test/artifacts/ (not committed); with RECORD=1 the README's
- * (src/reference/screenshot.png) is taken again.
+ * anything. Screenshots go to test/artifacts/ (not committed); with RECORD=1 the picture in
+ * docs/calling.md (src/reference/screenshot.png) is taken again.
  */
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,7 +56,7 @@ describe('the API reference at /docs', () => {
     expect(await page.getByRole('tab', { name: 'curl' }).count()).toBeGreaterThan(0);
     expect(await page.getByRole('tab', { name: 'TypeScript' }).count()).toBeGreaterThan(0);
     await page.screenshot({ path: join(ARTIFACTS, 'reference.png') });
-    // One action, its samples beside it: the README's picture (taken again with RECORD=1).
+    // One action, its samples beside it: the picture in docs/calling.md (taken again with RECORD=1).
     await page.locator('[data-section-id="tag/ai/operation/aiGenerate"]').evaluate((node) => node.scrollIntoView({ block: 'start' }));
     await page.getByRole('tab', { name: 'curl' }).first().waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'reference-action.png') });

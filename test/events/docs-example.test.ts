@@ -1,11 +1,11 @@
 /**
- * The event log example of the README runs as printed (only the server's address differs) against a real
- * server: a sign-up, then `events.list` of the entity's auth events, which holds the sign-up's event.
+ * The event log example (docs/webhooks.md § Event log) runs as printed (only the server's address differs)
+ * against a real server: a sign-up, then `events.list` of the entity's auth events, which holds the sign-up's event.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { platform } from '../../generated/server/platform.js';
 import { versionInForce } from '../../src/spec/version-in-force.js';
-import { runReadmeExample } from '../helpers/readme.js';
+import { runPageExample } from '../helpers/doc-examples.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -15,8 +15,8 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 
-it('runs the README event log example as printed', async () => {
-  const lines = await runReadmeExample('Event log', server);
+it('runs the event log example as printed', async () => {
+  const lines = await runPageExample('docs/webhooks.md', server, { heading: 'Event log' });
   const [answer] = lines;
   expect(answer.data.hasMore).toBe(false);
   expect(answer.data.items).toHaveLength(1);

@@ -1,10 +1,10 @@
 /**
- * The billing example of the README runs as printed (only the server's address differs) against a real
- * server: a customer, prices, a subscription, some calls and metered usage, the upcoming invoice, an invoice
+ * The billing walkthrough (docs/faces/billing.md) runs as printed (only the server's address differs) against a
+ * real server: a customer, prices, a subscription, some calls and metered usage, the upcoming invoice, an invoice
  * finalized, a declined card, a payment replayed under its key, and a refund.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runReadmeExample } from '../helpers/readme.js';
+import { runPageExample } from '../helpers/doc-examples.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -14,8 +14,8 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 
-it('runs the README billing example as printed', async () => {
-  const lines = await runReadmeExample('Billing', server);
+it('runs the billing walkthrough as printed', async () => {
+  const lines = await runPageExample('docs/faces/billing.md', server);
   const [ingested, upcoming, finalized, declined, replayed, refund] = lines;
   expect(ingested.data.results).toEqual([{ id: 'run-1', status: 'accepted' }]);
   const [fee, tokens, calls] = upcoming.data.lines;

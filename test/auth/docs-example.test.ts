@@ -1,10 +1,10 @@
 /**
- * The end-users example of the README runs as printed (only the server's address differs) against a real
- * server: a signup and a login, the list filtered by e-mail, a disable that ends the session and refuses the
+ * The end-users walkthrough (docs/faces/auth.md) runs as printed (only the server's address differs) against a
+ * real server: a signup and a login, the list filtered by e-mail, a disable that ends the session and refuses the
  * login, an enable that lets it log in again, and a delete that frees the address.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runReadmeExample } from '../helpers/readme.js';
+import { runPageExample } from '../helpers/doc-examples.js';
 import { startServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -14,8 +14,8 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 
-it('runs the README end-users example as printed', async () => {
-  const lines = await runReadmeExample('End users', server);
+it('runs the end-users walkthrough as printed', async () => {
+  const lines = await runPageExample('docs/faces/auth.md', server);
   const [listed, disabled, session, refused, enabled, relogged, deleted] = lines;
   const id = listed.data.items[0].id;
   expect(listed.data).toEqual({ items: [{ id: expect.stringMatching(/^usr_/), email: 'grace@example.com', createdAt: expect.any(String) }], hasMore: false });
