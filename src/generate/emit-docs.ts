@@ -6,6 +6,7 @@
  */
 import { memo } from '../memo/memo.js';
 import { BATCH_ACTION } from '../core/dispatch-types.js';
+import { slug } from '../core/heading-slug.js';
 import type { Action, ApiVersion, Catalog, Face, FaceError, RatePolicy, Tier } from '../spec/model.js';
 import { isZeroPrice } from '../spec/price.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
@@ -22,7 +23,6 @@ import {
   facePath,
   oneLine,
   schemaView,
-  slug,
   table,
   versionRange,
   type Fact,

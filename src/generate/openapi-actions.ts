@@ -4,7 +4,8 @@
  * response schemas, the face file's examples on both, its price, and for a streaming action the server-sent
  * events it sends, one schema per event. The canonical `POST /do` stays in the document beside them.
  */
-import { eachSubschema } from '../spec/json-schema.js';
+import { BATCH_ACTION } from '../core/dispatch-types.js';
+import { eachSubschema, isObject } from '../spec/json-schema.js';
 import type { Action, Face, JsonSchema } from '../spec/model.js';
 import { exampleOptions } from './example-options.js';
 import { literal } from './ts-literal.js';
@@ -100,14 +101,25 @@ function codeSamples(action: Action, clientPackage: string) {
     `import { createClient } from '${clientPackage}';`,
     '',
     `const client = createClient({ baseUrl: '${EXAMPLE_SERVER}', apiKey: process.env.API_KEY!, entityId: 'acme' });`,
-    ...(action.streamOnly
-      ? [`for await (const event of client.${action.face}.${action.name}.stream(${literal(payload)})) console.log(event.event, event.data);`]
-      : [`const result = await client.${action.face}.${action.name}(${literal(payload)});`]),
+    clientCall(action, payload),
   ].join('\n');
   return [
     { lang: 'Shell', label: 'curl', source: curl },
     { lang: 'TypeScript', label: 'TypeScript', source: typescript },
   ];
+}
+
+/**
+ * The client's call of the action with `payload`. The built-in batch face's run is the client's typed
+ * `client.batch(requests, {mode})` (client-model.ts), not a method of a `batch` face.
+ */
+function clientCall(action: Action, payload: unknown): string {
+  if (action.id === BATCH_ACTION && isObject(payload)) {
+    const { requests = [], ...options } = payload;
+    return `const results = await client.batch(${literal(requests)}${Object.keys(options).length ? `, ${literal(options)}` : ''});`;
+  }
+  if (action.streamOnly) return `for await (const event of client.${action.face}.${action.name}.stream(${literal(payload)})) console.log(event.event, event.data);`;
+  return `const result = await client.${action.face}.${action.name}(${literal(payload)});`;
 }
 
 /** Where the samples call: the server's default address. */

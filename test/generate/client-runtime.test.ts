@@ -93,7 +93,7 @@ describe('generated client runtime', () => {
       message: 'The payload does not match the schema.',
       param: '/payload/prompt',
       details: { errors: [{ param: '/payload/prompt', message: 'is required' }] },
-      docUrl: '/docs/errors.md#payload_invalid',
+      docUrl: '/docs/errors#payload_invalid',
     };
     respond = json(400, { error, meta: { ...META, requestId: 'req_FROMBODY' } }, { 'request-id': 'req_FROMHEADER' });
     const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });

@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
-import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../src/package-root.js';
+import { typeProblems } from '../helpers/type-check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dispatch-openapi-consumer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,15 +51,7 @@ describe('an openapi-typescript consumer', () => {
     const ast = await openapiTS(new URL(`file://${fromRoot('generated', 'openapi.json')}`));
     writeFileSync(join(dir, 'schema.ts'), astToString(ast));
     writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
-    const program = ts.createProgram([join(dir, 'consumer.ts')], {
-      strict: true,
-      noEmit: true,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      skipLibCheck: true,
-    });
-    const problems = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName.split('/').pop()}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+    const problems = typeProblems([join(dir, 'consumer.ts')], { skipLibCheck: true });
     expect(problems).toEqual([]);
   }, 60_000);
 });

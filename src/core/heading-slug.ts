@@ -1,0 +1,13 @@
+/**
+ * The anchor of a markdown heading, as GitHub (and most renderers) make it: the generator links to headings
+ * by it, and the server gives the headings of the pages it renders the same ids, so one link works on both.
+ */
+
+/** Lower case, punctuation dropped, spaces to dashes. */
+export function slug(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
+    .replace(/ /g, '-');
+}
