@@ -3,16 +3,22 @@
  * `generated/openapi.json` into types, and a program written against them type-checks, its `authLogin`
  * request and response being the login payload and result, not a union of every action's; a streaming
  * action's JSON answer is its result alone and its stream text; `POST /do` takes the envelope by name.
+ * With openapi-fetch, a client made as the README shows (`createClient<paths, 'application/json'>`: the JSON
+ * answers, not the streams) reads `ai.generate`'s text with no cast, and the same program runs against a
+ * real server.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fromRoot } from '../../src/package-root.js';
+import { startServer, type TestServer } from '../helpers/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'dispatch-openapi-consumer-'));
+// The consumer's packages are the project's: openapi-fetch, as a user installs it.
+symlinkSync(fromRoot('node_modules'), join(dir, 'node_modules'), 'dir');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const CONSUMER = `import type { operations, paths } from './schema.js';
@@ -46,20 +52,67 @@ const unknown: Envelope = { face: 'nope', action: 'login', payload: {} };
 export { body, token, email, wrong, same, text, stream, call, unknown };
 `;
 
+/** As the README shows it: JSON answers only, the key sent by the client, the entity with the call. */
+const FETCH_CONSUMER = `import createClient from 'openapi-fetch';
+import type { paths } from './schema.js';
+
+export async function generate(baseUrl: string, apiKey: string): Promise<string> {
+  const client = createClient<paths, 'application/json'>({ baseUrl, headers: { Authorization: \`Bearer \${apiKey}\` } });
+  const { data, error } = await client.POST('/do/ai.generate', {
+    params: { header: { 'X-Entity-ID': 'acme' } },
+    body: { payload: { model: 'gpt-4o-mini', prompt: 'Say hello.' } },
+  });
+  if (error) throw new Error(\`\${error.error.code}: \${error.error.message}\`);
+  const text: string = data.data.text;
+  const outputTokens: number = data.data.tokens.output;
+  return \`\${text} (\${outputTokens} tokens)\`;
+}
+
+// Without the media type, the 200 of an action that can stream is its JSON or its stream's text.
+export async function untyped(baseUrl: string) {
+  const client = createClient<paths>({ baseUrl });
+  const { data } = await client.POST('/do/ai.generate', { params: { header: { 'X-Entity-ID': 'acme' } }, body: { payload: { model: 'gpt-4o-mini', prompt: 'Hi.' } } });
+  // @ts-expect-error: data may be the stream's text
+  return data?.data.text;
+}
+`;
+
+/** Type-checks `file` of the consumer's directory as a strict NodeNext program; its problems, one line each. */
+function typeCheck(file: string): string[] {
+  const program = ts.createProgram([join(dir, file)], {
+    strict: true,
+    noEmit: true,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    skipLibCheck: true,
+  });
+  return ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName.split('/').pop()}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+}
+
+beforeAll(async () => {
+  const ast = await openapiTS(new URL(`file://${fromRoot('generated', 'openapi.json')}`));
+  writeFileSync(join(dir, 'schema.ts'), astToString(ast));
+}, 60_000);
+
 describe('an openapi-typescript consumer', () => {
-  it('gets one request and one response type per action, and type-checks against them', async () => {
-    const ast = await openapiTS(new URL(`file://${fromRoot('generated', 'openapi.json')}`));
-    writeFileSync(join(dir, 'schema.ts'), astToString(ast));
+  it('gets one request and one response type per action, and type-checks against them', () => {
     writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
-    const program = ts.createProgram([join(dir, 'consumer.ts')], {
-      strict: true,
-      noEmit: true,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
-      skipLibCheck: true,
-    });
-    const problems = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName.split('/').pop()}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
-    expect(problems).toEqual([]);
+    expect(typeCheck('consumer.ts')).toEqual([]);
+  }, 60_000);
+});
+
+describe('an openapi-fetch consumer', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server.close());
+
+  it("reads ai.generate's JSON result with no cast, and runs against the server", async () => {
+    writeFileSync(join(dir, 'fetch-consumer.ts'), FETCH_CONSUMER);
+    expect(typeCheck('fetch-consumer.ts')).toEqual([]);
+    const { generate } = (await import(join(dir, 'fetch-consumer.ts'))) as { generate: (baseUrl: string, apiKey: string) => Promise<string> };
+    expect(await generate(server.url, server.adminKey)).toMatch(/^\S[\s\S]* \(\d+ tokens\)$/);
   }, 60_000);
 });
