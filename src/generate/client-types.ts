@@ -6,7 +6,7 @@
 import { materialize } from '../spec/json-schema.js';
 import { memoInProcess } from '../memo/memo.js';
 import type { Action, Catalog, Face } from '../spec/model.js';
-import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import { catalogErrors } from '../spec/action-errors.js';
 import { withoutDefs, type BatchMethod, type ClientFace } from './client-model.js';
 import { declaration, printedGroup, statementChunks } from './declarations.js';
 import type { Formatted } from './format.js';
@@ -29,7 +29,7 @@ export function clientTypes(catalog: Catalog, faces: ClientFace[], batch: BatchM
   // A face's chunk is printed from the face and the latest version, which decides its actions' payloads (see
   // clientFaces): a watch run reprints only the faces that changed.
   const faceChunks = faces.map(({ face, actions }) => memoInProcess('client-types-face', { face, latest }, () => printedGroup(faceDeclarations(face, actions, latest))));
-  const errorCodes = [...new Set([...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)].map((e) => e.code))].sort();
+  const errorCodes = [...new Set(catalogErrors(catalog).map((e) => e.code))].sort();
   const tail: (Declaration | string)[] = [
     {
       kind: StructureKind.Interface,

@@ -40,9 +40,10 @@ export function successHeaders(): Record<string, JsonSchema> {
 }
 
 /** `authLogin` for `auth.login`: the action's type name, lower camel case. */
-const operationId = (action: Action) => action.typeName.charAt(0).toLowerCase() + action.typeName.slice(1);
+export const operationIdOf = (action: Action) => action.typeName.charAt(0).toLowerCase() + action.typeName.slice(1);
 
-export function actionOperation({ face, action, payload }: Served, errorResponses: Record<string, JsonSchema>, currency: string, clientPackage: string) {
+/** The operation of an action, its success response alone: the error responses are the document's to name (openapi-errors.ts). */
+export function actionOperation({ face, action, payload }: Served, currency: string, clientPackage: string) {
   // The payload is written out here rather than referenced: code generators (openapi-typescript) then read
   // its defaults as a request's, which a caller may leave out, not as a response's, which is always there.
   const body = { type: 'object', required: ['payload'], additionalProperties: false, properties: { payload: componentRefs(payload, face), options: ref('schemas', 'Options') } };
@@ -50,7 +51,7 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
   const examples = (value: (example: Action['examples'][number]) => unknown) =>
     action.examples.length ? { examples: Object.fromEntries(action.examples.map((example, i) => [`example${i + 1}`, { summary: example.title ?? action.summary.trim(), value: value(example) }])) } : {};
   return {
-    operationId: operationId(action),
+    operationId: operationIdOf(action),
     tags: [face.name],
     summary: action.summary.trim(),
     description: [
@@ -77,7 +78,6 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
           ...(action.stream ? { 'text/event-stream': { schema: streamEvents(result, { face, action }) } } : {}),
         },
       },
-      ...errorResponses,
     },
   };
 }

@@ -41,6 +41,10 @@ export const DIAGNOSTICS = {
   'weight-field-not-array': { severity: 'error', message: 'Weight field "{field}" is not a top-level array property of the payload.' },
   'unknown-event': { severity: 'error', message: 'Event "{event}" is not declared under the "events" of any face.{hint}' },
   'unused-event': { severity: 'warning', message: 'Event "{event}" is declared but no action emits it.' },
+  'unknown-error-code': {
+    severity: 'error',
+    message: 'Error code "{code}" is declared neither under the "errors" of a face nor by the platform.{hint}',
+  },
   'atomic-flag-missing': {
     severity: 'error',
     message: 'Action {action} reaches ctx.providers ({where}), a backend with effects outside the store; declare "atomic: false".',

@@ -9,6 +9,7 @@ import { lintFace, lintPlatform } from './lint.js';
 import { loadSources } from './load.js';
 import type { Catalog, Face, Platform } from './model.js';
 import { linkScopes, resolveFace, resolvePlatform } from './resolve.js';
+import { unknownErrorCodes } from './rules/unknown-error-code.js';
 import { linkEvents } from './rules/event-links.js';
 import type { SourceFile } from './source.js';
 import { RESERVED_FACE_NAMES } from './reserved-names.js';
@@ -87,7 +88,7 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
   }
   const linked = faces.map((face) => ({ face, source: sources.get(face)! }));
   // Before anything reads a face whole (lint's memo keys, the emitters): it fills in who emits each event.
-  diagnostics.push(...linkEvents(linked));
+  diagnostics.push(...linkEvents(linked), ...unknownErrorCodes(linked));
   const catalog = linkScopes(platform, faces);
   if (!hasErrors(diagnostics)) options.beforeLint?.(catalog);
 

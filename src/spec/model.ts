@@ -156,6 +156,11 @@ export interface Action {
   cost: Cost;
   weight: Weight;
   emits: string[];
+  /**
+   * The error codes its handler can answer beyond the pipeline's, sorted, as the face file lists them (each
+   * declared by some face or the platform); absent when it lists none, which means any of its face's.
+   */
+  errors?: string[];
   rate: Record<string, RatePolicy>;
   /** As written, with `since`/`until` annotations and `#/schemas/…` references. */
   payload: JsonSchema;

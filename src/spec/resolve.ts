@@ -40,6 +40,7 @@ interface RawAction {
   cost?: RawCost;
   weight?: { perCall?: number; perItem?: Record<string, number> };
   emits?: string[];
+  errors?: string[];
   rate?: Record<string, RawPolicy>;
   payload: JsonSchema;
   result: JsonSchema;
@@ -140,6 +141,7 @@ export function resolveFace(source: SourceFile, platform: Platform): Face {
         cost: cost(source, ['actions', name, 'cost'], a.cost),
         weight: { perCall: a.weight?.perCall ?? 1, perItem: a.weight?.perItem ?? {} },
         emits: [...(a.emits ?? [])].sort(),
+        ...(a.errors ? { errors: [...a.errors].sort() } : {}),
         rate: policies(a.rate),
         payload: a.payload,
         result: a.result,
