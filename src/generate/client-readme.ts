@@ -78,6 +78,7 @@ export function emitClientReadme(catalog: Catalog): string {
           `for await (const item of ${method(list)}(${args(list)})) console.log(item);`,
           `const page = await ${method(list)}(${args(list)});`,
           'const next = await page.nextPage(); // null after the last page',
+          `const all = await ${method(list)}(${args(list)}).toArray({ limit: 1000 }); // every page's items, at most 1000`,
           '```',
         ]
       : []),
@@ -98,6 +99,13 @@ export function emitClientReadme(catalog: Catalog): string {
     `import { webhooks } from '${name}';`,
     '',
     'const event = webhooks.unwrap(rawBody, request.headers, process.env.WEBHOOK_SECRET!);',
+    '```',
+    'To test a receiver without a server, sign a payload of your own as a delivery would be signed;',
+    '`webhooks.unwrap` accepts the headers `webhooks.generateTestHeaders` returns (`timestamp` and `id` are optional):',
+    '```ts',
+    "const payload = JSON.stringify({ id: 'evt_test_1', type: 'test.event', data: {} });",
+    "const headers = webhooks.generateTestHeaders({ payload, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });",
+    "webhooks.unwrap(payload, headers, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw').id; // 'evt_test_1'",
     '```',
   ];
   return `${blocks(sections).join('\n\n')}\n`;

@@ -3,7 +3,7 @@
  * into its `data` or a `DispatchError` (a subclass per error type: `AuthenticationError`, `RateLimitError`,
  * ...), or, for a streaming call, reads its server-sent events into a `DispatchStream`. A call returns an
  * `ApiPromise` (`.withResponse()` gives the headers, status and request id too), and a list action a
- * `PagePromise`, whose page iterates every item of the pages after it. Calls that failed for a passing reason (429, 503, 409 `idempotency_key_in_use`, a lost
+ * `PagePromise`, whose page iterates every item of the pages after it (`toArray()` collects them). Calls that failed for a passing reason (429, 503, 409 `idempotency_key_in_use`, a lost
  * connection) before any answer or stream arrived are retried with backoff under one idempotency key, so a
  * retry never runs twice on the server. It relies on `fetch`, `ReadableStream` and `TextDecoder`, and on
  * the `eventsource-parser` package (plain ES2020, no Node built-ins) to read event streams, so it runs in
@@ -309,6 +309,23 @@ export type Page<R extends ListResult, I = R['items'][number]> = R & AsyncIterab
 export class PagePromise<R extends ListResult, I = R['items'][number]> extends ApiPromise<Page<R, I>> implements AsyncIterable<I> {
   async *[Symbol.asyncIterator](): AsyncIterator<I> {
     yield* await this;
+  }
+
+  /**
+   * Every item of every page, in order, in one array (as stripe-node's `autoPagingToArray`): the pages are asked
+   * for one after another until the last, or until `limit` items are collected, and no page past those is asked for.
+   */
+  async toArray(options: { limit?: number } = {}): Promise<I[]> {
+    const { limit = Infinity } = options;
+    if (limit !== Infinity && !(Number.isInteger(limit) && limit >= 1)) {
+      throw new RangeError(`toArray: limit is a whole number of at least 1, not ${String(limit)}.`);
+    }
+    const collected: I[] = [];
+    for await (const item of this) {
+      collected.push(item);
+      if (collected.length >= limit) break;
+    }
+    return collected;
   }
 }
 

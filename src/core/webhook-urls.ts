@@ -3,12 +3,13 @@
  * otherwise non-public addresses, so that a subscription cannot turn the platform into a probe of its own
  * network. The addresses are checked when an endpoint is saved and again on every connection, through the
  * lookup the HTTP client uses, so a name that later resolves elsewhere (DNS rebinding) is still refused.
- * `allowPrivateUrls` lifts both rules for development and tests.
+ * `allowPrivateUrls` lifts both rules for development and tests (and for `dispatch listen`, which posts from the
+ * developer's machine to a receiver on it).
  */
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import type { Mode } from '../../store/schema.js';
+import type { Mode } from '../store/schema.js';
 
 /**
  * True for an address that is not on the public internet. Classified by ipaddr.js, which knows the special

@@ -1,12 +1,12 @@
 /**
  * One delivery attempt over HTTP(S): POST the body with the signature headers, wait at most `timeoutMs`
  * for the status line and the body, and report what happened. Connections go through the guarded lookup of
- * url-policy.ts, so each one is checked against the address rules when it is made.
+ * webhook-urls.ts, so each one is checked against the address rules when it is made.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { Mode } from '../../store/schema.js';
-import { guardedLookup, urlProblem } from './url-policy.js';
+import type { Mode } from '../store/schema.js';
+import { guardedLookup, urlProblem } from './webhook-urls.js';
 
 export interface AttemptOutcome {
   /** The receiver's status, when it answered. */

@@ -1,0 +1,48 @@
+/**
+ * `dispatch trigger <event>`: makes an event happen on a running server by running, in test mode and through
+ * the API, an action that emits it with the payload of its example (and whatever the example needs made first:
+ * trigger-plan.ts, trigger-run.ts). Prints each call (action and request id), then the event's id. Nothing is
+ * inserted: the event is the action's own, delivered to the entity's webhook endpoints and forwarded by
+ * `dispatch listen` like any other.
+ */
+import type { Command } from 'commander';
+import { connectionOptions, usageError, withClient, type Connection } from './connection.js';
+
+export function registerTrigger(program: Command): void {
+  connectionOptions(
+    program
+      .command('trigger')
+      .argument('<event>', 'the event type, e.g. auth.signup.succeeded')
+      .description('Make an event happen on a running server by running a test-mode action that emits it.'),
+    'a test-mode API key with the scopes of the actions run, and events:read',
+  ).action(async (event: string, o: Connection) => {
+    if (o.key?.startsWith('sk_live_')) return usageError('dispatch trigger runs actions in test mode only: give it a test key (sk_test_…).');
+    const base = o.url.replace(/\/+$/, '');
+    let document: unknown;
+    try {
+      const response = await fetch(`${base}/openapi.json`);
+      if (!response.ok) throw new Error(`GET /openapi.json answered ${response.status}`);
+      document = await response.json();
+    } catch (error) {
+      console.error(`Cannot read the catalogue at ${base}/openapi.json (${(error as Error).message}): is the server running there? Its address is --url or DISPATCH_URL.`);
+      process.exitCode = 1;
+      return;
+    }
+    const [{ plansFor, triggerCatalogue, triggerableEvents }, { Trigger, TriggerFailure }] = await Promise.all([import('./trigger-plan.js'), import('./trigger-run.js')]);
+    const catalogue = triggerCatalogue(document as Parameters<typeof triggerCatalogue>[0]);
+    if (plansFor(catalogue, event).length === 0) {
+      const known = catalogue.events.includes(event) ? `no action's example can make ${event} happen` : `${event} is not an event type of the server at ${base}`;
+      return usageError(`${known}; the events an action's example can be run for: ${triggerableEvents(catalogue).join(', ')}.`);
+    }
+    await withClient(o, async (client) => {
+      try {
+        const made = await new Trigger(client, catalogue, (line) => console.log(line)).run(event);
+        console.log(`${made.type}  ${made.id}`);
+      } catch (error) {
+        if (!(error instanceof TriggerFailure)) throw error;
+        console.error(error.message);
+        process.exitCode = 1;
+      }
+    });
+  });
+}
