@@ -353,6 +353,23 @@ interface Exchange {
   close(): void;
 }
 
+/**
+ * `value`, when an HTTP header can carry it (visible ASCII); else a TypeError naming the option and the first
+ * character it cannot send. `fetch` would throw its own TypeError on every call, naming neither (a key pasted
+ * with a `…` placeholder in it, say).
+ */
+function checkedHeaderValue(option: string, value: string): string {
+  if (typeof value !== 'string' || value === '') throw new TypeError(`${option} is required: a non-empty string.`);
+  const at = value.search(/[^\x21-\x7e]/);
+  if (at >= 0) {
+    const code = value.codePointAt(at)!.toString(16).toUpperCase().padStart(4, '0');
+    throw new TypeError(
+      `${option} holds U+${code} at position ${at}, which an HTTP header cannot carry: give the value itself, without placeholders or spaces.`,
+    );
+  }
+  return value;
+}
+
 /** The untyped core of the client. `call` and `stream` also reach actions this client was generated without. */
 export class BaseClient {
   readonly #options: ClientOptions;
@@ -360,6 +377,8 @@ export class BaseClient {
   readonly #url: string;
 
   constructor(options: ClientOptions) {
+    checkedHeaderValue('apiKey', options.apiKey);
+    checkedHeaderValue('entityId', options.entityId);
     this.#options = options;
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#url = `${(options.baseUrl ?? 'http://localhost:8787').replace(/\/+$/, '')}/do`;
@@ -519,7 +538,10 @@ export class BaseClient {
     if (this.#options.userAgent !== undefined && !headers.has('User-Agent'))
       headers.set('User-Agent', this.#options.userAgent);
     headers.set('Authorization', `Bearer ${this.#options.apiKey}`);
-    headers.set('X-Entity-ID', options.entityId ?? this.#options.entityId);
+    headers.set(
+      'X-Entity-ID',
+      options.entityId === undefined ? this.#options.entityId : checkedHeaderValue('entityId', options.entityId),
+    );
     headers.set('Content-Type', 'application/json');
     if (stream) headers.set('Accept', 'text/event-stream');
     const version = options.apiVersion ?? this.#options.apiVersion;

@@ -35,6 +35,15 @@ beforeEach(() => {
 });
 
 describe('generated client runtime', () => {
+  it('refuses at construction a key or entity no HTTP header can carry, naming the option and the character', async () => {
+    expect(() => createClient({ baseUrl, apiKey: 'sk_test_…', entityId: 'acme' })).toThrow(new TypeError('apiKey holds U+2026 at position 8, which an HTTP header cannot carry: give the value itself, without placeholders or spaces.'));
+    expect(() => createClient({ baseUrl, apiKey: '', entityId: 'acme' })).toThrow('apiKey is required');
+    expect(() => createClient({ baseUrl, apiKey: KEY, entityId: 'a b' })).toThrow('entityId holds U+0020 at position 1');
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
+    await expect(client.ai.generate({ model: 'm', prompt: 'hi' }, { entityId: 'déjà' })).rejects.toThrow('entityId holds U+00E9 at position 1');
+    expect(received).toHaveLength(0);
+  });
+
   it('posts the envelope with the protocol headers and returns data', async () => {
     const client = createClient({ baseUrl: `${baseUrl}/`, apiKey: KEY, entityId: 'acme' });
     const out = await client.ai.generate({ model: 'm', prompt: 'hi' });
