@@ -12,7 +12,8 @@ interface DiagnosticDefinition {
 }
 
 export const DIAGNOSTICS = {
-  'yaml-syntax': { severity: 'error', message: 'YAML syntax: {detail}' },
+  // The detail says what is wrong and what to write (yaml-mistakes.ts).
+  'yaml-syntax': { severity: 'error', message: '{detail}' },
   'recursive-alias': { severity: 'error', message: 'Alias *{name} is inside the node its anchor &{name} names: its value would never end.' },
   'duplicate-key': { severity: 'error', message: 'Key "{key}" appears more than once in this mapping.' },
   'duplicate-action': { severity: 'error', message: 'Action "{action}" is declared more than once in this face.' },

@@ -191,7 +191,8 @@ function unknownRefs(schema: JsonSchema, base: JsonPath, source: SourceFile, raw
     const ref = node.$ref;
     if (typeof ref !== 'string') return;
     const name = ref.startsWith(SCHEMA_REF_PREFIX) ? ref.slice(SCHEMA_REF_PREFIX.length) : undefined;
-    if (!name || !raw.schemas?.[name]) {
+    // A schema in a block a YAML syntax error left unread is not known to be missing.
+    if ((!name || !raw.schemas?.[name]) && !(name && source.unread(name))) {
       const hint = suggestion(ref, Object.keys(raw.schemas ?? {}).map((schema) => `#/schemas/${schema}`));
       out.push(diagnostic('unknown-ref', source.at([...base, ...path, '$ref']), { ref, hint }));
     }

@@ -23,22 +23,42 @@ function validators() {
   return compiled;
 }
 
-export function validatePlatform(source: SourceFile): Diagnostic[] {
+/**
+ * `valid`: the value conforms. It may not while nothing is reported, when what it misses is in a part a YAML
+ * syntax error left unread: a key the mapping around that part requires is not reported missing.
+ */
+export interface Validation {
+  diagnostics: Diagnostic[];
+  valid: boolean;
+}
+
+export function validatePlatform(source: SourceFile): Validation {
   return check(validators().platform, source);
 }
 
-export function validateFace(source: SourceFile): Diagnostic[] {
+export function validateFace(source: SourceFile): Validation {
   return check(validators().face, source);
 }
 
-function check(validate: ValidateFunction, source: SourceFile): Diagnostic[] {
-  if (validate(source.value)) return [];
+function check(validate: ValidateFunction, source: SourceFile): Validation {
+  if (validate(source.value)) return { diagnostics: [], valid: true };
   // An error about a property name (it carries `propertyName`) is reported once, by its `propertyNames` error, at the key.
-  return (validate.errors ?? []).filter((e) => e.keyword !== 'if' && e.propertyName === undefined).map((e) => toDiagnostic(e, source));
+  const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'if' && e.propertyName === undefined && !aboutUnread(e, source));
+  return { diagnostics: errors.map((e) => toDiagnostic(e, source)), valid: false };
 }
 
+/** An error about the mapping that held an unread part (a key it requires, how many it has), other than a key it has. */
+function aboutUnread(error: ErrorObject, source: SourceFile): boolean {
+  if (error.keyword === 'additionalProperties' || error.keyword === 'propertyNames') return false;
+  const path = pathOf(error);
+  return source.holes.some((hole) => hole.parent !== undefined && hole.parent.length === path.length && hole.parent.every((s, i) => String(s) === path[i]));
+}
+
+/** ajv's instancePath as the path of keys it names. */
+const pathOf = (error: ErrorObject) => error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+
 function toDiagnostic(error: ErrorObject, source: SourceFile): Diagnostic {
-  const path = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = pathOf(error);
   const shown = path.length ? path.join('.') : '(root)';
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {

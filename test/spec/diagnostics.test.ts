@@ -75,7 +75,7 @@ describe('face diagnostics', () => {
   });
 
   const cases: [name: string, face: string, expected: string[]][] = [
-    ['YAML syntax', FACE.replace('summary: A demo face.', 'summary: [unclosed'), ['spec/demo.yaml:3:1 yaml-syntax']],
+    ['YAML syntax, at the bracket left open', FACE.replace('summary: A demo face.', 'summary: [unclosed'), ['spec/demo.yaml:2:10 yaml-syntax']],
     ['recursive alias', FACE.replace('      - payload: { message: hi }', '      - payload: &loop { message: hi, again: [*loop] }'), ['spec/demo.yaml:24:47 recursive-alias']],
     ['unknown scope', FACE.replace('scope: demo:read', 'scope: demo:reed'), ['spec/demo.yaml:11:12 unknown-scope']],
     ['duplicate action', FACE + FACE.slice(FACE.indexOf('  echo:')), ['spec/demo.yaml:28:3 duplicate-action']],
