@@ -12,7 +12,8 @@ interface DiagnosticDefinition {
 }
 
 export const DIAGNOSTICS = {
-  'yaml-syntax': { severity: 'error', message: 'YAML syntax: {detail}' },
+  // The detail says what is wrong and what to write (yaml-mistakes.ts).
+  'yaml-syntax': { severity: 'error', message: '{detail}' },
   'recursive-alias': { severity: 'error', message: 'Alias *{name} is inside the node its anchor &{name} names: its value would never end.' },
   'duplicate-key': { severity: 'error', message: 'Key "{key}" appears more than once in this mapping.' },
   'duplicate-action': { severity: 'error', message: 'Action "{action}" is declared more than once in this face.' },
@@ -21,7 +22,9 @@ export const DIAGNOSTICS = {
   'reserved-face-name': { severity: 'error', message: 'Face name "{face}" is reserved: {reason}.' },
   'handler-module-missing': {
     severity: 'error',
-    message: 'Face "{face}" has no module {file}: create it, exporting `const {face}: FaceModule<{type}Handlers>` (`dispatch new face` writes one; see the generated server/types.ts).',
+    message:
+      'Face "{face}" has no module {file}: `npx dispatch new face {face}` writes it, with a handler for each action that answers 501 until written; ' +
+      'or write it exporting `const {face}: FaceModule<{type}Handlers>`, with {type}Handlers imported from generated/server/types.ts, which the next generate writes.',
   },
   'schema-violation': { severity: 'error', message: '{detail}' },
   'unknown-scope': { severity: 'error', message: 'Scope "{scope}" is not declared in platform.yaml.{hint}' },
