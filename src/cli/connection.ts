@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { keyProblem } from './api-key.js';
+import { ENTITY_PATTERN } from '../server/stages/entity.js';
 import type { DispatchClient } from '../../generated/client/index.js';
 
 export interface Connection {
@@ -29,6 +30,7 @@ export async function withClient(c: Connection, work: (client: DispatchClient, k
   if (!c.key) return usageError('An API key is needed: --key or DISPATCH_API_KEY.');
   const badKey = keyProblem(c.key);
   if (badKey) return usageError(badKey);
+  if (!ENTITY_PATTERN.test(c.entity)) return usageError(`The entity "${c.entity}" is not an entity id: 1 to 64 of A-Z a-z 0-9 . _ : - (--entity or DISPATCH_ENTITY).`);
   const { DispatchClient, DispatchConnectionError, DispatchError } = await import('../../generated/client/index.js');
   const client = new DispatchClient({ baseUrl: c.url, apiKey: c.key, entityId: c.entity, timeoutMs: 130_000 });
   try {

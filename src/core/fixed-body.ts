@@ -47,6 +47,8 @@ export function fixedBody(content: Buffer | string): FixedBody {
       if (!made) {
         made = COMPRESS[coding](bytes).then((smaller): Encoded => (smaller.length < bytes.length ? { bytes: smaller, etag: `"${hash}-${coding}"`, coding } : plain));
         compressed.set(coding, made);
+        // A failed compression (memory pressure, say) fails this request only: the next one tries again.
+        made.catch(() => compressed.delete(coding));
       }
       return made;
     },

@@ -11,3 +11,14 @@ export function slug(heading: string): string {
     .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
     .replace(/ /g, '-');
 }
+
+/** The anchors of one page's headings, in order: a repeated heading's gets `-1`, `-2`, ... as GitHub's do. */
+export function pageSlugs(): (heading: string) => string {
+  const used = new Map<string, number>();
+  return (heading) => {
+    const base = slug(heading);
+    const seen = used.get(base);
+    used.set(base, (seen ?? 0) + 1);
+    return seen === undefined ? base : `${base}-${seen}`;
+  };
+}

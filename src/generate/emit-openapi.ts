@@ -234,7 +234,9 @@ function facePart(face: Face, { latest, versions, errors, currency, clientPackag
       operationId: operationIdOf(action),
       codes: byStatus([...callCodes(face, action, versions), ...actionErrorCodes(face, action)], table),
     })),
-    requests: unionOf(batched.map(({ action }) => byStatus([...requestCodes(face, action, versions, true), ...actionErrorCodes(face, action)], table))),
+    // An atomic batch refuses an action with outside effects (400 atomic_not_supported) before anything runs, so
+    // only atomic actions' own codes can abort one.
+    requests: unionOf(batched.map(({ action }) => byStatus([...requestCodes(face, action, versions, true), ...(action.atomic ? actionErrorCodes(face, action) : [])], table))),
   };
 }
 

@@ -19,6 +19,8 @@ export interface ActionStanza {
   effect: 'read' | 'write' | 'destroy';
   idempotent?: boolean;
   external: boolean;
+  /** The codes its handler answers: the starter handler's 501 until the author lists the real ones. */
+  errors: string[];
   payload: Record<string, unknown>;
   result: Record<string, unknown>;
   examples: ActionExample[];
@@ -35,6 +37,7 @@ export function starterAction(face: string, action: string, scope: string, summa
     summary: summary ?? `TODO: say in one line what ${face}.${action} does.`,
     scope,
     ...starterEffects(action),
+    errors: ['not_implemented'],
     payload: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: field('payload', { minLength: 1 }) } },
     result: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: field('result') } },
     examples: [{ payload: { id: 'example' }, result: { id: 'example' } }],

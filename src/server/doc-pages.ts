@@ -4,7 +4,7 @@
  * Links between the docs lead to the rendered pages; the page's styles are `src/reference/page.css`.
  */
 import { Marked, type Token, type Tokens } from 'marked';
-import { slug } from '../core/heading-slug.js';
+import { pageSlugs } from '../core/heading-slug.js';
 
 /** A link to another doc (`faces/ai.md#aigenerate`, `../errors.md`), not to another site or an absolute URL. */
 const DOC_LINK = /^(?![a-z][a-z0-9+.-]*:|\/\/)([^?#]*)\.md(#.*)?$/i;
@@ -14,7 +14,7 @@ const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '
 /** The page's markdown as HTML, and its first top-level heading as plain text. */
 function render(markdown: string): { html: string; title: string | undefined } {
   // GitHub's rule for a heading seen again on a page: its anchor gets -1, -2, … in order.
-  const used = new Map<string, number>();
+  const anchorOf = pageSlugs();
   let title: string | undefined;
   const marked = new Marked({
     gfm: true,
@@ -25,10 +25,7 @@ function render(markdown: string): { html: string; title: string | undefined } {
       heading({ tokens, depth }: Tokens.Heading) {
         const text = this.parser.parseInline(tokens, this.parser.textRenderer);
         if (depth === 1) title ??= text;
-        const base = slug(text);
-        const seen = used.get(base);
-        used.set(base, (seen ?? 0) + 1);
-        const id = seen === undefined ? base : `${base}-${seen}`;
+        const id = anchorOf(text);
         return `<h${depth} id="${id}">${this.parser.parseInline(tokens)}</h${depth}>\n`;
       },
     },

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
+import { pageSlugs } from '../../src/core/heading-slug.js';
 import { fromRoot } from '../../src/package-root.js';
 
 export interface Block {
@@ -43,6 +44,7 @@ export function readPage(path: string): Page {
   const page: Page = { path, blocks: [], anchors: new Set(), links: [] };
   let heading = '';
   let marker: string | undefined;
+  const anchorOf = pageSlugs();
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const fence = /^( *)```(\S*)\s*$/.exec(line);
@@ -73,14 +75,6 @@ export function pageBlock(page: string, heading?: string, language = 'sh'): stri
   const start = lines.indexOf('```' + language, from);
   if (start < 0) throw new Error(`${page} has no ${language} block${heading ? ` under "${heading}"` : ''}.`);
   return lines.slice(start + 1, lines.indexOf('```', start + 1)).join('\n');
-}
-
-/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
-export function anchorOf(heading: string): string {
-  return heading
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N} _-]/gu, '')
-    .replaceAll(' ', '-');
 }
 
 /** A relative link as a path from the checkout's root (its anchor kept); any other link as written. */

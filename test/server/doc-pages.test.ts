@@ -4,6 +4,7 @@
  * `docUrl`), every link between the pages landing on a page and an element of it; the markdown still at
  * `/docs/<page>.md` for programs, while a browser asking for it is sent to the page.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { shippedCatalogue } from '../../src/server/shipped.js';
 import { startServer, type TestServer } from '../helpers/server.js';
@@ -84,10 +85,24 @@ describe('the markdown of the docs', () => {
     expect([followed.url, followed.headers.get('content-type')]).toEqual([`${server.url}/docs/faces/ai`, 'text/html; charset=utf-8']);
   });
 
-  it('answers a page that does not exist with the error envelope', async () => {
-    for (const path of ['/docs/nope', '/docs/nope.md', '/docs/../package.json', '/docs/errors.md.md']) {
-      const answer = await fetch(`${server.url}${path}`);
-      expect([path, answer.status, ((await answer.json()) as { error: { code: string } }).error.code]).toEqual([path, 404, 'route_not_found']);
+  it('answers a page that does not exist with the error envelope, a path that climbs out included', async () => {
+    // Sent as written: fetch would resolve the dot segments before the server saw them.
+    for (const path of ['/docs/nope', '/docs/nope.md', '/docs/../package.json', '/docs/%2e%2e/package.json', '/docs/faces/../../package.json', '/docs/errors.md.md']) {
+      const answer = await rawGet(`${server.url}${path}`);
+      expect([path, answer.status, (JSON.parse(answer.body) as { error: { code: string } }).error.code]).toEqual([path, 404, 'route_not_found']);
     }
   });
 });
+
+/** GET with the path exactly as given, dot segments and all. */
+function rawGet(url: string): Promise<{ status: number; body: string }> {
+  const { origin, host } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const sent = request(origin, { method: 'GET', path: url.slice(origin.length), headers: { host } }, (answer) => {
+      let body = '';
+      answer.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      answer.on('end', () => resolve({ status: answer.statusCode!, body }));
+    });
+    sent.on('error', reject).end();
+  });
+}
