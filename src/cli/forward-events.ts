@@ -6,11 +6,14 @@
  * first SIGINT or SIGTERM stops after the event in flight; a second ends the process at once.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DispatchConnectionError, DispatchError, type DispatchClient, type EventsEvent } from '../../generated/client/index.js';
+import { DispatchConnectionError, DispatchError, RateLimitError, type DispatchClient, type EventsEvent } from '../../generated/client/index.js';
 import { postWebhook } from '../core/webhook-post.js';
 import { deliveryHeaders } from '../core/webhook-signing.js';
 import type { Mode } from '../store/schema.js';
 import { EventFollower } from './event-follower.js';
+
+/** The longest wait between reads of an idle log: a listener left running spends few calls of its key. */
+const MAX_IDLE_POLL_MS = 5_000;
 
 export interface ForwardSettings {
   /** The receiver's URL. */
@@ -55,24 +58,32 @@ export async function forwardEvents(client: DispatchClient, s: ForwardSettings):
   console.log(`Signing secret: ${s.secret} (kept in ${s.kept}; verify deliveries with it)`);
   console.log('Waiting for events. Ctrl-C stops.');
   let unreachable = false;
+  let wait = s.pollMs;
   while (!stop.signal.aborted) {
     let events: EventsEvent[] = [];
     try {
       events = await follower.poll(stop.signal);
       if (unreachable) console.log(`Reached ${s.server} again.`);
       unreachable = false;
+      // Idle, read less often (each read is a call, counted by the key's rate limit); at once again on news.
+      wait = events.length > 0 ? s.pollMs : Math.min(wait * 2, MAX_IDLE_POLL_MS);
     } catch (error) {
       if (stop.signal.aborted) break;
-      // A server restarting under development is waited for; a refusal (a revoked key, a missing scope) ends the run.
-      if (!(error instanceof DispatchConnectionError)) throw error;
-      if (!unreachable) console.error(`Cannot read the event log at ${s.server} (${error.message}); trying again.`);
+      // A server restarting or busy (unreachable, 503, 429) is waited for; a refusal (a revoked key, a missing
+      // scope) ends the run.
+      const passing = error instanceof DispatchConnectionError || (error instanceof DispatchError && (error.status === 429 || error.status === 503));
+      if (!passing) throw error;
+      const retryAfter = error instanceof RateLimitError ? (error.retryAfterSeconds ?? 0) * 1000 : 0;
+      wait = Math.max(retryAfter, Math.min(wait * 2, MAX_IDLE_POLL_MS));
+      const why = error instanceof DispatchError ? `${error.status} ${error.code}` : error.message;
+      if (!unreachable) console.error(`Cannot read the event log at ${s.server} (${why}); trying again.`);
       unreachable = true;
     }
     for (const event of events) {
       if (stop.signal.aborted) break;
       console.log(await forward(event, s));
     }
-    await sleep(s.pollMs, undefined, { signal: stop.signal }).catch(() => undefined);
+    await sleep(wait, undefined, { signal: stop.signal }).catch(() => undefined);
   }
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
