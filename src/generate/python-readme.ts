@@ -22,12 +22,13 @@ pydantic models, typed errors, retries, streams, auto-paging lists, batches and 
 
 ## Install
 
-From a checkout of the repository. On Debian and Ubuntu the system Python is externally managed (PEP 668): make a
-virtual environment that sees Debian's packages (\`apt-get install python3-venv python3-httpx python3-pydantic\`)
-and install into it; \`--no-build-isolation\` builds with Debian's setuptools, without asking PyPI for it:
+From a checkout of the repository. On Debian and Ubuntu the system Python (\`/usr/bin/python3\`) is externally
+managed (PEP 668): make a virtual environment that sees Debian's packages (\`apt-get install python3-venv
+python3-httpx python3-pydantic\`) and install into it; \`--no-build-isolation\` builds with Debian's setuptools,
+without asking PyPI for it. Elsewhere, any Python 3.10+ with pip installs it with httpx and pydantic from PyPI.
 
 ${fence}sh
-python3 -m venv --system-site-packages .venv && .venv/bin/pip install --no-build-isolation ./generated/python
+/usr/bin/python3 -m venv --system-site-packages .venv && .venv/bin/pip install --no-build-isolation ./generated/python
 ${fence}
 
 ## First call
