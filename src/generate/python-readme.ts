@@ -45,7 +45,7 @@ answer = client.ai.generate(model="gpt-4o-mini", prompt="Say hello")
 print(answer.text, answer.tokens.output)
 
 try:
-    client.auth.login(email="ada@example.com", password="wrong")
+    client.auth.login(email="ada@example.com", password="wrong password")
 except AuthenticationError as error:
     print(error.status, error.code, error.request_id)
 
