@@ -6,7 +6,8 @@ import { isAlias, isMap, isScalar, isSeq, type Alias, type Document, type Node }
 import { diagnostic, type Diagnostic } from './diagnostics.js';
 import { parseYaml, type Hole } from './yaml-repair.js';
 
-export type JsonPath = readonly (string | number)[];
+export type { JsonPath } from './json-path.js';
+import type { JsonPath } from './json-path.js';
 
 export interface SourceFile {
   /** Path as shown in diagnostics (relative to the working directory). */

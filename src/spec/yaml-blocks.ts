@@ -3,7 +3,7 @@
  * holds in a file that does not parse: a top-level key with the lines under it, or, under `actions`, `events`,
  * `schemas` and `errors`, one entry with its lines. A syntax error leaves out the one block it is in.
  */
-import type { JsonPath } from './source.js';
+import type { JsonPath } from './json-path.js';
 
 /** The top-level keys whose entries stand on their own: one broken action leaves the others readable. */
 const COLLECTIONS = new Set(['actions', 'events', 'schemas', 'errors']);

@@ -7,7 +7,7 @@
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { blockAround } from './yaml-blocks.js';
 import { explainFirst, type Mistake } from './yaml-mistakes.js';
-import type { JsonPath } from './source.js';
+import type { JsonPath } from './json-path.js';
 
 /** A part of the file left unread. */
 export interface Hole {
