@@ -1,10 +1,12 @@
 /**
  * How `dispatch trigger <event>` makes an event happen, read from the running server's OpenAPI document (what it
- * really serves): the actions that emit the event (`x-actions[].emits`) and their request examples. An example
- * names the resources it acts on by id (`cus_…`, `sub_…`, `usr_…`); each is made first by an action whose own
- * example answers an id of that kind without needing one (`payments.createCustomer` answers a `cus_…`), so
- * `billing.subscription.created` runs `payments.createCustomer` and `billing.createPrice`, then `billing.subscribe`
- * with their real ids. Nothing here calls the server: the plans are run by trigger-run.ts.
+ * really serves). An event whose face file gives it a fixture (the `x-trigger` of its `webhooks` entry: calls in
+ * order, later ones reading earlier results) is made by running it. For one without, the actions that emit the
+ * event (`x-actions[].emits`) and their request examples: an example names the resources it acts on by id
+ * (`cus_…`, `sub_…`, `usr_…`); each is made first by an action whose own example answers an id of that kind
+ * without needing one (`payments.createCustomer` answers a `cus_…`), so `billing.subscription.created` runs
+ * `payments.createCustomer` and `billing.createPrice`, then `billing.subscribe` with their real ids. Nothing here
+ * calls the server: fixtures and plans are run by trigger-run.ts.
  */
 
 /** An id as the platform makes them: a prefix, `_`, and a ULID (docs/contract.md § Conventions). */
@@ -28,10 +30,27 @@ export interface Maker {
   path: readonly string[];
 }
 
+/** One call of an event's fixture, as `x-trigger` gives it (docs/writing-a-face.md § Writing a face). */
+export interface FixtureStep {
+  /** What later steps call its result: `"${name.field}"` in their payloads. */
+  name?: string;
+  /** `face.action` */
+  call: string;
+  payload: Record<string, unknown>;
+  /** The error code the call is expected to answer, its effects kept (a declined card). */
+  error?: string;
+  /** The action answers only as a stream. */
+  stream?: boolean;
+}
+
 /** The served catalogue as far as triggering needs it. */
 export interface TriggerCatalogue {
+  /** The API version the document describes: what its fixtures and examples are valid in, and the calls name. */
+  version?: string;
   /** Every event type the server declares. */
   events: string[];
+  /** The fixture of each event that has one. */
+  fixtures: Map<string, FixtureStep[]>;
   /** For each event type, the examples of the actions that emit it. */
   emitters: Map<string, Example[]>;
   /** For each id prefix, the examples that make such an id, best first. */
@@ -43,7 +62,8 @@ interface OpenApiExample {
 }
 
 interface OpenApiDocument {
-  webhooks?: Record<string, unknown>;
+  info?: { version?: string };
+  webhooks?: Record<string, { post?: { 'x-trigger'?: FixtureStep[] } } | undefined>;
   'x-actions'?: { id: string; emits?: string[] }[];
   paths?: Record<string, { post?: { requestBody?: JsonContent; responses?: Record<string, JsonContent> } }>;
 }
@@ -73,7 +93,8 @@ export function triggerCatalogue(doc: OpenApiDocument): TriggerCatalogue {
   // The resource's own `id` before an id it mentions, nearer ones before deeper ones.
   const rank = (m: Maker) => (m.path.at(-1) === 'id' ? 0 : 100) + m.path.length;
   for (const list of makers.values()) list.sort((a, b) => rank(a) - rank(b));
-  return { events: Object.keys(doc.webhooks ?? {}).sort(), emitters, makers };
+  const fixtures = new Map(Object.entries(doc.webhooks ?? {}).flatMap(([event, entry]) => (entry?.post?.['x-trigger'] ? [[event, entry.post['x-trigger']] as const] : [])));
+  return { ...(doc.info?.version ? { version: doc.info.version } : {}), events: Object.keys(doc.webhooks ?? {}).sort(), fixtures, emitters, makers };
 }
 
 function examplesOf(action: string, doc: OpenApiDocument): Example[] {
@@ -107,9 +128,14 @@ export function plansFor(catalogue: TriggerCatalogue, event: string): Example[] 
   return usable.filter((u) => u.calls !== undefined).sort((a, b) => a.calls! - b.calls!).map((u) => u.example);
 }
 
-/** The events some example can make happen. */
+/** Whether `event` has a fixture, or an example that can be run for it. */
+export function canTrigger(catalogue: TriggerCatalogue, event: string): boolean {
+  return catalogue.fixtures.has(event) || plansFor(catalogue, event).length > 0;
+}
+
+/** The events a fixture or an example can make happen. */
 export function triggerableEvents(catalogue: TriggerCatalogue): string[] {
-  return catalogue.events.filter((event) => plansFor(catalogue, event).length > 0);
+  return catalogue.events.filter((event) => canTrigger(catalogue, event));
 }
 
 /** How many calls the example takes with its prerequisites (the first maker of each), or undefined when it cannot be run. */

@@ -1,13 +1,16 @@
 /**
- * Runs the plans of trigger-plan.ts through the API with the generated client: each example with the ids it
- * names made first, and the event looked for in the event log afterwards. Plans are tried in order until one
- * makes the event; a maker that fails gives way to the next one of its kind (`auth.login` answers a `usr_…` but
- * needs an existing user, `auth.signup` makes one).
+ * Runs what trigger-plan.ts read through the API with the generated client, in the API version of the served
+ * document: an event's fixture step by step, each reference (`"${name.field}"`) replaced by the value an earlier
+ * step answered, a step that expects an error going on when it answers it; or else the plans, each example
+ * with the ids it names made first, tried in order until one makes the event (a maker that fails gives way to
+ * the next one of its kind: `auth.login` answers a `usr_…` but needs an existing user, `auth.signup` makes one).
+ * The event is then looked for in the event log: one of its type that a call of the run caused.
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DispatchConnectionError, DispatchError, type DispatchClient, type EventsEvent } from '../../generated/client/index.js';
-import { idsIn, plansFor, type Example, type TriggerCatalogue } from './trigger-plan.js';
+import { referencesIn, setAt, valueAt } from '../spec/trigger-reference.js';
+import { idsIn, plansFor, type Example, type FixtureStep, type TriggerCatalogue } from './trigger-plan.js';
 
 /** How long an event may take to appear after the call that causes it (a worker emits some: e-mail delivery). */
 const EVENT_WAIT_MS = 5_000;
@@ -23,7 +26,7 @@ interface Answered {
   result: unknown;
 }
 
-/** No plan made the event happen; the message says what each came to. */
+/** The event could not be made to happen: the message says in one line what the fixture or each plan came to. */
 export class TriggerFailure extends Error {
   override readonly name = 'TriggerFailure';
 }
@@ -41,8 +44,10 @@ export class Trigger {
     this.#say = say;
   }
 
-  /** Makes `event` happen and answers it, or throws an Error saying in one line what each plan came to. */
+  /** Makes `event` happen and answers it, or throws a TriggerFailure saying in one line what went wrong. */
   async run(event: string): Promise<EventsEvent> {
+    const fixture = this.#catalogue.fixtures.get(event);
+    if (fixture) return this.#runFixture(event, fixture);
     const outcomes: string[] = [];
     for (const plan of plansFor(this.#catalogue, event)) {
       let answered: Answered;
@@ -52,11 +57,46 @@ export class Trigger {
         outcomes.push(`${plan.action}: ${failure(error)}`);
         continue;
       }
-      const found = await this.#emitted(event, answered);
+      const made = (answered.result as { id?: unknown } | null)?.id;
+      const found = await this.#emitted(event, [answered.requestId], typeof made === 'string' ? made : undefined);
       if (found) return found;
       outcomes.push(`${plan.action} ran (${answered.requestId}) but no ${event} came within ${EVENT_WAIT_MS / 1000} s`);
     }
     throw new TriggerFailure(`Could not trigger ${event}: ${outcomes.join('; ')}.`);
+  }
+
+  /** Runs a fixture's steps in order, then finds the event one of their calls caused. */
+  async #runFixture(event: string, steps: FixtureStep[]): Promise<EventsEvent> {
+    const results = new Map<string, unknown>();
+    const requests: string[] = [];
+    for (const [i, step] of steps.entries()) {
+      const at = `step ${i + 1} (${step.call})`;
+      const payload = this.#own(step.payload);
+      for (const text of referencesIn(payload)) {
+        const value = text.reference && valueAt(results.get(text.reference.step), text.reference.path);
+        if (value === undefined) throw new TriggerFailure(`Could not trigger ${event}: ${at} needs "${text.text}", which no earlier step answered.`);
+        setAt(payload, text.path, value);
+      }
+      let answered: Answered;
+      try {
+        answered = await this.#call({ action: step.call, stream: step.stream === true }, payload);
+      } catch (error) {
+        // The error the step expects: its effects are kept, the event among them.
+        if (error instanceof DispatchError && step.error !== undefined && error.code === step.error && error.requestId) {
+          this.#say(`${step.call}  ${error.requestId}  ${error.code}, as expected`);
+          requests.push(error.requestId);
+          continue;
+        }
+        throw new TriggerFailure(`Could not trigger ${event}: ${at} answered ${failure(error)}.`);
+      }
+      this.#say(`${answered.action}  ${answered.requestId}`);
+      if (step.error !== undefined) throw new TriggerFailure(`Could not trigger ${event}: ${at} succeeded where it should answer ${step.error}.`);
+      requests.push(answered.requestId);
+      if (step.name !== undefined) results.set(step.name, answered.result);
+    }
+    const found = await this.#emitted(event, requests);
+    if (found) return found;
+    throw new TriggerFailure(`Could not trigger ${event}: its fixture ran (${requests.join(', ')}) but no ${event} came within ${EVENT_WAIT_MS / 1000} s.`);
   }
 
   /** Calls the example's action with the ids it names made first (`made`: the example's ids by the real ones). */
@@ -64,7 +104,7 @@ export class Trigger {
     const payload = this.#own(example.payload);
     for (const ref of idsIn(payload)) {
       if (!made.has(ref.id)) made.set(ref.id, await this.#make(ref.prefix, depth + 1));
-      place(payload, ref.path, made.get(ref.id)!);
+      setAt(payload, ref.path, made.get(ref.id)!);
     }
     const answered = await this.#call(example, payload);
     this.#say(`${answered.action}  ${answered.requestId}`);
@@ -77,7 +117,7 @@ export class Trigger {
     for (const maker of this.#catalogue.makers.get(prefix) ?? []) {
       try {
         const answered = await this.#perform(maker.example, new Map(), depth);
-        const id = maker.path.reduce<unknown>((value, step) => (value as Record<string, unknown> | null)?.[step], answered.result);
+        const id = valueAt(answered.result, maker.path);
         if (typeof id === 'string') return id;
         last = new Error(`${maker.example.action} answered no ${prefix}_ id at ${maker.path.join('.')}`);
       } catch (error) {
@@ -88,44 +128,43 @@ export class Trigger {
     throw last;
   }
 
-  async #call(example: Example, payload: unknown): Promise<Answered> {
-    const dot = example.action.indexOf('.');
-    const [face, action] = [example.action.slice(0, dot), example.action.slice(dot + 1)];
-    if (!example.stream) {
-      const answer = await this.#client.callWithMeta(face, action, payload);
-      return { action: example.action, requestId: answer.requestId, result: answer.data };
+  /** One call, in the version the served document describes (that its examples and fixtures are valid in). */
+  async #call(call: { action: string; stream: boolean }, payload: unknown): Promise<Answered> {
+    const dot = call.action.indexOf('.');
+    const [face, action] = [call.action.slice(0, dot), call.action.slice(dot + 1)];
+    const options = this.#catalogue.version ? { apiVersion: this.#catalogue.version } : {};
+    if (!call.stream) {
+      const answer = await this.#client.callWithMeta(face, action, payload, options);
+      return { action: call.action, requestId: answer.requestId, result: answer.data };
     }
-    const stream = this.#client.stream(face, action, payload);
+    const stream = this.#client.stream(face, action, payload, options);
     let requestId = '';
     for await (const event of stream) if (event.event === 'start') requestId = event.data.requestId;
-    return { action: example.action, requestId, result: await stream };
+    return { action: call.action, requestId, result: await stream };
   }
 
-  /** The event the call caused: one of its request, or (emitted later by a worker) one that names what it made. */
-  async #emitted(type: string, answered: Answered): Promise<EventsEvent | undefined> {
-    const made = (answered.result as { id?: unknown } | null)?.id;
+  /**
+   * The event the calls caused: the newest of its type made by one of their requests, or (emitted later by a
+   * worker) one that names `made`, what the call made.
+   */
+  async #emitted(type: string, requests: readonly string[], made?: string): Promise<EventsEvent | undefined> {
     const deadline = Date.now() + EVENT_WAIT_MS;
     for (;;) {
       const page = await this.#client.events.list({ types: [type], limit: 100 });
-      const found = page.items.find((e) => e.request.id === answered.requestId || (typeof made === 'string' && idsIn(e.data).some((ref) => ref.id === made)));
+      const found = page.items.find((e) => requests.includes(e.request.id) || (made !== undefined && idsIn(e.data).some((ref) => ref.id === made)));
       if (found || Date.now() >= deadline) return found;
       await sleep(EVENT_POLL_MS);
     }
   }
 
-  /** A copy of an example's payload with its example addresses made this run's own. */
+  /** A copy of a payload with its example addresses made this run's own. */
+  #own<T>(value: T): T;
   #own(value: unknown): unknown {
     if (typeof value === 'string') return value.replace(EXAMPLE_ADDRESS, `$1+${this.#tag}@$2`);
     if (Array.isArray(value)) return value.map((v) => this.#own(v));
     if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.#own(v)]));
     return value;
   }
-}
-
-/** Sets the value at `path` in a payload (a plain JSON value this module copied). */
-function place(target: unknown, path: readonly string[], value: string): void {
-  const parent = path.slice(0, -1).reduce<unknown>((node, step) => (node as Record<string, unknown>)[step], target);
-  (parent as Record<string, unknown>)[path.at(-1)!] = value;
 }
 
 /** A failed call in a few words. */

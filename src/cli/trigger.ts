@@ -1,9 +1,9 @@
 /**
  * `dispatch trigger <event>`: makes an event happen on a running server by running, in test mode and through
- * the API, an action that emits it with the payload of its example (and whatever the example needs made first:
- * trigger-plan.ts, trigger-run.ts). Prints each call (action and request id), then the event's id. Nothing is
- * inserted: the event is the action's own, delivered to the entity's webhook endpoints and forwarded by
- * `dispatch listen` like any other.
+ * the API, the event's fixture (the calls its face file gives it), or else an action that emits it with the
+ * payload of its example and whatever the example needs made first (trigger-plan.ts, trigger-run.ts). Prints
+ * each call (action and request id), then the event's id. Nothing is inserted: the event is the actions' own,
+ * delivered to the entity's webhook endpoints and forwarded by `dispatch listen` like any other.
  */
 import type { Command } from 'commander';
 import { connectionOptions, usageError, withClient, type Connection } from './connection.js';
@@ -13,7 +13,7 @@ export function registerTrigger(program: Command): void {
     program
       .command('trigger')
       .argument('<event>', 'the event type, e.g. auth.signup.succeeded')
-      .description('Make an event happen on a running server by running a test-mode action that emits it.'),
+      .description("Make an event happen on a running server by running its fixture's test-mode calls, or an action that emits it."),
     'a test-mode API key with the scopes of the actions run, and events:read',
   ).action(async (event: string, o: Connection) => {
     if (o.key?.startsWith('sk_live_')) return usageError('dispatch trigger runs actions in test mode only: give it a test key (sk_test_…).');
@@ -28,11 +28,11 @@ export function registerTrigger(program: Command): void {
       process.exitCode = 1;
       return;
     }
-    const [{ plansFor, triggerCatalogue, triggerableEvents }, { Trigger, TriggerFailure }] = await Promise.all([import('./trigger-plan.js'), import('./trigger-run.js')]);
+    const [{ canTrigger, triggerCatalogue, triggerableEvents }, { Trigger, TriggerFailure }] = await Promise.all([import('./trigger-plan.js'), import('./trigger-run.js')]);
     const catalogue = triggerCatalogue(document as Parameters<typeof triggerCatalogue>[0]);
-    if (plansFor(catalogue, event).length === 0) {
-      const known = catalogue.events.includes(event) ? `no action's example can make ${event} happen` : `${event} is not an event type of the server at ${base}`;
-      return usageError(`${known}; the events an action's example can be run for: ${triggerableEvents(catalogue).join(', ')}.`);
+    if (!canTrigger(catalogue, event)) {
+      const known = catalogue.events.includes(event) ? `${event} has no fixture and no action's example can make it happen` : `${event} is not an event type of the server at ${base}`;
+      return usageError(`${known}; the events it can trigger: ${triggerableEvents(catalogue).join(', ')}.`);
     }
     await withClient(o, async (client) => {
       try {

@@ -7,7 +7,7 @@
  * action's operation), and each action carries its price, in words and as an `x-cost` extension of decimal
  * strings. Each operation lists the error statuses and codes it can answer (openapi-errors.ts): the pipeline's
  * for its action and its handler's, as its face file says. Every event type is a `webhooks` entry: the signed
- * `POST` an endpoint receives.
+ * `POST` an endpoint receives, with the event's fixture (its `x-trigger`, what `dispatch trigger` runs) when it has one.
  */
 import { BATCH_ACTION } from '../core/dispatch-types.js';
 import { actionErrorCodes, catalogErrors } from '../spec/action-errors.js';
@@ -44,6 +44,7 @@ export function emitOpenApi(catalog: Catalog): string {
   const calls = parts.flatMap((part) => part.calls);
   events.sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
   const failures = errorsOfOperations(parts, errors, platform.errorDocsUrl);
+  const fixtures = triggerFixtures(catalog);
   const doc = {
     openapi: '3.1.0',
     'x-generated-by': GENERATED_BY,
@@ -72,7 +73,7 @@ export function emitOpenApi(catalog: Catalog): string {
         parts.flatMap((part) => part.paths).map(([path, { post }]) => [path, { post: { ...post, responses: { ...post.responses, ...failures.refs.get(post.operationId) } } }]),
       ),
     },
-    webhooks: Object.fromEntries(events.map(({ type, webhook }) => [type, { post: webhook }])),
+    webhooks: Object.fromEntries(events.map(({ type, webhook }) => [type, { post: { ...webhook, ...(fixtures.has(type) ? { 'x-trigger': fixtures.get(type) } : {}) } }])),
     components: {
       securitySchemes: { bearerAuth: bearerScheme },
       parameters: parameters(),
@@ -109,6 +110,16 @@ function doOperation(operationId: string, summary: string, extra: JsonSchema[], 
     },
     responses: { '200': ref('responses', 'Success'), ...errorResponses },
   };
+}
+
+/**
+ * The fixture of each event that has one, as `dispatch trigger` reads it from the served document: its steps
+ * as the face file writes them, a step whose action answers only as a stream marked `stream: true`.
+ */
+function triggerFixtures(catalog: Catalog): Map<string, JsonSchema[]> {
+  const streamOnly = new Set(catalog.faces.flatMap((face) => face.actions.filter((a) => a.streamOnly).map((a) => a.id)));
+  const events = catalog.faces.flatMap((face) => face.events);
+  return new Map(events.flatMap((event) => (event.trigger ? [[event.type, event.trigger.map((step) => ({ ...step, ...(streamOnly.has(step.call) ? { stream: true } : {}) }))]] : [])));
 }
 
 /** A tag no face can take: face names are lower-case words. */

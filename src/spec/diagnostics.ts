@@ -44,6 +44,18 @@ export const DIAGNOSTICS = {
   'weight-field-not-array': { severity: 'error', message: 'Weight field "{field}" is not a top-level array property of the payload.' },
   'unknown-event': { severity: 'error', message: 'Event "{event}" is not declared under the "events" of any face.{hint}' },
   'unused-event': { severity: 'warning', message: 'Event "{event}" is declared but no action emits it.' },
+  'trigger-unknown-action': { severity: 'error', message: 'Step {index} calls "{action}", {detail}.{hint}' },
+  'trigger-unknown-error': { severity: 'error', message: 'Step {index} expects {action} to answer "{code}", which it does not answer (it answers: {codes}).{hint}' },
+  'trigger-step-name-taken': { severity: 'error', message: 'Step {index} is named "{name}" like step {other}: each step needs a name of its own.' },
+  'trigger-reference-invalid': {
+    severity: 'error',
+    message: '"{text}" is not a reference: a reference is the whole string, "${step.field}", naming an earlier step and a field of its result.',
+  },
+  'trigger-unknown-step': { severity: 'error', message: 'Reference "{text}" names no earlier step ({earlier}).{hint}' },
+  'trigger-step-without-result': { severity: 'error', message: 'Reference "{text}" names step "{step}", which answers the error {code}: it has no result to read.' },
+  'trigger-unknown-field': { severity: 'error', message: 'Reference "{text}": the result of {action} has no field "{field}" there.{hint}' },
+  'trigger-payload-mismatch': { severity: 'error', message: 'Step {index} does not match the payload schema of {action}: {detail}{hint}' },
+  'trigger-not-emitted': { severity: 'error', message: 'No step of the fixture of {event} calls an action that emits it ({emitters}).' },
   'unknown-error-code': {
     severity: 'error',
     message: 'Error code "{code}" is declared neither under the "errors" of a face nor by the platform.{hint}',

@@ -1,6 +1,6 @@
 /**
- * The spec pipeline: load → validate (meta-schema) → resolve → lint (the face files, and the handler modules
- * when their directory is given). Returns the Catalog with every diagnostic found; a face whose file breaks its meta-schema is reported and left out of the catalogue.
+ * The spec pipeline: load → validate (meta-schema) → resolve → lint (the face files, the events' fixtures
+ * across them, and the handler modules when their directory is given). Returns the Catalog with every diagnostic found; a face whose file breaks its meta-schema is reported and left out of the catalogue.
  * A file with YAML syntax errors is read but for the blocks they are in (yaml-repair.ts), and the rest checked.
  */
 import { basename } from 'node:path';
@@ -12,6 +12,7 @@ import type { Catalog, Face, Platform } from './model.js';
 import { linkScopes, resolveFace, resolvePlatform } from './resolve.js';
 import { unknownErrorCodes } from './rules/unknown-error-code.js';
 import { linkEvents } from './rules/event-links.js';
+import { triggerFixtures } from './rules/trigger-fixtures.js';
 import type { SourceFile } from './source.js';
 import { RESERVED_FACE_NAMES } from './reserved-names.js';
 import { STANDARD_ERRORS } from './standard-errors.js';
@@ -109,6 +110,7 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
     if (handlersDir && !RESERVED_FACE_NAMES.has(face.name)) diagnostics.push(...lintHandlers(face, source, handlersDir, pendingHandlers));
     for (const error of face.errors) if (!errorCodes.has(error.code)) errorCodes.set(error.code, `in ${face.file}`);
   }
+  diagnostics.push(...triggerFixtures(linked, platform));
   const sorted = sortDiagnostics(diagnostics);
   const withheld = lenient ? structural : hasErrors(sorted);
   return withheld ? { diagnostics: sorted } : { catalog, diagnostics: sorted };

@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { canonicalJson, materialize } from './json-schema.js';
-import type { Action, ApiVersion, Catalog, Cost, Effect, EventType, Face, JsonSchema, PayloadVariant, Platform, PlatformInfo, RatePolicy, Tier } from './model.js';
+import type { Action, ApiVersion, Catalog, Cost, Effect, EventType, Face, JsonSchema, PayloadVariant, Platform, PlatformInfo, RatePolicy, Tier, TriggerStep } from './model.js';
 import { priceText } from './price.js';
 import type { JsonPath, SourceFile } from './source.js';
 
@@ -64,6 +64,7 @@ interface RawEvent {
   summary: string;
   description?: string;
   data: JsonSchema;
+  trigger?: (Omit<TriggerStep, 'payload'> & { payload?: TriggerStep['payload'] })[];
 }
 
 const WINDOW_SECONDS = { s: 1, m: 60, h: 3600, d: 86400 } as const;
@@ -182,6 +183,7 @@ function events(raw: RawFace, actions: Action[], named: Record<string, JsonSchem
       dataSchema: materialize(event.data, latest, named),
       validator: `event_${type.replace(/\./g, '_')}`,
       emittedBy: actions.filter((a) => a.emits.includes(type)).map((a) => a.id),
+      ...(event.trigger ? { trigger: event.trigger.map((step) => ({ ...step, payload: step.payload ?? {} })) } : {}),
     }));
 }
 
