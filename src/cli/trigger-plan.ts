@@ -13,7 +13,7 @@
 const ID = /^([a-z][a-z0-9]*)_[0-9A-Z]{26}$/;
 
 /** How deep prerequisites may nest (a refund needs an intent; a cancellation a subscription, which needs a customer). */
-const MAX_DEPTH = 3;
+export const MAX_DEPTH = 3;
 
 /** One request example of an action, with the result its response example shows. */
 export interface Example {

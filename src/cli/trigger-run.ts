@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DispatchConnectionError, DispatchError, type DispatchClient, type EventsEvent } from '../../generated/client/index.js';
 import { referencesIn, setAt, valueAt } from '../spec/trigger-reference.js';
-import { idsIn, plansFor, type Example, type FixtureStep, type TriggerCatalogue } from './trigger-plan.js';
+import { idsIn, MAX_DEPTH, plansFor, type Example, type FixtureStep, type TriggerCatalogue } from './trigger-plan.js';
 
 /** How long an event may take to appear after the call that causes it (a worker emits some: e-mail delivery). */
 const EVENT_WAIT_MS = 5_000;
@@ -113,6 +113,8 @@ export class Trigger {
 
   /** A new id of a kind, from the first of its makers that runs. */
   async #make(prefix: string, depth: number): Promise<string> {
+    // Makers that need each other's ids (a catalogue's own faces may have such) would otherwise recurse for ever.
+    if (depth > MAX_DEPTH) throw new Error(`making a ${prefix}_ id needs more than ${MAX_DEPTH} ids made first`);
     let last: unknown = new Error(`nothing makes a ${prefix}_ id`);
     for (const maker of this.#catalogue.makers.get(prefix) ?? []) {
       try {

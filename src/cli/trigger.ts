@@ -8,6 +8,9 @@
 import type { Command } from 'commander';
 import { connectionOptions, usageError, withClient, type Connection } from './connection.js';
 
+/** How long the server has to hand over its document: one that never answers must not hang the command. */
+const DOCUMENT_TIMEOUT_MS = 30_000;
+
 export function registerTrigger(program: Command): void {
   connectionOptions(
     program
@@ -20,7 +23,7 @@ export function registerTrigger(program: Command): void {
     const base = o.url.replace(/\/+$/, '');
     let document: unknown;
     try {
-      const response = await fetch(`${base}/openapi.json`);
+      const response = await fetch(`${base}/openapi.json`, { signal: AbortSignal.timeout(DOCUMENT_TIMEOUT_MS) });
       if (!response.ok) throw new Error(`GET /openapi.json answered ${response.status}`);
       document = await response.json();
     } catch (error) {
