@@ -3,6 +3,7 @@
  * actions in the examples (a call, a list walked page by page, a stream) so every snippet runs as written.
  */
 import { CLIENT_PACK_COMMAND, CLIENT_PACKAGE_DIR } from '../client-package/pack-command.js';
+import { retryableErrorCodes } from '../spec/action-errors.js';
 import { payloadIn } from '../spec/json-schema.js';
 import type { Action, Catalog } from '../spec/model.js';
 import { clientPackageOf } from './client-package.js';
@@ -64,8 +65,11 @@ export function emitClientReadme(catalog: Catalog): string {
     '}',
     '```',
     '## Retries and time-outs',
-    'A 429, a 503, a 409 `idempotency_key_in_use` or a lost connection is retried twice (`maxRetries`) with backoff,',
-    'under one idempotency key, so a retried call never runs twice. The client waits `timeoutMs` for an answer:',
+    'A lost connection, a 429 or an answer whose code the catalogue marks retryable (`RETRYABLE_ERROR_CODES`:',
+    `${retryableErrorCodes(catalog).map((c) => `\`${c}\``).join(', ')}) is retried twice (\`maxRetries\`)`,
+    'with exponential backoff and jitter, never before its `Retry-After` (one over 60 s is not waited for), under one',
+    'idempotency key, so a retried call never runs twice: a retried 500 gets the first answer replayed. The client',
+    'waits `timeoutMs` for an answer:',
     `by default \`DEFAULT_TIMEOUT_MS\` (${platform.limits.timeout.max + 5000} ms, the server's longest time-out plus 5 seconds). Per call, \`timeoutMs\``,
     'is how long the client waits, and `timeout` the server\'s limit on the action; `headers`, `entityId`,',
     '`apiVersion`, `idempotencyKey` and `signal` are per call too.',

@@ -4,7 +4,7 @@
  * file by file; the models, the faces' methods and the clients are generated from the catalogue, for the latest
  * API version, as the TypeScript client is.
  */
-import { catalogErrors } from '../spec/action-errors.js';
+import { catalogErrors, retryableErrorCodes } from '../spec/action-errors.js';
 import { materialize } from '../spec/json-schema.js';
 import type { Action, Catalog, JsonSchema } from '../spec/model.js';
 import { batchMethod, clientFaces, servedFaces, withoutDefs, type ClientFace } from './client-model.js';
@@ -103,12 +103,19 @@ function versionModule(catalog: Catalog): string {
 function errorCodesModule(catalog: Catalog): string {
   const codes = [...new Set(catalogErrors(catalog).map((e) => e.code))].sort();
   return [
-    ...docstring("Every error code the API answers with: the platform's and the faces' (the error catalogue in the docs).", ''),
-    'from typing import Literal',
+    ...docstring("Every error code the API answers with (the platform's and the faces', as the error catalogue in the docs\nlists them), and those a retry can succeed for.", ''),
+    'from typing import FrozenSet, Literal',
     '',
     'ErrorCode = Literal[',
     ...codes.map((code) => `    ${pyString(code)},`),
     ']',
+    '',
+    '#: The codes a retry of the same request can succeed for: the client retries these (and any 429).',
+    'RETRYABLE_CODES: FrozenSet[str] = frozenset(',
+    '    {',
+    ...retryableErrorCodes(catalog).map((code) => `        ${pyString(code)},`),
+    '    }',
+    ')',
     '',
   ].join('\n');
 }
@@ -264,7 +271,7 @@ function initModule(catalog: Catalog): string {
   const exported: [module: string, names: string[]][] = [
     ['._base_client', ['NOT_GIVEN', 'USER_AGENT', 'BatchItemResult', 'BatchRequest', 'NotGiven', 'RawResponse', 'RequestOptions']],
     ['._client', ['AsyncClient', 'Client']],
-    ['._error_codes', ['ErrorCode']],
+    ['._error_codes', ['ErrorCode', 'RETRYABLE_CODES']],
     [
       '._errors',
       ['APIConnectionError', 'ActionTimeoutError', 'AuthenticationError', 'BatchError', 'DispatchError', 'IdempotencyError', 'InvalidRequestError', 'NotFoundError', 'PaymentError', 'PermissionDeniedError', 'ProviderError', 'RateLimitError', 'ServerError'],

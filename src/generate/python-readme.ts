@@ -2,6 +2,7 @@
  * `generated/python/README.md`: the Python package's README: install, first call, errors, retries, streams, pages,
  * batches, webhooks, async and raw responses, then every face's methods.
  */
+import { retryableErrorCodes } from '../spec/action-errors.js';
 import type { Catalog } from '../spec/model.js';
 import { clientFaces, servedFaces } from './client-model.js';
 import { faceModule, methodName } from './python-resources.js';
@@ -13,6 +14,7 @@ export function emitPythonReadme(catalog: Catalog): string {
     actions.map(({ action }) => `| \`client.${faceModule(face)}.${methodName(action)}\` | \`${action.id}\` | ${action.summary.trim().replace(/\|/g, '\\|')} |`),
   );
   const fence = '```';
+  const retryable = retryableErrorCodes(catalog).map((c) => `\`${c}\``).join(', ');
   return `# unified_dispatch
 
 The Python client of ${info.title}, for API version ${latest}: \`Client\` and \`AsyncClient\`, one attribute per
@@ -69,10 +71,11 @@ raises \`APIConnectionError\` (\`timed_out\` when the client's \`timeout\` ran o
 
 ## Retries and time-outs
 
-A call that failed for a passing reason (a lost connection, 429, 503, 409 \`idempotency_key_in_use\`) is retried
-up to \`max_retries\` times (2 by default) with exponential backoff and full jitter, never before the answer's
-\`Retry-After\` (one over 60 seconds is not waited for). Every attempt carries the same \`X-Idempotency-Key\`, made
-for the call unless \`options={"idempotency_key": ...}\` gives one, so a retry never runs an action twice. The
+A call that failed for a passing reason (a lost connection, a 429, or an answer whose code the catalogue marks
+retryable, \`RETRYABLE_CODES\`: ${retryable}) is retried up to \`max_retries\` times (2 by default) with exponential
+backoff and full jitter, never before the answer's \`Retry-After\` (one over 60 seconds is not waited for). Every
+attempt carries the same \`X-Idempotency-Key\`, made for the call unless \`options={"idempotency_key": ...}\` gives
+one, so a retry never runs an action twice: a retried 500 gets the first answer replayed. The
 client waits \`timeout\` seconds for an answer, by default ${(limits.timeout.max + 5000) / 1000} (the server's longest
 time-out plus 5 s); a time-out is not retried. Every method takes \`options\`: \`idempotency_key\`, \`entity\`,
 \`api_version\`, \`server_timeout\` (the server's limit, in ms), \`timeout\`, \`max_retries\`, \`extra_headers\`.

@@ -3,7 +3,7 @@
 from . import models
 from ._base_client import NOT_GIVEN, USER_AGENT, BatchItemResult, BatchRequest, NotGiven, RawResponse, RequestOptions
 from ._client import AsyncClient, Client
-from ._error_codes import ErrorCode
+from ._error_codes import ErrorCode, RETRYABLE_CODES
 from ._errors import APIConnectionError, ActionTimeoutError, AuthenticationError, BatchError, DispatchError, IdempotencyError, InvalidRequestError, NotFoundError, PaymentError, PermissionDeniedError, ProviderError, RateLimitError, ServerError
 from ._pagination import AsyncPage, AsyncPager, SyncPage
 from ._streaming import AsyncStream, Stream, StreamEvent
@@ -34,6 +34,7 @@ __all__ = [
     "PaymentError",
     "PermissionDeniedError",
     "ProviderError",
+    "RETRYABLE_CODES",
     "RateLimitError",
     "RawResponse",
     "RequestOptions",
