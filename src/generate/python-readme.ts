@@ -64,7 +64,9 @@ unless \`api_version\` names another.
 
 A refused call raises a \`DispatchError\` of its type's class: \`InvalidRequestError\`, \`AuthenticationError\`,
 \`PaymentError\`, \`PermissionDeniedError\`, \`NotFoundError\`, \`IdempotencyError\`, \`RateLimitError\`,
-\`ServerError\`, \`ProviderError\`, \`ActionTimeoutError\`, \`BatchError\`. Each has \`code\` (typed as
+\`ServerError\`, \`ProviderError\`, \`ActionTimeoutError\`, \`BatchError\`: the TypeScript client's classes, but for
+\`PermissionDeniedError\` (there \`PermissionError\`) and \`ActionTimeoutError\` (there \`TimeoutError\`), whose names
+Python's built-ins hold. Each has \`code\` (typed as
 \`ErrorCode\`, a \`Literal\` of every code the catalogue knows; a newer server's code still comes through),
 \`status\`, \`message\`, \`param\`, \`details\`, \`request_id\`, \`headers\` and \`attempts\`. No answer at all
 raises \`APIConnectionError\` (\`timed_out\` when the client's \`timeout\` ran out).

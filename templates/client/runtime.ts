@@ -230,6 +230,11 @@ export class TimeoutError extends DispatchError {
   override readonly name: string = 'TimeoutError';
 }
 
+/** An atomic batch failed (`batch_error`, code `batch_aborted`); `details.results` has every request's outcome. */
+export class BatchError extends DispatchError {
+  override readonly name: string = 'BatchError';
+}
+
 /** The class of each error type of docs/contract.md § Errors; any other type is a plain `DispatchError`. */
 const ERROR_CLASSES: Record<string, typeof DispatchError> = {
   invalid_request_error: InvalidRequestError,
@@ -242,6 +247,7 @@ const ERROR_CLASSES: Record<string, typeof DispatchError> = {
   api_error: ServerError,
   provider_error: ProviderError,
   timeout_error: TimeoutError,
+  batch_error: BatchError,
 };
 
 /** No answer arrived: the network failed, or the client's `timeoutMs` ran out (`timedOut`). */

@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { API_VERSION, createClient, DispatchClient, DispatchConnectionError, DispatchError, RETRYABLE_ERROR_CODES } from '../../generated/client/index.js';
+import { API_VERSION, BatchError, createClient, DispatchClient, DispatchConnectionError, DispatchError, PermissionError, RETRYABLE_ERROR_CODES, TimeoutError } from '../../generated/client/index.js';
 import { retryableErrorCodes } from '../../src/spec/action-errors.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import { failure, inOrder, json, KEY, META, recordSleeps, startWireServer, type Received, type Respond, type WireServer } from '../helpers/wire.js';
@@ -123,6 +123,23 @@ describe('generated client runtime', () => {
     expect(e.docUrl).toBe(error.docUrl);
     // The envelope's meta wins over the header: they agree on a real server, and the body is the contract.
     expect(e.requestId).toBe('req_FROMBODY');
+  });
+
+  it('throws the class of the error type, a batch_error included, and a plain DispatchError for an unknown type', async () => {
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', maxRetries: 0 });
+    const cases: [string, number, typeof DispatchError, string][] = [
+      ['batch_error', 404, BatchError, 'BatchError'],
+      ['permission_error', 403, PermissionError, 'PermissionError'],
+      ['timeout_error', 504, TimeoutError, 'TimeoutError'],
+      ['brand_new_error', 400, DispatchError, 'DispatchError'],
+    ];
+    for (const [type, status, ErrorClass, name] of cases) {
+      respond = json(status, { error: { type, code: 'c', message: 'm', details: { results: [] } }, meta: META });
+      const e = (await client.call('batch', 'run', {}).catch((x: unknown) => x)) as DispatchError;
+      expect(e, type).toBeInstanceOf(ErrorClass);
+      expect(e.name, type).toBe(name);
+      expect(e.type, type).toBe(type);
+    }
   });
 
   it('keeps the Retry-After of a 429 and falls back to the Request-Id header', async () => {
