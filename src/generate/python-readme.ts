@@ -20,7 +20,9 @@ export function emitPythonReadme(catalog: Catalog): string {
 The Python client of ${info.title}, for API version ${latest}: \`Client\` and \`AsyncClient\`, one attribute per
 face and one method per action (\`client.payments.create_intent(...)\`), with typed keyword arguments, results as
 pydantic models, typed errors, retries, streams, auto-paging lists, batches and webhook verification. It depends on
-\`httpx\` (0.23 or newer) and \`pydantic\` (1.10 or 2.x) only, and needs Python 3.10 or newer.
+\`httpx\` (0.23 or newer) and \`pydantic\` (1.10 or 2.x) only, and needs Python 3.10 or newer. The models
+(\`unified_dispatch.models\`) and webhook verification (\`unwrap\`) import without httpx: the clients are loaded on
+first use.
 
 ## Install
 
