@@ -20,7 +20,7 @@ const CLASS_MEMBERS = new Set(['batch', 'call', 'callWithMeta', 'constructor', '
 /** Names `index.ts` exports besides the re-exported runtime and types. */
 const INDEX_NAMES = ['DispatchClient', 'createClient', 'API_VERSION', 'DEFAULT_TIMEOUT_MS', 'USER_AGENT'];
 /** Names `types.ts` exports besides those of faces, actions and events. */
-const TYPE_NAMES = ['Actions', 'ErrorCode', 'EventTypes', 'WebhookEvent', 'WebhookEventOf'];
+const TYPE_NAMES = ['Actions', 'ErrorCode', 'EventTypes', 'RETRYABLE_ERROR_CODES', 'WebhookEvent', 'WebhookEventOf'];
 const BATCH_TYPE_NAMES = ['BatchRequest', 'BatchResultOf', 'BatchResults'];
 
 /** The template files by name. */

@@ -4,7 +4,7 @@
  * file by file; the models, the faces' methods and the clients are generated from the catalogue, for the latest
  * API version, as the TypeScript client is.
  */
-import { catalogErrors } from '../spec/action-errors.js';
+import { catalogErrors, retryableErrorCodes } from '../spec/action-errors.js';
 import { materialize } from '../spec/json-schema.js';
 import type { Action, Catalog, JsonSchema } from '../spec/model.js';
 import { batchMethod, clientFaces, servedFaces, withoutDefs, type ClientFace } from './client-model.js';
@@ -103,12 +103,19 @@ function versionModule(catalog: Catalog): string {
 function errorCodesModule(catalog: Catalog): string {
   const codes = [...new Set(catalogErrors(catalog).map((e) => e.code))].sort();
   return [
-    ...docstring("Every error code the API answers with: the platform's and the faces' (the error catalogue in the docs).", ''),
-    'from typing import Literal',
+    ...docstring("Every error code the API answers with (the platform's and the faces', as the error catalogue in the docs\nlists them), and those a retry can succeed for.", ''),
+    'from typing import FrozenSet, Literal',
     '',
     'ErrorCode = Literal[',
     ...codes.map((code) => `    ${pyString(code)},`),
     ']',
+    '',
+    '#: The codes a retry of the same request can succeed for: the client retries these (and any 429).',
+    'RETRYABLE_CODES: FrozenSet[str] = frozenset(',
+    '    {',
+    ...retryableErrorCodes(catalog).map((code) => `        ${pyString(code)},`),
+    '    }',
+    ')',
     '',
   ].join('\n');
 }
@@ -260,25 +267,59 @@ function clientModule(catalog: Catalog, served: ClientFace[], batch: boolean): s
   ].join('\n');
 }
 
+/**
+ * __init__.py. The modules that send requests need httpx; the models, the webhooks and the rest do not, so the
+ * package imports those at once and the transport's names on first use (PEP 562): `unified_dispatch.models` and
+ * `unwrap` work where httpx is not installed (a webhook receiver, a worker that reads stored results).
+ */
 function initModule(catalog: Catalog): string {
-  const exported: [module: string, names: string[]][] = [
-    ['._base_client', ['NOT_GIVEN', 'USER_AGENT', 'BatchItemResult', 'BatchRequest', 'NotGiven', 'RawResponse', 'RequestOptions']],
-    ['._client', ['AsyncClient', 'Client']],
-    ['._error_codes', ['ErrorCode']],
+  const exported: [module: string, names: string[], transport: boolean][] = [
+    ['._base_client', ['NOT_GIVEN', 'USER_AGENT', 'BatchItemResult', 'BatchRequest', 'NotGiven', 'RawResponse', 'RequestOptions'], true],
+    ['._client', ['AsyncClient', 'Client'], true],
+    ['._error_codes', ['ErrorCode', 'RETRYABLE_CODES'], false],
     [
       '._errors',
       ['APIConnectionError', 'ActionTimeoutError', 'AuthenticationError', 'BatchError', 'DispatchError', 'IdempotencyError', 'InvalidRequestError', 'NotFoundError', 'PaymentError', 'PermissionDeniedError', 'ProviderError', 'RateLimitError', 'ServerError'],
+      true,
     ],
-    ['._pagination', ['AsyncPage', 'AsyncPager', 'SyncPage']],
-    ['._streaming', ['AsyncStream', 'Stream', 'StreamEvent']],
-    ['._version', ['API_VERSION', 'DEFAULT_TIMEOUT', 'VERSION']],
-    ['._webhooks', ['WebhookEvent', 'WebhookVerificationError', 'generate_test_headers', 'unwrap']],
+    ['._pagination', ['AsyncPage', 'AsyncPager', 'SyncPage'], false],
+    ['._streaming', ['AsyncStream', 'Stream', 'StreamEvent'], true],
+    ['._version', ['API_VERSION', 'DEFAULT_TIMEOUT', 'VERSION'], false],
+    ['._webhooks', ['WebhookEvent', 'WebhookVerificationError', 'generate_test_headers', 'unwrap'], false],
   ];
   const names = exported.flatMap(([, n]) => n).concat('models').sort();
+  const imports = (transport: boolean, indent: string) =>
+    exported.filter(([, , t]) => t === transport).map(([module, n]) => `${indent}from ${module} import ${n.join(', ')}`);
   return [
-    ...docstring(`The Python client of ${catalog.platform.info.title}: \`Client\` and \`AsyncClient\`, their errors, models, streams, pages and webhooks.`, ''),
+    ...docstring(
+      `The Python client of ${catalog.platform.info.title}: \`Client\` and \`AsyncClient\`, their errors, models, streams, pages and webhooks.\n\n` +
+        'The names of the transport (the clients, their errors and streams) are imported when first used, so the models\n' +
+        'and the webhooks work without httpx installed.',
+      '',
+    ),
+    'import importlib',
+    'from typing import TYPE_CHECKING, Any',
+    '',
     'from . import models',
-    ...exported.map(([module, n]) => `from ${module} import ${n.join(', ')}`),
+    ...imports(false, ''),
+    '',
+    'if TYPE_CHECKING:',
+    ...imports(true, '    '),
+    '',
+    '#: The module of each name imported on first use.',
+    '_TRANSPORT = {',
+    ...exported.filter(([, , t]) => t).flatMap(([module, n]) => n.map((name) => `    ${pyString(name)}: ${pyString(module)},`)),
+    '}',
+    '',
+    '',
+    'def __getattr__(name: str) -> Any:',
+    '    module = _TRANSPORT.get(name)',
+    '    if module is None:',
+    '        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")',
+    '    value = getattr(importlib.import_module(module, __name__), name)',
+    '    globals()[name] = value',
+    '    return value',
+    '',
     '',
     '__all__ = [',
     ...names.map((n) => `    ${pyString(n)},`),

@@ -2,6 +2,7 @@
  * `generated/python/README.md`: the Python package's README: install, first call, errors, retries, streams, pages,
  * batches, webhooks, async and raw responses, then every face's methods.
  */
+import { retryableErrorCodes } from '../spec/action-errors.js';
 import type { Catalog } from '../spec/model.js';
 import { clientFaces, servedFaces } from './client-model.js';
 import { faceModule, methodName } from './python-resources.js';
@@ -13,12 +14,15 @@ export function emitPythonReadme(catalog: Catalog): string {
     actions.map(({ action }) => `| \`client.${faceModule(face)}.${methodName(action)}\` | \`${action.id}\` | ${action.summary.trim().replace(/\|/g, '\\|')} |`),
   );
   const fence = '```';
+  const retryable = retryableErrorCodes(catalog).map((c) => `\`${c}\``).join(', ');
   return `# unified_dispatch
 
 The Python client of ${info.title}, for API version ${latest}: \`Client\` and \`AsyncClient\`, one attribute per
 face and one method per action (\`client.payments.create_intent(...)\`), with typed keyword arguments, results as
 pydantic models, typed errors, retries, streams, auto-paging lists, batches and webhook verification. It depends on
-\`httpx\` (0.23 or newer) and \`pydantic\` (1.10 or 2.x) only, and needs Python 3.10 or newer.
+\`httpx\` (0.23 or newer) and \`pydantic\` (1.10 or 2.x) only, and needs Python 3.10 or newer. The models
+(\`unified_dispatch.models\`) and webhook verification (\`unwrap\`) import without httpx: the clients are loaded on
+first use.
 
 ## Install
 
@@ -62,17 +66,20 @@ unless \`api_version\` names another.
 
 A refused call raises a \`DispatchError\` of its type's class: \`InvalidRequestError\`, \`AuthenticationError\`,
 \`PaymentError\`, \`PermissionDeniedError\`, \`NotFoundError\`, \`IdempotencyError\`, \`RateLimitError\`,
-\`ServerError\`, \`ProviderError\`, \`ActionTimeoutError\`, \`BatchError\`. Each has \`code\` (typed as
+\`ServerError\`, \`ProviderError\`, \`ActionTimeoutError\`, \`BatchError\`: the TypeScript client's classes, but for
+\`PermissionDeniedError\` (there \`PermissionError\`) and \`ActionTimeoutError\` (there \`TimeoutError\`), whose names
+Python's built-ins hold. Each has \`code\` (typed as
 \`ErrorCode\`, a \`Literal\` of every code the catalogue knows; a newer server's code still comes through),
 \`status\`, \`message\`, \`param\`, \`details\`, \`request_id\`, \`headers\` and \`attempts\`. No answer at all
 raises \`APIConnectionError\` (\`timed_out\` when the client's \`timeout\` ran out).
 
 ## Retries and time-outs
 
-A call that failed for a passing reason (a lost connection, 429, 503, 409 \`idempotency_key_in_use\`) is retried
-up to \`max_retries\` times (2 by default) with exponential backoff and full jitter, never before the answer's
-\`Retry-After\` (one over 60 seconds is not waited for). Every attempt carries the same \`X-Idempotency-Key\`, made
-for the call unless \`options={"idempotency_key": ...}\` gives one, so a retry never runs an action twice. The
+A call that failed for a passing reason (a lost connection, a 429, or an answer whose code the catalogue marks
+retryable, \`RETRYABLE_CODES\`: ${retryable}) is retried up to \`max_retries\` times (2 by default) with exponential
+backoff and full jitter, never before the answer's \`Retry-After\` (one over 60 seconds is not waited for). Every
+attempt carries the same \`X-Idempotency-Key\`, made for the call unless \`options={"idempotency_key": ...}\` gives
+one, so a retry never runs an action twice: a retried 500 gets the first answer replayed. The
 client waits \`timeout\` seconds for an answer, by default ${(limits.timeout.max + 5000) / 1000} (the server's longest
 time-out plus 5 s); a time-out is not retried. Every method takes \`options\`: \`idempotency_key\`, \`entity\`,
 \`api_version\`, \`server_timeout\` (the server's limit, in ms), \`timeout\`, \`max_retries\`, \`extra_headers\`.

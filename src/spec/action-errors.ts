@@ -11,6 +11,11 @@ export function catalogErrors(catalog: Catalog): FaceError[] {
   return [...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)];
 }
 
+/** The codes the catalogue marks retryable (a retry of the same request can succeed), each once, sorted. */
+export function retryableErrorCodes(catalog: Catalog): string[] {
+  return [...new Set(catalogErrors(catalog).filter((e) => e.retryable).map((e) => e.code))].sort();
+}
+
 /** The codes `action` answers beyond the pipeline's, sorted. */
 export function actionErrorCodes(face: Face, action: Action): string[] {
   return action.errors ?? face.errors.map((e) => e.code);

@@ -9,11 +9,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../generated/client/index.js';
+import * as typescriptClient from '../../generated/client/index.js';
+import { createClient, DispatchError } from '../../generated/client/index.js';
+import { catalogErrors } from '../../src/spec/action-errors.js';
+import { buildCatalog } from '../../src/spec/index.js';
 import { pythonName } from '../../src/generate/python-names.js';
 import { ROOT } from '../helpers/process.js';
 
 const PYTHON = '/usr/bin/python3';
+const catalog = buildCatalog(join(ROOT, 'faces')).catalog!;
 const scratch = mkdtempSync(join(tmpdir(), 'dispatch-python-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -40,7 +44,7 @@ describe('the Python SDK', () => {
     const run = python(['test/python/surface.py']);
     expect(run.status, run.output).toBe(0);
     type Surface = { faces: Record<string, string[]>; methods: string[] };
-    const { sync, async } = JSON.parse(run.stdout) as { sync: Surface; async: Surface };
+    const { sync, async, errors } = JSON.parse(run.stdout) as { sync: Surface; async: Surface; errors: Record<string, string> };
     expect(async).toEqual(sync);
 
     const client = createClient({ apiKey: 'sk_test_x', entityId: 'demo' }) as unknown as Record<string, unknown>;
@@ -55,5 +59,18 @@ describe('the Python SDK', () => {
     expect(sync.faces.webhooks).toEqual(expect.arrayContaining(helpers));
     expect(sync.methods).toEqual(expect.arrayContaining(['batch', 'call']));
     expect(typeof (client as { batch?: unknown }).batch).toBe('function');
+
+    // One class per error type of the catalogue in both clients, named alike but where Python's built-ins hold
+    // the TypeScript name.
+    const types = [...new Set(catalogErrors(catalog).map((e) => e.type))].sort();
+    expect(Object.keys(errors).sort()).toEqual(types);
+    const renamed: Record<string, string> = { PermissionDeniedError: 'PermissionError', ActionTimeoutError: 'TimeoutError' };
+    const exported = typescriptClient as unknown as Record<string, unknown>;
+    for (const type of types) {
+      const ErrorClass = exported[renamed[errors[type]!] ?? errors[type]!] as typeof DispatchError;
+      const made = new ErrorClass({ type, code: 'c', message: 'm' }, 400, undefined, new Headers());
+      expect(made, type).toBeInstanceOf(DispatchError);
+      expect(made.name, type).toBe(renamed[errors[type]!] ?? errors[type]);
+    }
   });
 });

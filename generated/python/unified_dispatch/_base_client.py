@@ -3,10 +3,11 @@
 its data (read into the action's result model) or a `DispatchError`; a streaming call's server-sent events into a
 `Stream`; a list action's answer into a page that iterates every item of every page.
 
-Calls that failed for a passing reason (429, 503, 409 `idempotency_key_in_use`, a lost connection) before any
-answer or stream arrived are retried with exponential backoff and full jitter, never before `Retry-After`, under
-one idempotency key made for the call, so that a retry never runs twice on the server (docs/contract.md
-§ Idempotency, § Rate limits). `SyncAPIClient` and `AsyncAPIClient` share everything but the I/O.
+Calls that failed for a passing reason (a lost connection, a 429, or an answer whose code the catalogue marks
+retryable: `RETRYABLE_CODES`, among them 409 `idempotency_key_in_use`, 500 `internal_error` and 503
+`provider_unavailable`) before any answer or stream arrived are retried with exponential backoff and full
+jitter, never before `Retry-After`, under one idempotency key made for the call, so that a retry never runs
+twice on the server: a retried 500 gets the first answer replayed (docs/contract.md § Idempotency, § Errors). `SyncAPIClient` and `AsyncAPIClient` share everything but the I/O.
 """
 import asyncio
 import contextvars
@@ -20,6 +21,7 @@ from typing import Any, Awaitable, Callable, Dict, Generic, List, Literal, Mappi
 
 import httpx
 
+from ._error_codes import RETRYABLE_CODES
 from ._errors import APIConnectionError, DispatchError, error_from, retry_after_seconds
 from ._models import validate
 from ._pagination import AsyncPage, AsyncPager, Paging, SyncPage
@@ -193,13 +195,13 @@ def checked_header_value(option: str, value: Any) -> str:
 
 
 def is_retryable(failure: Union[DispatchError, APIConnectionError]) -> bool:
-    """A lost connection (not the client's own time-out), a 429, a 503 or a 409 `idempotency_key_in_use`;
-    never a replayed answer, which the same key only gets again."""
+    """A lost connection (not the client's own time-out), a 429 or an answer with a retryable code; never a
+    replayed answer, which the same key only gets again."""
     if isinstance(failure, APIConnectionError):
         return not failure.timed_out
     if failure.headers.get("Idempotent-Replayed") == "true":
         return False
-    return failure.status in (429, 503) or (failure.status == 409 and failure.code == "idempotency_key_in_use")
+    return failure.status == 429 or failure.code in RETRYABLE_CODES
 
 
 def retry_delay(failure: Union[DispatchError, APIConnectionError], retry: int, rand: Callable[[], float]) -> Optional[float]:
