@@ -10,6 +10,7 @@ import type { Action, Catalog, JsonSchema } from '../spec/model.js';
 import { batchMethod, clientFaces, servedFaces, withoutDefs, type ClientFace } from './client-model.js';
 import { clientPackageOf } from './client-package.js';
 import { docstring, pyString } from './python-names.js';
+import { printActionEvents, printCommonEvents } from './python-events.js';
 import { emitPythonReadme } from './python-readme.js';
 import { faceClass, faceModule, faceModuleText } from './python-resources.js';
 import { ModelPrinter } from './python-types.js';
@@ -127,6 +128,9 @@ function modelsModule(catalog: Catalog, faces: ClientFace[]): { text: string; it
   const results: string[] = [];
   const events: string[] = [];
   const items = new Map<string, string>();
+  const common = new ModelPrinter({}, (name) => name);
+  printCommonEvents(common);
+  blocks.push(`# The events of every stream.\n\n\n${common.blocks.join('\n\n\n')}`);
   for (const { face, actions } of faces) {
     const named = Object.fromEntries(face.schemas.map((s) => [s.name, withoutDefs(materialize(s.schema, latest, Object.fromEntries(face.schemas.map((n) => [n.name, n.schema]))))]));
     const printer = new ModelPrinter(named, (name) => face.typeName + name);
@@ -137,6 +141,7 @@ function modelsModule(catalog: Catalog, faces: ClientFace[]): { text: string; it
       const itemsSchema = ((result.properties as Record<string, JsonSchema> | undefined)?.items as JsonSchema | undefined)?.items;
       items.set(action.id, itemsSchema === undefined ? 'Any' : printer.typeOf(itemsSchema, `${action.typeName}Item`));
       if (!face.builtin) results.push(`    ${pyString(action.id)}: ${action.typeName}Result,`);
+      if (action.stream) printActionEvents(printer, action);
     }
     for (const event of face.events) {
       printer.declare(`${event.typeName}Data`, withoutDefs(event.dataSchema), [`Data of the \`${event.type}\` event: ${event.summary.trim()}`]);
@@ -146,8 +151,9 @@ function modelsModule(catalog: Catalog, faces: ClientFace[]): { text: string; it
   }
   const text = [
     ...docstring(
-      'The results of the actions and the data of the webhook events, as pydantic models (1.10 or 2.x): a field has\n' +
-        "its snake_case name and is filled from the wire's camelCase; `to_dict()` gives the wire's form back.",
+      'The results of the actions, the events of their streams and the data of the webhook events, as pydantic models\n' +
+        "(1.10 or 2.x): a field has its snake_case name and is filled from the wire's camelCase; `to_dict()` gives the\n" +
+        "wire's form back.",
       '',
     ),
     'from typing import Any, Dict, List, Literal, Optional, Tuple, Union',
@@ -283,9 +289,10 @@ function initModule(catalog: Catalog): string {
       true,
     ],
     ['._pagination', ['AsyncPage', 'AsyncPager', 'SyncPage'], false],
-    ['._streaming', ['AsyncStream', 'Stream', 'StreamEvent'], true],
+    ['._streaming', ['AsyncStream', 'Stream'], true],
     ['._version', ['API_VERSION', 'DEFAULT_TIMEOUT', 'VERSION'], false],
     ['._webhooks', ['WebhookEvent', 'WebhookVerificationError', 'generate_test_headers', 'unwrap'], false],
+    ['.models', ['StreamEvent'], false],
   ];
   const names = exported.flatMap(([, n]) => n).concat('models').sort();
   const imports = (transport: boolean, indent: string) =>

@@ -87,13 +87,16 @@ time-out plus 5 s); a time-out is not retried. Every method takes \`options\`: \
 ## Streams
 
 A streaming action called with \`stream=True\` returns a \`Stream\` of its events (\`start\`, \`delta\`,
-\`progress\` and its own), read from the server-sent events as they arrive; its result is then \`stream.result\`:
+\`progress\` and its own), read from the server-sent events as they arrive; its result is then \`stream.result\`.
+Each event is a model with a \`Literal\` \`event\` and typed \`data\` (\`StartEvent\`, \`DeltaEvent\`,
+\`ProgressEvent\`, and an action's own, such as \`UsageLiveRecordEvent\`); a stream yields its action's union of
+them (\`AiGenerateStreamEvent\`), so comparing \`event.event\` narrows the type of \`event.data\`:
 
 ${fence}python
 stream = client.ai.generate(model="gpt-4o-mini", prompt="Say hello", stream=True)
 for event in stream:
     if event.event == "delta":
-        print(event.data["text"], end="")
+        print(event.data.text, end="")
 print(stream.result.tokens.output)
 ${fence}
 

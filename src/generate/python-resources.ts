@@ -9,6 +9,7 @@ import type { Action, Face, JsonSchema } from '../spec/model.js';
 import { withoutLinks } from './client-methods.js';
 import type { ClientFace } from './client-model.js';
 import { pagingOf } from './client-paging.js';
+import { eventMapping, streamEventModels, streamUnion } from './python-events.js';
 import { docstring, pyString, pythonName } from './python-names.js';
 import { literal, objectShape, SCALARS, unionOf } from './python-types.js';
 
@@ -93,8 +94,8 @@ interface Shape {
   result: string;
   /** A list action's paging and item type. */
   paging?: { paging: string; item: string };
-  /** A streaming action's own event names, and whether it answers only as a stream. */
-  stream?: { events: string[]; only: boolean };
+  /** A streaming action's union of event models, the mapping of their names to them, whether it answers only as a stream. */
+  stream?: { union: string; events: string; models: string[]; only: boolean };
 }
 
 /** The item type of a list action's page: the model of its `items`' elements. */
@@ -107,7 +108,9 @@ export function shapeOf(action: Action, payload: JsonSchema, itemType: ItemType)
     const text = 'cursor' in paging ? '{"cursor": True}' : `{"after": ${pyString(paging.after)}}`;
     return { result, paging: { paging: text, item: itemType(action) } };
   }
-  if (action.stream) return { result, stream: { events: action.streamEvents.map((e) => e.name), only: action.streamOnly } };
+  if (action.stream) {
+    return { result, stream: { union: streamUnion(action), events: eventMapping(action), models: streamEventModels(action).map(([, model]) => model), only: action.streamOnly } };
+  }
   return { result };
 }
 
@@ -118,6 +121,7 @@ export function faceModuleText(face: Face, actions: ClientFace['actions'], itemT
   for (const { shape } of methods) {
     models.add(shape.result);
     if (shape.paging && shape.paging.item !== 'Any') models.add(shape.paging.item);
+    for (const model of shape.stream ? [shape.stream.union, ...shape.stream.models] : []) models.add(model);
   }
   const cls = faceClass(face);
   const summary = face.summary.trim();
@@ -173,7 +177,7 @@ export function faceModuleText(face: Face, actions: ClientFace['actions'], itemT
 function methodLines(action: Action, args: Argument[], shape: Shape, async: boolean): string[] {
   const name = methodName(action);
   const defined = async && !shape.paging ? 'async def' : 'def';
-  const streamType = `${async ? 'AsyncStream' : 'Stream'}[${shape.result}]`;
+  const streamType = `${async ? 'AsyncStream' : 'Stream'}[${shape.result}, ${shape.stream?.union ?? 'Any'}]`;
   const returns = shape.paging
     ? `${async ? 'AsyncPager' : 'SyncPage'}[${shape.result}, ${shape.paging.item}]`
     : shape.stream?.only
@@ -199,7 +203,7 @@ function methodLines(action: Action, args: Argument[], shape: Shape, async: bool
   const face = pyString(action.face);
   const act = pyString(action.name);
   const call = `${wait}self._client.call(${face}, ${act}, payload, cast_to=${shape.result}, options=options)`;
-  const streamCall = shape.stream ? `${wait}self._client._stream(${face}, ${act}, payload, ${shape.result}, options, [${shape.stream.events.map(pyString).join(', ')}])` : '';
+  const streamCall = shape.stream ? `${wait}self._client._stream(${face}, ${act}, payload, ${shape.result}, options, ${shape.stream.events})` : '';
   const docs = docstring(methodDocs(action, args, shape, async), '        ');
   if (shape.paging) {
     return [...signature(undefined, returns, false), ...docs, ...payload, `        return self._client._list(${face}, ${act}, payload, ${shape.result}, options, ${shape.paging.paging})`];

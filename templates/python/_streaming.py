@@ -1,10 +1,11 @@
 """Streams (docs/contract.md § Streaming): the server-sent events of a streaming call, read from the wire format
 as they arrive. `Stream` and `AsyncStream` iterate the events a caller sees (`start`, `delta`, `progress` and the
-action's own), skip `ping` and events this package does not know, and end at the terminal event: `result`, whose
-data becomes `stream.result`, or `error`, raised as its `DispatchError` (status 200: the stream had opened).
+action's own), each read into its model, skip `ping` and events this package does not know, and end at the
+terminal event: `result`, whose data becomes `stream.result`, or `error`, raised as its `DispatchError` (status
+200: the stream had opened).
 """
 import json
-from typing import Any, AsyncIterator, Dict, Generic, Iterable, Iterator, List, Optional, Sequence, TypeVar
+from typing import Any, AsyncIterator, Generic, Iterable, Iterator, List, Mapping, Optional, TypeVar
 
 import httpx
 
@@ -12,23 +13,22 @@ from ._errors import APIConnectionError, error_from
 from ._models import validate
 
 T = TypeVar("T")
+#: The type of a stream's events: the union of the models of the events its action sends.
+E = TypeVar("E")
 
-#: The events every streaming action may send before its terminal one.
-SHOWN_EVENTS = ("start", "delta", "progress")
 
+class ServerSentEvent:
+    """One event as the wire format carries it: its name (`event`) and its `data`, not yet parsed."""
 
-class StreamEvent:
-    """One event of a stream: its name (`event`) and its parsed JSON `data`."""
-
-    def __init__(self, event: str, data: Any) -> None:
+    def __init__(self, event: str, data: str) -> None:
         self.event = event
         self.data = data
 
     def __repr__(self) -> str:
-        return f"StreamEvent(event={self.event!r}, data={self.data!r})"
+        return f"ServerSentEvent(event={self.event!r}, data={self.data!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, StreamEvent) and (self.event, self.data) == (other.event, other.data)
+        return isinstance(other, ServerSentEvent) and (self.event, self.data) == (other.event, other.data)
 
 
 class EventDecoder:
@@ -39,7 +39,7 @@ class EventDecoder:
         self._data: List[str] = []
         self._pending = ""
 
-    def decode(self, chunk: str) -> List[StreamEvent]:
+    def decode(self, chunk: str) -> List[ServerSentEvent]:
         """Takes a piece of the body as it arrived; returns the events it completes. A line break may be CRLF, LF or
         CR, and a line may arrive in pieces: the unfinished end waits for the next chunk."""
         text = self._pending + chunk
@@ -49,20 +49,20 @@ class EventDecoder:
         self._pending = lines.pop() + text[cut:]
         return [event for event in map(self.feed, lines) if event is not None]
 
-    def end(self) -> List[StreamEvent]:
+    def end(self) -> List[ServerSentEvent]:
         """The body ended: an unfinished last line and event end with it."""
         lines = [self._pending, ""] if self._pending else [""]
         self._pending = ""
         return [event for event in map(self.feed, lines) if event is not None]
 
-    def feed(self, line: str) -> Optional[StreamEvent]:
+    def feed(self, line: str) -> Optional[ServerSentEvent]:
         """Takes one line (without its line break); returns the event a blank line completes, if any."""
         if line == "":
             if not self._data and self._event is None:
                 return None
             name, text = self._event or "message", "\n".join(self._data)
             self._event, self._data = None, []
-            return StreamEvent(name, text)
+            return ServerSentEvent(name, text)
         if line.startswith(":"):
             return None
         field, _, value = line.partition(":")
@@ -74,12 +74,12 @@ class EventDecoder:
         return None
 
 
-class _Reader(Generic[T]):
-    """What both streams share: which events to show, and the terminal event's outcome."""
+class _Reader(Generic[T, E]):
+    """What both streams share: the model of each event shown, and the terminal event's outcome."""
 
-    def __init__(self, cast_to: Any, events: Sequence[str], url: str, attempt: int, response: Optional[httpx.Response]) -> None:
+    def __init__(self, cast_to: Any, events: Mapping[str, Any], url: str, attempt: int, response: Optional[httpx.Response]) -> None:
         self._cast_to = cast_to
-        self._shown = set(SHOWN_EVENTS) | set(events)
+        self._events = events
         self._url = url
         self._attempt = attempt
         self._response = response
@@ -94,11 +94,12 @@ class _Reader(Generic[T]):
             raise RuntimeError("The stream has not ended yet: iterate it to its end, or call final_result().")
         return self._result  # type: ignore[no-any-return]
 
-    def _take(self, raws: Iterable[StreamEvent]) -> List[StreamEvent]:
-        """Of the events read, those a caller sees; reads the terminal event into the result or raises it."""
-        shown: List[StreamEvent] = []
+    def _take(self, raws: Iterable[ServerSentEvent]) -> List[E]:
+        """Of the events read, those a caller sees, each read into its event's model; reads the terminal event into
+        the result or raises it."""
+        shown: List[E] = []
         for raw in raws:
-            if self._done or not (raw.event in self._shown or raw.event in ("result", "error")):
+            if self._done or not (raw.event in self._events or raw.event in ("result", "error")):
                 continue
             try:
                 data = json.loads(raw.data)
@@ -111,7 +112,7 @@ class _Reader(Generic[T]):
                 self._done = True
                 raise self._error(json.dumps(data), data)
             else:
-                shown.append(StreamEvent(raw.event, data))
+                shown.append(validate(self._events[raw.event], {"event": raw.event, "data": data}))
         return shown
 
     def _error(self, text: str, body: Any) -> Exception:
@@ -123,16 +124,16 @@ class _Reader(Generic[T]):
         return APIConnectionError(f"The event stream from {self._url} ended before its result", attempts=self._attempt)
 
 
-class Stream(_Reader[T]):
+class Stream(_Reader[T, E]):
     """A streaming call: iterate it (once) for its events, in order; then `result` holds the call's result.
     Leaving the loop early and closing it (`with` or `close()`) ends the call."""
 
-    def __init__(self, response: Optional[httpx.Response], cast_to: Any, events: Sequence[str], url: str, attempt: int, finished: Any = None) -> None:
+    def __init__(self, response: Optional[httpx.Response], cast_to: Any, events: Mapping[str, Any], url: str, attempt: int, finished: Any = None) -> None:
         super().__init__(cast_to, events, url, attempt, response)
         if response is None:
             self._done, self._result = True, finished
 
-    def __iter__(self) -> Iterator[StreamEvent]:
+    def __iter__(self) -> Iterator[E]:
         response = self._response
         if response is None:
             return
@@ -160,22 +161,22 @@ class Stream(_Reader[T]):
         if self._response is not None:
             self._response.close()
 
-    def __enter__(self) -> "Stream[T]":
+    def __enter__(self) -> "Stream[T, E]":
         return self
 
     def __exit__(self, *_: Any) -> None:
         self.close()
 
 
-class AsyncStream(_Reader[T]):
+class AsyncStream(_Reader[T, E]):
     """`Stream` for `AsyncClient`: `async for event in stream`, then `stream.result`."""
 
-    def __init__(self, response: Optional[httpx.Response], cast_to: Any, events: Sequence[str], url: str, attempt: int, finished: Any = None) -> None:
+    def __init__(self, response: Optional[httpx.Response], cast_to: Any, events: Mapping[str, Any], url: str, attempt: int, finished: Any = None) -> None:
         super().__init__(cast_to, events, url, attempt, response)
         if response is None:
             self._done, self._result = True, finished
 
-    async def __aiter__(self) -> AsyncIterator[StreamEvent]:
+    async def __aiter__(self) -> AsyncIterator[E]:
         response = self._response
         if response is None:
             return
@@ -205,7 +206,7 @@ class AsyncStream(_Reader[T]):
         if self._response is not None:
             await self._response.aclose()
 
-    async def __aenter__(self) -> "AsyncStream[T]":
+    async def __aenter__(self) -> "AsyncStream[T, E]":
         return self
 
     async def __aexit__(self, *_: Any) -> None:

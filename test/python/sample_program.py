@@ -14,14 +14,20 @@ from unified_dispatch import (
     SyncPage,
     WebhookEvent,
 )
-from unified_dispatch.models import AiGenerateResult, KeysKey, KeysListResult
+from unified_dispatch.models import AiGenerateResult, KeysKey, KeysListResult, UsageRecord
 
 
 def sync_calls(client: Client) -> None:
     answer: AiGenerateResult = client.ai.generate(model="test", prompt="Say hello")
     tokens: int = answer.tokens.output
     for event in client.ai.generate(model="test", prompt="Say hello", stream=True):
-        name: str = event.event
+        if event.event == "delta":
+            piece: str = event.data.text
+        elif event.event == "start":
+            request_id: str = event.data.request_id
+    for live in client.usage.live(max_seconds=1):
+        if live.event == "record":
+            record: UsageRecord = live.data
     stream = client.ai.generate(model="test", prompt="Say hello", stream=True)
     final: AiGenerateResult = stream.final_result()
     keys: List[KeysKey] = client.keys.list(limit=2).to_list()
@@ -44,6 +50,8 @@ async def async_calls(client: AsyncClient) -> None:
     stream = await client.ai.generate(model="test", prompt="Say hello", stream=True)
     async for event in stream:
         seen: StreamEvent = event
+        if event.event == "progress":
+            done: float = event.data.completed
     page = await client.keys.list(limit=1)
     first: List[KeysKey] = page.items
     async for key in client.keys.list():

@@ -84,8 +84,11 @@ def test_replays_a_call_made_again_with_its_idempotency_key(client: Client) -> N
 def test_streams_events_then_the_result(client: Client) -> None:
     stream = client.ai.generate(model="gpt-4o-mini", prompt="Say hello", stream=True)
     events = list(stream)
-    assert events[0].event == "start" and events[0].data["requestId"].startswith("req_")
-    text = "".join(e.data["text"] for e in events if e.event == "delta")
+    start = events[0]
+    assert isinstance(start, models.StartEvent) and start.data.request_id.startswith("req_")
+    deltas = [e for e in events if e.event == "delta"]
+    assert deltas and all(isinstance(e, models.DeltaEvent) for e in deltas)
+    text = "".join(e.data.text for e in deltas)
     assert text and text == stream.result.text
     assert stream.result.tokens.output > 0
 
@@ -93,8 +96,9 @@ def test_streams_events_then_the_result(client: Client) -> None:
 @pytest.mark.asyncio
 async def test_streams_asynchronously(async_client: AsyncClient) -> None:
     stream = await async_client.ai.generate(model="gpt-4o-mini", prompt="Say hello", stream=True)
-    names = [event.event async for event in stream]
-    assert names[0] == "start" and "delta" in names
+    events = [event async for event in stream]
+    assert [type(e) for e in events[:2]] == [models.StartEvent, models.DeltaEvent]
+    assert events[0].event == "start" and events[0].data.api_version
     assert stream.result.text
     answer = await async_client.ai.generate(model="gpt-4o-mini", prompt="Say hello")
     assert answer.model == "gpt-4o-mini"

@@ -12,12 +12,13 @@ from ._error_codes import ErrorCode, RETRYABLE_CODES
 from ._pagination import AsyncPage, AsyncPager, SyncPage
 from ._version import API_VERSION, DEFAULT_TIMEOUT, VERSION
 from ._webhooks import WebhookEvent, WebhookVerificationError, generate_test_headers, unwrap
+from .models import StreamEvent
 
 if TYPE_CHECKING:
     from ._base_client import NOT_GIVEN, USER_AGENT, BatchItemResult, BatchRequest, NotGiven, RawResponse, RequestOptions
     from ._client import AsyncClient, Client
     from ._errors import APIConnectionError, ActionTimeoutError, AuthenticationError, BatchError, DispatchError, IdempotencyError, InvalidRequestError, NotFoundError, PaymentError, PermissionDeniedError, ProviderError, RateLimitError, ServerError
-    from ._streaming import AsyncStream, Stream, StreamEvent
+    from ._streaming import AsyncStream, Stream
 
 #: The module of each name imported on first use.
 _TRANSPORT = {
@@ -45,7 +46,6 @@ _TRANSPORT = {
     "ServerError": "._errors",
     "AsyncStream": "._streaming",
     "Stream": "._streaming",
-    "StreamEvent": "._streaming",
 }
 
 

@@ -359,11 +359,11 @@ class SyncAPIClient(BaseAPIClient):
         page: SyncPage[Any, Any] = SyncPage(result, answer.data, payload, paging, fetch_next, f"{face}.{action}")
         return RawResponse(page, answer) if RAW_RESPONSE.get() else page
 
-    def _stream(self, face: str, action: str, payload: Dict[str, Any], cast_to: Any, options: Optional[RequestOptions], events: Sequence[str]) -> Any:
+    def _stream(self, face: str, action: str, payload: Dict[str, Any], cast_to: Any, options: Optional[RequestOptions], events: Mapping[str, Any]) -> Any:
         opened = self._exchange(face, action, payload, options or {}, True)
         if isinstance(opened, Answer):
             # The server answered in one piece (an action that does not stream): a stream of no events.
-            stream: Stream[Any] = Stream(None, cast_to, events, self._url, 1, finished=validate(cast_to, opened.data))
+            stream: Stream[Any, Any] = Stream(None, cast_to, events, self._url, 1, finished=validate(cast_to, opened.data))
             return RawResponse(stream, opened) if RAW_RESPONSE.get() else stream
         response, attempt = opened
         stream = Stream(response, cast_to, events, self._url, attempt)
@@ -447,10 +447,10 @@ class AsyncAPIClient(BaseAPIClient):
 
         return AsyncPager(first)
 
-    async def _stream(self, face: str, action: str, payload: Dict[str, Any], cast_to: Any, options: Optional[RequestOptions], events: Sequence[str]) -> Any:
+    async def _stream(self, face: str, action: str, payload: Dict[str, Any], cast_to: Any, options: Optional[RequestOptions], events: Mapping[str, Any]) -> Any:
         opened = await self._exchange(face, action, payload, options or {}, True)
         if isinstance(opened, Answer):
-            stream: AsyncStream[Any] = AsyncStream(None, cast_to, events, self._url, 1, finished=validate(cast_to, opened.data))
+            stream: AsyncStream[Any, Any] = AsyncStream(None, cast_to, events, self._url, 1, finished=validate(cast_to, opened.data))
             return RawResponse(stream, opened) if RAW_RESPONSE.get() else stream
         response, attempt = opened
         stream = AsyncStream(response, cast_to, events, self._url, attempt)

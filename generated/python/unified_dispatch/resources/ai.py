@@ -17,7 +17,11 @@ from .._streaming import AsyncStream, Stream
 from ..models import (
     AiEmbedResult,
     AiGenerateResult,
+    AiGenerateStreamEvent,
     AiModelsResult,
+    DeltaEvent,
+    ProgressEvent,
+    StartEvent,
 )
 
 
@@ -84,7 +88,7 @@ class Ai:
         sampling: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
         stream: Literal[True],
         options: Optional[RequestOptions] = None,
-    ) -> Stream[AiGenerateResult]: ...
+    ) -> Stream[AiGenerateResult, AiGenerateStreamEvent]: ...
 
     def generate(
         self,
@@ -96,7 +100,7 @@ class Ai:
         sampling: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
         stream: bool = False,
         options: Optional[RequestOptions] = None,
-    ) -> Union[AiGenerateResult, Stream[AiGenerateResult]]:
+    ) -> Union[AiGenerateResult, Stream[AiGenerateResult, AiGenerateStreamEvent]]:
         """Generate text from a prompt.
 
         Requires the `ai:generate` scope.
@@ -124,7 +128,7 @@ class Ai:
             }
         )
         if stream:
-            return self._client._stream("ai", "generate", payload, AiGenerateResult, options, [])
+            return self._client._stream("ai", "generate", payload, AiGenerateResult, options, {"start": StartEvent, "delta": DeltaEvent, "progress": ProgressEvent})
         return self._client.call("ai", "generate", payload, cast_to=AiGenerateResult, options=options)
 
     def models(
@@ -208,7 +212,7 @@ class AsyncAi:
         sampling: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
         stream: Literal[True],
         options: Optional[RequestOptions] = None,
-    ) -> AsyncStream[AiGenerateResult]: ...
+    ) -> AsyncStream[AiGenerateResult, AiGenerateStreamEvent]: ...
 
     async def generate(
         self,
@@ -220,7 +224,7 @@ class AsyncAi:
         sampling: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
         stream: bool = False,
         options: Optional[RequestOptions] = None,
-    ) -> Union[AiGenerateResult, AsyncStream[AiGenerateResult]]:
+    ) -> Union[AiGenerateResult, AsyncStream[AiGenerateResult, AiGenerateStreamEvent]]:
         """Generate text from a prompt.
 
         Requires the `ai:generate` scope.
@@ -248,7 +252,7 @@ class AsyncAi:
             }
         )
         if stream:
-            return await self._client._stream("ai", "generate", payload, AiGenerateResult, options, [])
+            return await self._client._stream("ai", "generate", payload, AiGenerateResult, options, {"start": StartEvent, "delta": DeltaEvent, "progress": ProgressEvent})
         return await self._client.call("ai", "generate", payload, cast_to=AiGenerateResult, options=options)
 
     async def models(

@@ -19,12 +19,16 @@ from ..models import (
     AuthDisableUserResult,
     AuthEnableUserResult,
     AuthImportResult,
+    AuthImportStreamEvent,
     AuthListUsersResult,
     AuthLoginResult,
     AuthLogoutResult,
     AuthSessionResult,
     AuthSignupResult,
     AuthUser,
+    DeltaEvent,
+    ProgressEvent,
+    StartEvent,
 )
 
 
@@ -115,7 +119,7 @@ class Auth:
         users: List[Mapping[str, Any]],
         stream: Literal[True],
         options: Optional[RequestOptions] = None,
-    ) -> Stream[AuthImportResult]: ...
+    ) -> Stream[AuthImportResult, AuthImportStreamEvent]: ...
 
     def import_(
         self,
@@ -123,7 +127,7 @@ class Auth:
         users: List[Mapping[str, Any]],
         stream: bool = False,
         options: Optional[RequestOptions] = None,
-    ) -> Union[AuthImportResult, Stream[AuthImportResult]]:
+    ) -> Union[AuthImportResult, Stream[AuthImportResult, AuthImportStreamEvent]]:
         """Import many users at once, all or none.
 
         Requires the `auth:signup` scope.
@@ -143,7 +147,7 @@ class Auth:
             }
         )
         if stream:
-            return self._client._stream("auth", "import", payload, AuthImportResult, options, [])
+            return self._client._stream("auth", "import", payload, AuthImportResult, options, {"start": StartEvent, "delta": DeltaEvent, "progress": ProgressEvent})
         return self._client.call("auth", "import", payload, cast_to=AuthImportResult, options=options)
 
     def list_users(
@@ -362,7 +366,7 @@ class AsyncAuth:
         users: List[Mapping[str, Any]],
         stream: Literal[True],
         options: Optional[RequestOptions] = None,
-    ) -> AsyncStream[AuthImportResult]: ...
+    ) -> AsyncStream[AuthImportResult, AuthImportStreamEvent]: ...
 
     async def import_(
         self,
@@ -370,7 +374,7 @@ class AsyncAuth:
         users: List[Mapping[str, Any]],
         stream: bool = False,
         options: Optional[RequestOptions] = None,
-    ) -> Union[AuthImportResult, AsyncStream[AuthImportResult]]:
+    ) -> Union[AuthImportResult, AsyncStream[AuthImportResult, AuthImportStreamEvent]]:
         """Import many users at once, all or none.
 
         Requires the `auth:signup` scope.
@@ -390,7 +394,7 @@ class AsyncAuth:
             }
         )
         if stream:
-            return await self._client._stream("auth", "import", payload, AuthImportResult, options, [])
+            return await self._client._stream("auth", "import", payload, AuthImportResult, options, {"start": StartEvent, "delta": DeltaEvent, "progress": ProgressEvent})
         return await self._client.call("auth", "import", payload, cast_to=AuthImportResult, options=options)
 
     def list_users(

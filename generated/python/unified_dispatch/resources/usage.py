@@ -15,9 +15,14 @@ from .._base_client import (
 from .._pagination import AsyncPager, SyncPage
 from .._streaming import AsyncStream, Stream
 from ..models import (
+    DeltaEvent,
+    ProgressEvent,
+    StartEvent,
     UsageEventsResult,
     UsageIngestResult,
+    UsageLiveRecordEvent,
     UsageLiveResult,
+    UsageLiveStreamEvent,
     UsageRecord,
     UsageSummaryResult,
 )
@@ -94,7 +99,7 @@ class Usage:
         max_seconds: Union[int, NotGiven] = NOT_GIVEN,
         stream: Literal[True] = True,
         options: Optional[RequestOptions] = None,
-    ) -> Stream[UsageLiveResult]:
+    ) -> Stream[UsageLiveResult, UsageLiveStreamEvent]:
         """Follow calls as they are recorded.
 
         Requires the `usage:live` scope.
@@ -117,7 +122,7 @@ class Usage:
                 "maxSeconds": max_seconds,
             }
         )
-        return self._client._stream("usage", "live", payload, UsageLiveResult, options, ["record"])
+        return self._client._stream("usage", "live", payload, UsageLiveResult, options, {"start": StartEvent, "delta": DeltaEvent, "progress": ProgressEvent, "record": UsageLiveRecordEvent})
 
     def summary(
         self,
@@ -224,7 +229,7 @@ class AsyncUsage:
         max_seconds: Union[int, NotGiven] = NOT_GIVEN,
         stream: Literal[True] = True,
         options: Optional[RequestOptions] = None,
-    ) -> AsyncStream[UsageLiveResult]:
+    ) -> AsyncStream[UsageLiveResult, UsageLiveStreamEvent]:
         """Follow calls as they are recorded.
 
         Requires the `usage:live` scope.
@@ -247,7 +252,7 @@ class AsyncUsage:
                 "maxSeconds": max_seconds,
             }
         )
-        return await self._client._stream("usage", "live", payload, UsageLiveResult, options, ["record"])
+        return await self._client._stream("usage", "live", payload, UsageLiveResult, options, {"start": StartEvent, "delta": DeltaEvent, "progress": ProgressEvent, "record": UsageLiveRecordEvent})
 
     async def summary(
         self,
