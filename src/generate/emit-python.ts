@@ -11,6 +11,7 @@ import { batchMethod, clientFaces, servedFaces, withoutDefs, type ClientFace } f
 import { clientPackageOf } from './client-package.js';
 import { docstring, pyString } from './python-names.js';
 import { printActionEvents, printCommonEvents } from './python-events.js';
+import { ParamPrinter } from './python-params.js';
 import { emitPythonReadme } from './python-readme.js';
 import { faceClass, faceModule, faceModuleText } from './python-resources.js';
 import { ModelPrinter } from './python-types.js';
@@ -48,9 +49,11 @@ export function emitPython(catalog: Catalog): Map<string, string> {
   files.set(`${PACKAGE_DIR}/_error_codes.py`, errorCodesModule(catalog));
   files.set(`${PACKAGE_DIR}/models.py`, models.text);
   files.set(`${PACKAGE_DIR}/resources/__init__.py`, `${docstring('The faces of the client, a module each.', '').join('\n')}\n`);
+  const params = new ParamPrinter();
   for (const { face, actions } of served) {
-    files.set(`${PACKAGE_DIR}/resources/${faceModule(face)}.py`, faceModuleText(face, actions, models.itemType, face === webhooksFace?.face));
+    files.set(`${PACKAGE_DIR}/resources/${faceModule(face)}.py`, faceModuleText(face, actions, models.itemType, params, face === webhooksFace?.face));
   }
+  files.set(`${PACKAGE_DIR}/params.py`, paramsModule(params));
   files.set(`${PACKAGE_DIR}/_client.py`, clientModule(catalog, served, Boolean(batch)));
   files.set(`${PACKAGE_DIR}/__init__.py`, initModule(catalog));
   return files;
@@ -180,6 +183,20 @@ function modelsModule(catalog: Catalog, faces: ClientFace[]): { text: string; it
   return { text, itemType: (action) => items.get(action.id) ?? 'Any' };
 }
 
+/** params.py: the payloads' nested objects as `TypedDict`s, which the faces' methods take. */
+function paramsModule(params: ParamPrinter): string {
+  return [
+    ...docstring(
+      "The nested objects of the payloads, as `TypedDict`s with the wire's keys (camelCase, as sent): what a method's\n" +
+        'keyword argument that takes an object accepts, so a type checker refuses a misspelt or missing key.',
+      '',
+    ),
+    'from typing import Any, List, Literal, Mapping, Optional, TypedDict, Union',
+    ...(params.blocks.length ? ['', '', params.blocks.join('\n\n\n')] : []),
+    '',
+  ].join('\n');
+}
+
 /** _client.py: `Client` and `AsyncClient`, one attribute per face, `batch()`, and `with_raw_response`. */
 function clientModule(catalog: Catalog, served: ClientFace[], batch: boolean): string {
   const { latest } = catalog.platform;
@@ -294,7 +311,7 @@ function initModule(catalog: Catalog): string {
     ['._webhooks', ['WebhookEvent', 'WebhookVerificationError', 'generate_test_headers', 'unwrap'], false],
     ['.models', ['StreamEvent'], false],
   ];
-  const names = exported.flatMap(([, n]) => n).concat('models').sort();
+  const names = exported.flatMap(([, n]) => n).concat('models', 'params').sort();
   const imports = (transport: boolean, indent: string) =>
     exported.filter(([, , t]) => t === transport).map(([module, n]) => `${indent}from ${module} import ${n.join(', ')}`);
   return [
@@ -307,7 +324,7 @@ function initModule(catalog: Catalog): string {
     'import importlib',
     'from typing import TYPE_CHECKING, Any',
     '',
-    'from . import models',
+    'from . import models, params',
     ...imports(false, ''),
     '',
     'if TYPE_CHECKING:',

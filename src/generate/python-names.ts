@@ -10,6 +10,9 @@ const KEYWORDS = new Set(
   ),
 );
 
+/** Whether `name` is a Python keyword, which can be neither an argument's nor a class-syntax key's name. */
+export const isKeyword = (name: string) => KEYWORDS.has(name);
+
 /** `createIntent` → `create_intent`, `last4` → `last4`, `URLPath` → `url_path`; anything not a name character → `_`. */
 export function snakeCase(name: string): string {
   return name

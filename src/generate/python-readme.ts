@@ -58,9 +58,21 @@ for key in client.keys.list():  # every page, asked for as the loop goes
 ${fence}
 
 Keyword arguments are the payload's fields in snake_case (\`starting_after\` is sent as \`startingAfter\`; a Python
-keyword gets a trailing underscore, \`from_\`); an optional one left out is not sent. Results are models whose
-fields are snake_case too; \`to_dict()\` gives the wire's form back. The client sends \`X-API-Version: ${latest}\`
-unless \`api_version\` names another.
+keyword gets a trailing underscore, \`from_\`); an optional one left out is not sent. An argument that takes an
+object is a \`TypedDict\` of \`unified_dispatch.params\` with the wire's own keys, so a type checker refuses a
+misspelt or missing key:
+
+${fence}python
+price = client.billing.create_price(
+    currency="usd",
+    type="graduated",
+    usage={"source": "meter", "meterType": "tokens"},
+    tiers=[{"upTo": 1000, "unitAmount": "0"}, {"upTo": None, "unitAmount": "0.2"}],  # params.BillingPriceTierParam
+)
+${fence}
+
+Results are models whose fields are snake_case; \`to_dict()\` gives the wire's form back. The client sends
+\`X-API-Version: ${latest}\` unless \`api_version\` names another.
 
 ## Errors
 

@@ -1,8 +1,9 @@
 /**
  * `generated/python/unified_dispatch/resources/<face>.py`: a face's methods, one per action, in four classes: the
  * face of `Client` and of `AsyncClient`, and their `with_raw_response` views. A method takes the action's payload
- * as keyword arguments (snake_case, typed from the payload schema, sent by their wire names), returns the result
- * model, a page for a list action, and for a streaming action a `Stream` when called with `stream=True`.
+ * as keyword arguments (snake_case, typed from the payload schema, a nested object as a `TypedDict` of params.py,
+ * sent by their wire names), returns the result model, a page for a list action, and for a streaming action a
+ * `Stream` when called with `stream=True`.
  */
 import { isObject } from '../spec/json-schema.js';
 import type { Action, Face, JsonSchema } from '../spec/model.js';
@@ -11,7 +12,8 @@ import type { ClientFace } from './client-model.js';
 import { pagingOf } from './client-paging.js';
 import { eventMapping, streamEventModels, streamUnion } from './python-events.js';
 import { docstring, pyString, pythonName } from './python-names.js';
-import { literal, objectShape, SCALARS, unionOf } from './python-types.js';
+import type { ParamPrinter } from './python-params.js';
+import { objectShape, pascal, unionOf } from './python-types.js';
 
 /** Keyword arguments every method has besides the payload's, which a payload field must not take. */
 const METHOD_ARGUMENTS = new Set(['self', 'options', 'stream']);
@@ -36,8 +38,9 @@ export const methodName = (action: Action) => pythonName(action.name, METHOD_ARG
  * The keyword arguments of an action, from its payload: an object's properties, those of every object an
  * `allOf` joins, or, for a `oneOf` of objects, those of every branch (required when every branch requires it).
  */
-export function payloadArguments(action: Action, payload: JsonSchema): Argument[] {
+export function payloadArguments(action: Action, payload: JsonSchema, face: Face, params: ParamPrinter, used: Set<string>): Argument[] {
   const named = (isObject(payload.$defs) ? payload.$defs : {}) as Record<string, JsonSchema>;
+  const scope = { named, prefix: face.typeName };
   const resolve = (s: unknown) => (isObject(s) && typeof s.$ref === 'string' ? (named[s.$ref.split('/').pop()!] ?? {}) : isObject(s) ? s : {});
   const branches = Array.isArray(payload.oneOf ?? payload.anyOf) ? ((payload.oneOf ?? payload.anyOf) as unknown[]).map(resolve) : [payload];
   const shapes = branches.map((branch) => {
@@ -51,7 +54,7 @@ export function payloadArguments(action: Action, payload: JsonSchema): Argument[
   for (const shape of shapes) {
     for (const [wire, property] of shape.properties) {
       const known = byWire.get(wire) ?? { types: [], required: true };
-      known.types.push(paramType(property, named));
+      known.types.push(params.typeOf(property, `${action.typeName}${pascal(wire)}`, scope, used));
       const p = resolve(property);
       if (known.description === undefined && typeof (isObject(property) ? property.description : undefined) === 'string') known.description = (property as JsonSchema).description as string;
       else if (known.description === undefined && typeof p.description === 'string') known.description = p.description;
@@ -66,27 +69,6 @@ export function payloadArguments(action: Action, payload: JsonSchema): Argument[
     const required = shapes.every((shape) => shape.required.has(wire));
     return { name, wire, type: unionOf(types), required, ...(description ? { description } : {}) };
   });
-}
-
-/** The type of an argument: scalars, literals and lists as the schema says; an object as a mapping of wire keys. */
-export function paramType(schema: unknown, named: Record<string, JsonSchema>, depth = 0): string {
-  if (!isObject(schema) || depth > 8) return 'Any';
-  if (typeof schema.$ref === 'string') return paramType(named[schema.$ref.split('/').pop()!], named, depth + 1);
-  if ('const' in schema) return literal([schema.const]);
-  if (Array.isArray(schema.enum)) return literal(schema.enum);
-  if (Array.isArray(schema.allOf)) return schema.allOf.length === 1 ? paramType(schema.allOf[0], named, depth + 1) : 'Mapping[str, Any]';
-  const union = (schema.oneOf ?? schema.anyOf) as unknown[] | undefined;
-  if (Array.isArray(union)) return unionOf(union.map((member) => paramType(member, named, depth + 1)));
-  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
-  if (types.length === 0) return schema.properties ? 'Mapping[str, Any]' : 'Any';
-  return unionOf(
-    types.map((type) => {
-      if (SCALARS[type]) return SCALARS[type];
-      if (type === 'array') return `List[${paramType(schema.items, named, depth + 1)}]`;
-      if (type !== 'object') return 'Any';
-      return !schema.properties && isObject(schema.additionalProperties) ? `Mapping[str, ${paramType(schema.additionalProperties, named, depth + 1)}]` : 'Mapping[str, Any]';
-    }),
-  );
 }
 
 /** How an action's method answers. */
@@ -115,8 +97,9 @@ export function shapeOf(action: Action, payload: JsonSchema, itemType: ItemType)
 }
 
 /** The face's module: its imports and its four classes. */
-export function faceModuleText(face: Face, actions: ClientFace['actions'], itemType: ItemType, webhookHelpers: boolean): string {
-  const methods = actions.map(({ action, payload }) => ({ action, args: payloadArguments(action, payload), shape: shapeOf(action, payload, itemType) }));
+export function faceModuleText(face: Face, actions: ClientFace['actions'], itemType: ItemType, params: ParamPrinter, webhookHelpers: boolean): string {
+  const typedDicts = new Set<string>();
+  const methods = actions.map(({ action, payload }) => ({ action, args: payloadArguments(action, payload, face, params, typedDicts), shape: shapeOf(action, payload, itemType) }));
   const models = new Set<string>();
   for (const { shape } of methods) {
     models.add(shape.result);
@@ -139,6 +122,7 @@ export function faceModuleText(face: Face, actions: ClientFace['actions'], itemT
     'from ..models import (',
     ...[...models].sort().map((n) => `    ${n},`),
     ')',
+    ...(typedDicts.size ? ['from ..params import (', ...[...typedDicts].sort().map((n) => `    ${n},`), ')'] : []),
     '',
     '',
     `class ${cls}${base('')}:`,

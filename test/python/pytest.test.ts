@@ -1,8 +1,8 @@
 /**
  * The Python SDK (generated/python/) on Debian's python3 and its packages: its pytest tests against a real server
- * process, mypy over a sample program that uses it, and its surface, read by importing the package, against the
- * TypeScript client's: every face and method of one is in the other. Python writes no bytecode and keeps no
- * cache in the checkout, so `check` still finds generated/ as generated.
+ * process, mypy over a sample program that uses it (and over one it must refuse), and its surface, read by
+ * importing the package, against the TypeScript client's: every face and method of one is in the other. Python
+ * writes no bytecode and keeps no cache in the checkout, so `check` still finds generated/ as generated.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -38,6 +38,13 @@ describe('the Python SDK', () => {
     const run = python(['-m', 'mypy', '--cache-dir', join(scratch, 'mypy'), '--python-version', '3.11', 'test/python/sample_program.py']);
     expect(run.status, run.output).toBe(0);
     expect(run.output).toContain('Success');
+  }, 120_000);
+
+  it('refuses with mypy a misspelt key in a nested argument', () => {
+    const run = python(['-m', 'mypy', '--cache-dir', join(scratch, 'mypy'), '--python-version', '3.11', 'test/python/sample_wrong_key.py']);
+    expect(run.status, run.output).toBe(1);
+    expect(run.output).toContain('Extra key "unit_amount" for TypedDict "BillingPriceTierParam"');
+    expect(run.output).toContain('Found 1 error');
   }, 120_000);
 
   it('defines the faces and methods the TypeScript client has, with the same names in snake_case', () => {

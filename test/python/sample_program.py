@@ -14,7 +14,8 @@ from unified_dispatch import (
     SyncPage,
     WebhookEvent,
 )
-from unified_dispatch.models import AiGenerateResult, KeysKey, KeysListResult, UsageRecord
+from unified_dispatch.models import AiGenerateResult, BillingPrice, KeysKey, KeysListResult, UsageRecord
+from unified_dispatch.params import BillingPriceTierParam
 
 
 def sync_calls(client: Client) -> None:
@@ -30,6 +31,13 @@ def sync_calls(client: Client) -> None:
             record: UsageRecord = live.data
     stream = client.ai.generate(model="test", prompt="Say hello", stream=True)
     final: AiGenerateResult = stream.final_result()
+    price: BillingPrice = client.billing.create_price(
+        currency="usd",
+        type="graduated",
+        usage={"source": "meter", "meterType": "tokens"},
+        tiers=[{"upTo": 1000, "unitAmount": "0"}, {"upTo": None, "unitAmount": "0.2", "flatAmount": 100}],
+    )
+    tier: BillingPriceTierParam = {"upTo": None, "unitAmount": "0.2"}
     keys: List[KeysKey] = client.keys.list(limit=2).to_list()
     for key in client.keys.list():
         created: str = key.created_at

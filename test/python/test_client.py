@@ -20,6 +20,7 @@ from unified_dispatch import (
     RateLimitError,
     WebhookVerificationError,
     models,
+    params,
 )
 
 
@@ -38,6 +39,13 @@ def test_calls_an_action_of_every_face(client: Client) -> None:
     assert base64.b64decode(client.storage.get(key=stored.key).content) == b"hello"
     assert isinstance(client.usage.summary(), models.UsageSummaryResult)
     assert isinstance(client.webhooks.list().items, list)
+
+
+def test_sends_nested_arguments_with_their_wire_keys(client: Client) -> None:
+    tiers: List[params.BillingPriceTierParam] = [{"upTo": 1000, "unitAmount": "0"}, {"upTo": None, "unitAmount": "0.2", "flatAmount": 100}]
+    price = client.billing.create_price(currency="usd", type="graduated", usage={"source": "meter", "meterType": "tokens"}, tiers=tiers)
+    assert price.to_dict()["tiers"] == tiers
+    assert price.to_dict()["usage"] == {"source": "meter", "meterType": "tokens"}
 
 
 def test_raises_the_error_class_of_each_type_with_its_code(client: Client) -> None:

@@ -7,7 +7,7 @@ and the webhooks work without httpx installed.
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from . import models
+from . import models, params
 from ._error_codes import ErrorCode, RETRYABLE_CODES
 from ._pagination import AsyncPage, AsyncPager, SyncPage
 from ._version import API_VERSION, DEFAULT_TIMEOUT, VERSION
@@ -96,5 +96,6 @@ __all__ = [
     "WebhookVerificationError",
     "generate_test_headers",
     "models",
+    "params",
     "unwrap",
 ]

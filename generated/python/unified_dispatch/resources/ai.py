@@ -23,6 +23,9 @@ from ..models import (
     ProgressEvent,
     StartEvent,
 )
+from ..params import (
+    AiGenerateSamplingParam,
+)
 
 
 class Ai:
@@ -72,7 +75,7 @@ class Ai:
         prompt: str,
         input: Union[str, NotGiven] = NOT_GIVEN,
         max_tokens: Union[int, NotGiven] = NOT_GIVEN,
-        sampling: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        sampling: Union[AiGenerateSamplingParam, NotGiven] = NOT_GIVEN,
         stream: Literal[False] = False,
         options: Optional[RequestOptions] = None,
     ) -> AiGenerateResult: ...
@@ -85,7 +88,7 @@ class Ai:
         prompt: str,
         input: Union[str, NotGiven] = NOT_GIVEN,
         max_tokens: Union[int, NotGiven] = NOT_GIVEN,
-        sampling: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        sampling: Union[AiGenerateSamplingParam, NotGiven] = NOT_GIVEN,
         stream: Literal[True],
         options: Optional[RequestOptions] = None,
     ) -> Stream[AiGenerateResult, AiGenerateStreamEvent]: ...
@@ -97,7 +100,7 @@ class Ai:
         prompt: str,
         input: Union[str, NotGiven] = NOT_GIVEN,
         max_tokens: Union[int, NotGiven] = NOT_GIVEN,
-        sampling: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        sampling: Union[AiGenerateSamplingParam, NotGiven] = NOT_GIVEN,
         stream: bool = False,
         options: Optional[RequestOptions] = None,
     ) -> Union[AiGenerateResult, Stream[AiGenerateResult, AiGenerateStreamEvent]]:
@@ -196,7 +199,7 @@ class AsyncAi:
         prompt: str,
         input: Union[str, NotGiven] = NOT_GIVEN,
         max_tokens: Union[int, NotGiven] = NOT_GIVEN,
-        sampling: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        sampling: Union[AiGenerateSamplingParam, NotGiven] = NOT_GIVEN,
         stream: Literal[False] = False,
         options: Optional[RequestOptions] = None,
     ) -> AiGenerateResult: ...
@@ -209,7 +212,7 @@ class AsyncAi:
         prompt: str,
         input: Union[str, NotGiven] = NOT_GIVEN,
         max_tokens: Union[int, NotGiven] = NOT_GIVEN,
-        sampling: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        sampling: Union[AiGenerateSamplingParam, NotGiven] = NOT_GIVEN,
         stream: Literal[True],
         options: Optional[RequestOptions] = None,
     ) -> AsyncStream[AiGenerateResult, AiGenerateStreamEvent]: ...
@@ -221,7 +224,7 @@ class AsyncAi:
         prompt: str,
         input: Union[str, NotGiven] = NOT_GIVEN,
         max_tokens: Union[int, NotGiven] = NOT_GIVEN,
-        sampling: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        sampling: Union[AiGenerateSamplingParam, NotGiven] = NOT_GIVEN,
         stream: bool = False,
         options: Optional[RequestOptions] = None,
     ) -> Union[AiGenerateResult, AsyncStream[AiGenerateResult, AiGenerateStreamEvent]]:

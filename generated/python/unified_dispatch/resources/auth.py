@@ -30,6 +30,9 @@ from ..models import (
     ProgressEvent,
     StartEvent,
 )
+from ..params import (
+    AuthImportUsersItemParam,
+)
 
 
 class Auth:
@@ -107,7 +110,7 @@ class Auth:
     def import_(
         self,
         *,
-        users: List[Mapping[str, Any]],
+        users: List[AuthImportUsersItemParam],
         stream: Literal[False] = False,
         options: Optional[RequestOptions] = None,
     ) -> AuthImportResult: ...
@@ -116,7 +119,7 @@ class Auth:
     def import_(
         self,
         *,
-        users: List[Mapping[str, Any]],
+        users: List[AuthImportUsersItemParam],
         stream: Literal[True],
         options: Optional[RequestOptions] = None,
     ) -> Stream[AuthImportResult, AuthImportStreamEvent]: ...
@@ -124,7 +127,7 @@ class Auth:
     def import_(
         self,
         *,
-        users: List[Mapping[str, Any]],
+        users: List[AuthImportUsersItemParam],
         stream: bool = False,
         options: Optional[RequestOptions] = None,
     ) -> Union[AuthImportResult, Stream[AuthImportResult, AuthImportStreamEvent]]:
@@ -354,7 +357,7 @@ class AsyncAuth:
     async def import_(
         self,
         *,
-        users: List[Mapping[str, Any]],
+        users: List[AuthImportUsersItemParam],
         stream: Literal[False] = False,
         options: Optional[RequestOptions] = None,
     ) -> AuthImportResult: ...
@@ -363,7 +366,7 @@ class AsyncAuth:
     async def import_(
         self,
         *,
-        users: List[Mapping[str, Any]],
+        users: List[AuthImportUsersItemParam],
         stream: Literal[True],
         options: Optional[RequestOptions] = None,
     ) -> AsyncStream[AuthImportResult, AuthImportStreamEvent]: ...
@@ -371,7 +374,7 @@ class AsyncAuth:
     async def import_(
         self,
         *,
-        users: List[Mapping[str, Any]],
+        users: List[AuthImportUsersItemParam],
         stream: bool = False,
         options: Optional[RequestOptions] = None,
     ) -> Union[AuthImportResult, AsyncStream[AuthImportResult, AuthImportStreamEvent]]:

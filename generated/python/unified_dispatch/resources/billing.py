@@ -33,6 +33,13 @@ from ..models import (
     BillingUpcomingInvoiceResult,
     BillingVoidInvoiceResult,
 )
+from ..params import (
+    BillingCostUsageParam,
+    BillingMeterUsageParam,
+    BillingPaymentMethod1Param,
+    BillingPaymentMethod2Param,
+    BillingPriceTierParam,
+)
 
 
 class Billing:
@@ -76,8 +83,8 @@ class Billing:
         type: Union[Literal["flat"], Literal["perUnit"], Literal["graduated"]],
         amount: Union[int, NotGiven] = NOT_GIVEN,
         unit_amount: Union[str, NotGiven] = NOT_GIVEN,
-        usage: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
-        tiers: Union[List[Mapping[str, Any]], NotGiven] = NOT_GIVEN,
+        usage: Union[Union[BillingCostUsageParam, BillingMeterUsageParam], NotGiven] = NOT_GIVEN,
+        tiers: Union[List[BillingPriceTierParam], NotGiven] = NOT_GIVEN,
         options: Optional[RequestOptions] = None,
     ) -> BillingCreatePriceResult:
         """Create a price (flat, per unit or graduated).
@@ -300,7 +307,7 @@ class Billing:
         self,
         *,
         id: str,
-        payment_method: Mapping[str, Any],
+        payment_method: Union[BillingPaymentMethod1Param, BillingPaymentMethod2Param],
         options: Optional[RequestOptions] = None,
     ) -> BillingPayInvoiceResult:
         """Pay an open (or uncollectible) invoice with a payment method, through payments.
@@ -443,8 +450,8 @@ class AsyncBilling:
         type: Union[Literal["flat"], Literal["perUnit"], Literal["graduated"]],
         amount: Union[int, NotGiven] = NOT_GIVEN,
         unit_amount: Union[str, NotGiven] = NOT_GIVEN,
-        usage: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
-        tiers: Union[List[Mapping[str, Any]], NotGiven] = NOT_GIVEN,
+        usage: Union[Union[BillingCostUsageParam, BillingMeterUsageParam], NotGiven] = NOT_GIVEN,
+        tiers: Union[List[BillingPriceTierParam], NotGiven] = NOT_GIVEN,
         options: Optional[RequestOptions] = None,
     ) -> BillingCreatePriceResult:
         """Create a price (flat, per unit or graduated).
@@ -667,7 +674,7 @@ class AsyncBilling:
         self,
         *,
         id: str,
-        payment_method: Mapping[str, Any],
+        payment_method: Union[BillingPaymentMethod1Param, BillingPaymentMethod2Param],
         options: Optional[RequestOptions] = None,
     ) -> BillingPayInvoiceResult:
         """Pay an open (or uncollectible) invoice with a payment method, through payments.

@@ -30,6 +30,10 @@ from ..models import (
     EmailTemplate,
     EmailUpdateTemplateResult,
 )
+from ..params import (
+    EmailAttachmentParam,
+    EmailMessageInputParam,
+)
 
 
 class Email:
@@ -241,7 +245,7 @@ class Email:
         html: Union[str, NotGiven] = NOT_GIVEN,
         template: Union[str, NotGiven] = NOT_GIVEN,
         data: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
-        attachments: Union[List[Mapping[str, Any]], NotGiven] = NOT_GIVEN,
+        attachments: Union[List[EmailAttachmentParam], NotGiven] = NOT_GIVEN,
         headers: Union[Mapping[str, str], NotGiven] = NOT_GIVEN,
         tags: Union[Mapping[str, str], NotGiven] = NOT_GIVEN,
         scheduled_at: Union[str, NotGiven] = NOT_GIVEN,
@@ -293,7 +297,7 @@ class Email:
     def send_batch(
         self,
         *,
-        messages: List[Mapping[str, Any]],
+        messages: List[EmailMessageInputParam],
         options: Optional[RequestOptions] = None,
     ) -> EmailSendBatchResult:
         """Send up to 100 messages, each answered on its own.
@@ -551,7 +555,7 @@ class AsyncEmail:
         html: Union[str, NotGiven] = NOT_GIVEN,
         template: Union[str, NotGiven] = NOT_GIVEN,
         data: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
-        attachments: Union[List[Mapping[str, Any]], NotGiven] = NOT_GIVEN,
+        attachments: Union[List[EmailAttachmentParam], NotGiven] = NOT_GIVEN,
         headers: Union[Mapping[str, str], NotGiven] = NOT_GIVEN,
         tags: Union[Mapping[str, str], NotGiven] = NOT_GIVEN,
         scheduled_at: Union[str, NotGiven] = NOT_GIVEN,
@@ -603,7 +607,7 @@ class AsyncEmail:
     async def send_batch(
         self,
         *,
-        messages: List[Mapping[str, Any]],
+        messages: List[EmailMessageInputParam],
         options: Optional[RequestOptions] = None,
     ) -> EmailSendBatchResult:
         """Send up to 100 messages, each answered on its own.

@@ -32,6 +32,10 @@ from ..models import (
     PaymentsRefund,
     PaymentsUpdateCustomerResult,
 )
+from ..params import (
+    PaymentsPaymentMethod1Param,
+    PaymentsPaymentMethod2Param,
+)
 
 
 class Payments:
@@ -104,7 +108,7 @@ class Payments:
         self,
         *,
         id: str,
-        payment_method: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        payment_method: Union[Union[PaymentsPaymentMethod1Param, PaymentsPaymentMethod2Param], NotGiven] = NOT_GIVEN,
         options: Optional[RequestOptions] = None,
     ) -> PaymentsConfirmIntentResult:
         """Confirm a payment intent with its payment method (or a new one).
@@ -157,7 +161,7 @@ class Payments:
         amount: int,
         currency: str,
         customer: Union[str, NotGiven] = NOT_GIVEN,
-        payment_method: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        payment_method: Union[Union[PaymentsPaymentMethod1Param, PaymentsPaymentMethod2Param], NotGiven] = NOT_GIVEN,
         capture_method: Union[Literal["automatic", "manual"], NotGiven] = NOT_GIVEN,
         confirm: Union[bool, NotGiven] = NOT_GIVEN,
         description: Union[str, NotGiven] = NOT_GIVEN,
@@ -445,7 +449,7 @@ class AsyncPayments:
         self,
         *,
         id: str,
-        payment_method: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        payment_method: Union[Union[PaymentsPaymentMethod1Param, PaymentsPaymentMethod2Param], NotGiven] = NOT_GIVEN,
         options: Optional[RequestOptions] = None,
     ) -> PaymentsConfirmIntentResult:
         """Confirm a payment intent with its payment method (or a new one).
@@ -498,7 +502,7 @@ class AsyncPayments:
         amount: int,
         currency: str,
         customer: Union[str, NotGiven] = NOT_GIVEN,
-        payment_method: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        payment_method: Union[Union[PaymentsPaymentMethod1Param, PaymentsPaymentMethod2Param], NotGiven] = NOT_GIVEN,
         capture_method: Union[Literal["automatic", "manual"], NotGiven] = NOT_GIVEN,
         confirm: Union[bool, NotGiven] = NOT_GIVEN,
         description: Union[str, NotGiven] = NOT_GIVEN,

@@ -26,6 +26,10 @@ from ..models import (
     UsageRecord,
     UsageSummaryResult,
 )
+from ..params import (
+    UsageFilterParam,
+    UsageMeterEventParam,
+)
 
 
 class Usage:
@@ -39,7 +43,7 @@ class Usage:
         *,
         from_: Union[str, NotGiven] = NOT_GIVEN,
         to: Union[str, NotGiven] = NOT_GIVEN,
-        filter: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        filter: Union[UsageFilterParam, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         starting_after: Union[str, NotGiven] = NOT_GIVEN,
         options: Optional[RequestOptions] = None,
@@ -71,7 +75,7 @@ class Usage:
     def ingest(
         self,
         *,
-        events: List[Mapping[str, Any]],
+        events: List[UsageMeterEventParam],
         options: Optional[RequestOptions] = None,
     ) -> UsageIngestResult:
         """Record metered events of your own.
@@ -95,7 +99,7 @@ class Usage:
     def live(
         self,
         *,
-        filter: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        filter: Union[UsageFilterParam, NotGiven] = NOT_GIVEN,
         max_seconds: Union[int, NotGiven] = NOT_GIVEN,
         stream: Literal[True] = True,
         options: Optional[RequestOptions] = None,
@@ -130,7 +134,7 @@ class Usage:
         from_: Union[str, NotGiven] = NOT_GIVEN,
         to: Union[str, NotGiven] = NOT_GIVEN,
         group_by: Union[List[Literal["face", "action", "entity", "key", "status", "minute", "hour", "day"]], NotGiven] = NOT_GIVEN,
-        filter: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        filter: Union[UsageFilterParam, NotGiven] = NOT_GIVEN,
         options: Optional[RequestOptions] = None,
     ) -> UsageSummaryResult:
         """Add up calls, errors, units, cost and latency over a time range, grouped and filtered.
@@ -169,7 +173,7 @@ class AsyncUsage:
         *,
         from_: Union[str, NotGiven] = NOT_GIVEN,
         to: Union[str, NotGiven] = NOT_GIVEN,
-        filter: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        filter: Union[UsageFilterParam, NotGiven] = NOT_GIVEN,
         limit: Union[int, NotGiven] = NOT_GIVEN,
         starting_after: Union[str, NotGiven] = NOT_GIVEN,
         options: Optional[RequestOptions] = None,
@@ -201,7 +205,7 @@ class AsyncUsage:
     async def ingest(
         self,
         *,
-        events: List[Mapping[str, Any]],
+        events: List[UsageMeterEventParam],
         options: Optional[RequestOptions] = None,
     ) -> UsageIngestResult:
         """Record metered events of your own.
@@ -225,7 +229,7 @@ class AsyncUsage:
     async def live(
         self,
         *,
-        filter: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        filter: Union[UsageFilterParam, NotGiven] = NOT_GIVEN,
         max_seconds: Union[int, NotGiven] = NOT_GIVEN,
         stream: Literal[True] = True,
         options: Optional[RequestOptions] = None,
@@ -260,7 +264,7 @@ class AsyncUsage:
         from_: Union[str, NotGiven] = NOT_GIVEN,
         to: Union[str, NotGiven] = NOT_GIVEN,
         group_by: Union[List[Literal["face", "action", "entity", "key", "status", "minute", "hour", "day"]], NotGiven] = NOT_GIVEN,
-        filter: Union[Mapping[str, Any], NotGiven] = NOT_GIVEN,
+        filter: Union[UsageFilterParam, NotGiven] = NOT_GIVEN,
         options: Optional[RequestOptions] = None,
     ) -> UsageSummaryResult:
         """Add up calls, errors, units, cost and latency over a time range, grouped and filtered.
