@@ -1,8 +1,11 @@
 /**
- * The HTTP section: POST /do on the node:http floor, on bare Fastify and on the real server in embedded
- * mode (SQLite, rate limits in process) and shared mode (PostgreSQL, Redis), each a child process. Every
- * row reports req/s, p99 and the server's CPU time per request, beside the floor's, as the median of
- * rounds that alternate the rows; the table is also written as JSON to bench/results/http.json.
+ * The HTTP section: POST /do on the node:http floor, on bare Fastify, on the real server in embedded
+ * mode (SQLite, rate limits in process) and shared mode (PostgreSQL, Redis), and on the server a team would
+ * write by hand instead (hand-written-server.ts), each a child process. Every row reports req/s, p99 and the
+ * server's CPU time per request, beside the floor's, as the median of rounds that alternate the rows (each
+ * hand-written row right after the embedded row it is measured against); a second table gives the ratios
+ * of ours to the hand-written server and of shared to embedded. Both are written as JSON to
+ * bench/results/http.json.
  */
 import { randomInt } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { createTestDatabase as createBenchDatabase } from '../test/helpers/postgres.js';
 import { CONNECTIONS, PIPELINE_CALL as generate, startChild, type Started } from './http.js';
 import { BENCH_KEYS } from './keys.js';
-import { mediansOf, runRounds, warnings, type Row } from './rounds.js';
+import { mediansOf, runRounds, warnings, type Medians, type Row } from './rounds.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -23,6 +26,21 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 // Well formed, so it passes the pattern check and costs a lookup (then a cached miss), as a stolen-looking key would.
 const unknownKey = `sk_test_${Array.from({ length: 40 }, () => BASE62[randomInt(62)]).join('')}`;
 
+// The calls that both the real server and the hand-written one answer, by the name their rows share.
+const UNKNOWN_KEY = '401 unknown key';
+const PLAIN = 'ai.generate';
+const IDEMPOTENT = 'ai.generate + new idempotency key per call';
+
+/** One server's figures as a multiple of another's: req/s and CPU per call, p99 side by side. */
+function ratio(first: Medians, second: Medians, target: string) {
+  return {
+    'req/s ratio': `${(first.requestsPerSecond / second.requestsPerSecond).toFixed(2)}×`,
+    'cpu ratio': `${(first.cpuMicrosPerRequest / second.cpuMicrosPerRequest).toFixed(2)}×`,
+    'p99 ms (each)': `${first.p99} / ${second.p99}`,
+    target,
+  };
+}
+
 export async function httpBench(): Promise<void> {
   const database = await createBenchDatabase();
   const servers: Started[] = [];
@@ -32,6 +50,7 @@ export async function httpBench(): Promise<void> {
     const fastify = await start('./fastify-server.ts');
     const embedded = await start('./real-server.ts');
     const shared = await start('./real-server.ts', { BENCH_MODE: 'shared', DATABASE_URL: database.url });
+    const hand = await start('./hand-written-server.ts');
 
     const headersOf = (keys: string[], entity = 'bench') => keys.map((key, i) => ({ authorization: `Bearer ${key}`, 'x-entity-id': `${entity}${i}` }));
     const target = (server: Started, bodies: unknown[], keys: string[], idempotent = false) => ({
@@ -40,14 +59,26 @@ export async function httpBench(): Promise<void> {
       headers: headersOf(keys),
       idempotent,
     });
-    const realRows = (mode: string, server: Started): Row[] => [
-      { name: `${mode}: 401 unknown key`, server, options: target(server, [generate], [unknownKey]), expect: 401 },
-      { name: `${mode}: 404 unknown face`, server, options: target(server, [{ ...generate, face: 'nope' }], server.keys!), expect: 404 },
-      // Each key reads itself: body i goes with key i.
-      { name: `${mode}: keys.get`, server, options: target(server, server.keyIds!.map((id) => ({ face: 'keys', action: 'get', payload: { id } })), server.keys!) },
-      { name: `${mode}: ai.generate`, server, options: target(server, [generate], server.keys!) },
-      { name: `${mode}: ai.generate + new idempotency key per call`, server, options: target(server, [generate], server.keys!, true) },
-    ];
+    // The calls both kinds of server answer; `by hand` gets its own keys, each for the same entity `bench<i>`.
+    const sharedCalls = (mode: string, server: Started) => ({
+      [UNKNOWN_KEY]: { name: `${mode}: ${UNKNOWN_KEY}`, server, options: target(server, [generate], [unknownKey]), expect: 401 },
+      [PLAIN]: { name: `${mode}: ${PLAIN}`, server, options: target(server, [generate], server.keys!) },
+      [IDEMPOTENT]: { name: `${mode}: ${IDEMPOTENT}`, server, options: target(server, [generate], server.keys!, true) },
+    });
+    const byHand = sharedCalls('by hand', hand);
+    const realRows = (mode: string, server: Started): Row[] => {
+      const calls = sharedCalls(mode, server);
+      // In embedded mode each call's hand-written row follows it, so that both see the machine alike.
+      const withPeer = (call: keyof typeof calls): Row[] => (mode === 'embedded' ? [calls[call], byHand[call]] : [calls[call]]);
+      return [
+        ...withPeer(UNKNOWN_KEY),
+        { name: `${mode}: 404 unknown face`, server, options: target(server, [{ ...generate, face: 'nope' }], server.keys!), expect: 404 },
+        // Each key reads itself: body i goes with key i.
+        { name: `${mode}: keys.get`, server, options: target(server, server.keyIds!.map((id) => ({ face: 'keys', action: 'get', payload: { id } })), server.keys!) },
+        ...withPeer(PLAIN),
+        ...withPeer(IDEMPOTENT),
+      ];
+    };
     const batches = { url: `http://127.0.0.1:${embedded.port}/do`, bodies: [batchBody], headers: headersOf(embedded.batchKeys!, 'batch') };
     const rows: Row[] = [
       { name: 'floor: node:http, parse + fixed reply', server: floor, options: target(floor, [generate], ['-']) },
@@ -62,6 +93,7 @@ export async function httpBench(): Promise<void> {
     const base = medians(rows[0]!);
     console.log(`\nPOST /do, ${CONNECTIONS} connections, ${BENCH_KEYS} keys; median of ${ROUNDS} alternating rounds of ${SECONDS} s`);
     console.log('embedded = SQLite + rate limits in process; shared = PostgreSQL + rate limits on Redis; ai.generate runs the test model.');
+    console.log('by hand = Fastify, schema-validated body, @fastify/rate-limit, keys in SQLite behind lru-cache, one SQLite transaction per call.');
     console.table(
       Object.fromEntries(
         rows.map((row) => {
@@ -86,6 +118,18 @@ export async function httpBench(): Promise<void> {
     console.log("Redis's own CPU is not in it. p99 has a resolution of 1 ms, so 'p99 × floor' is coarse.");
     warnings(rows, rounds);
 
+    const named = (name: string) => medians(rows.find((r) => r.name === name)!);
+    const comparisons = {
+      [`${PLAIN}: ours ÷ by hand`]: ratio(named(`embedded: ${PLAIN}`), named(`by hand: ${PLAIN}`), '≥ 2× req/s, ≤ 0.5× cpu, p99 ≤ by hand'),
+      [`${UNKNOWN_KEY}: ours ÷ by hand`]: ratio(named(`embedded: ${UNKNOWN_KEY}`), named(`by hand: ${UNKNOWN_KEY}`), '≥ 1.5× req/s'),
+      [`${IDEMPOTENT}: ours ÷ by hand`]: ratio(named(`embedded: ${IDEMPOTENT}`), named(`by hand: ${IDEMPOTENT}`), ''),
+      [`${PLAIN}: shared ÷ embedded`]: ratio(named(`shared: ${PLAIN}`), named(`embedded: ${PLAIN}`), '≥ 0.6× req/s'),
+      ['ours: idempotent ÷ plain']: ratio(named(`embedded: ${IDEMPOTENT}`), named(`embedded: ${PLAIN}`), '≥ 0.6× req/s'),
+      ['by hand: idempotent ÷ plain']: ratio(named(`by hand: ${IDEMPOTENT}`), named(`by hand: ${PLAIN}`), ''),
+    };
+    console.log('\nRatios of the medians above (ours = embedded):');
+    console.table(comparisons);
+
     const single = medians(rows.find((r) => r.name === 'embedded: ai.generate')!).requestsPerSecond;
     const items = medians(rows.find((r) => r.options === batches)!).requestsPerSecond * BATCH_ITEMS;
     console.log(`Batch: ${Math.round(items)} items/s in best-effort batches of ${BATCH_ITEMS}, ${(items / single).toFixed(2)}× the ${Math.round(single)} calls/s of single calls.`);
@@ -101,6 +145,7 @@ export async function httpBench(): Promise<void> {
       node: process.version,
       settings: { seconds: SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, keys: BENCH_KEYS, batchItems: BATCH_ITEMS, nodeArgs: process.env.BENCH_NODE_ARGS ?? '' },
       rows: rows.map((row) => ({ name: row.name, expectedStatus: row.expect ?? '2xx', median: medians(row), rounds: rounds.get(row) })),
+      comparisons,
     };
     writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
     console.log(`Results: ${relative(process.cwd(), fileURLToPath(file))}`);

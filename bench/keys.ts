@@ -1,2 +1,2 @@
 /** How many keys (each for its own entity) the benchmark spreads its load over. */
-export const BENCH_KEYS = 64;
+export const BENCH_KEYS = 256;

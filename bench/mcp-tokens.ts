@@ -1,5 +1,5 @@
 /**
- * The size of a `tools/list` answer in tokens, by the estimate README § MCP tools documents: the JSON text
+ * The size of a `tools/list` answer in tokens, by the estimate docs/mcp.md § MCP tools documents: the JSON text
  * of its result, four characters a token (no tokenizer of a model API is a dependency here). The MCP section
  * reports it for both catalogues in both modes, and the large catalogue's test holds the meta tools to it.
  */

@@ -16,8 +16,9 @@ import { openShippedStore } from '../src/server/shipped.js';
 import type { Db } from '../src/store/schema.js';
 import { CallTransaction } from '../src/store/transaction.js';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../src/faces/webhooks/settings.js';
-import { eventBody, newSecret, signatures } from '../src/faces/webhooks/message.js';
-import { postWebhook } from '../src/faces/webhooks/post.js';
+import { eventBody, signatures } from '../src/faces/webhooks/message.js';
+import { postWebhook } from '../src/core/webhook-post.js';
+import { newSecret } from '../src/core/webhook-signing.js';
 import { WebhookWorker } from '../src/faces/webhooks/worker.js';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 

@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- http|outbox|usage|payments|email|templates|storage|generator|scale|mcp ...]`: the named sections, or all of them in that order.
- * - http: the real server against the bare node:http floor and bare Fastify in the same run (req/s, p99,
- *   server CPU per request and their ratio to the floor), writing bench/results/http.json;
+ * - http: the real server against the bare node:http floor, bare Fastify and the server a team would write by
+ *   hand instead in the same run (req/s, p99, server CPU per request, their ratio to the floor and ours to the
+ *   hand-written server's), writing bench/results/http.json;
  * - outbox: what writing an event adds to a call, and webhook deliveries per second against raw POSTs;
  * - usage: the pipeline row with the usage stage on and off, `usage.ingest` events/s, and `usage.summary`
  *   over a month of a million records, on SQLite and PostgreSQL, writing bench/results/usage.json;

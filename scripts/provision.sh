@@ -3,7 +3,9 @@
 # and .ci/run runs it with --toolchain before `npm ci`. It needs no package of npm's, so it runs on a bare machine.
 #
 #   scripts/provision.sh              install what the tests need and is missing (curl for the quick-start test,
-#                                     Debian's Chromium for the browser tests, PostgreSQL, Redis), then start
+#                                     Debian's Chromium for the browser tests, PostgreSQL, Redis, and for the
+#                                     Python SDK's tests Debian's python3-httpx, -pydantic, -pytest,
+#                                     -pytest-asyncio, -mypy and -venv), then start
 #                                     PostgreSQL (trusting 127.0.0.1) and Redis when they are not running
 #   scripts/provision.sh --toolchain  install what `npm ci` needs to compile better-sqlite3's addon when no
 #                                     prebuilt binary matches (g++, make, python3)
@@ -11,8 +13,9 @@
 #
 # When everything is there it says nothing and takes a few milliseconds. It installs with apt-get as root, or
 # through `sudo -n` when that works; otherwise it stops with one line naming the packages and the command.
-# PROVISION_CHROMIUM is where the browser tests look for Chromium (they drive /usr/bin/chromium); the
-# provisioning test points it at a missing file.
+# PROVISION_CHROMIUM is where the browser tests look for Chromium (they drive /usr/bin/chromium), and
+# PROVISION_PYTHON the interpreter the Python SDK's tests run (/usr/bin/python3, Debian's own); the provisioning
+# test points them at missing files.
 set -euo pipefail
 
 check=no
@@ -40,6 +43,15 @@ else
   # playwright-core never downloads a browser: the dashboard and reference tests drive Debian's Chromium.
   chromium=${PROVISION_CHROMIUM:-/usr/bin/chromium}
   [ -f "$chromium" ] && [ -x "$chromium" ] || missing+=(chromium)
+  # The Python SDK's tests run Debian's python3 with Debian's packages of what they import (each package with
+  # its module; python3-venv brings ensurepip, which the documented `python3 -m venv` needs). find_spec looks a
+  # module up without importing it, so this costs one interpreter start.
+  python=${PROVISION_PYTHON:-/usr/bin/python3}
+  modules=(httpx:python3-httpx pydantic:python3-pydantic pytest:python3-pytest pytest_asyncio:python3-pytest-asyncio mypy:python3-mypy ensurepip:python3-venv)
+  absent=$("$python" -c 'import importlib.util, sys; print(" ".join(m for m in sys.argv[1:] if importlib.util.find_spec(m) is None))' "${modules[@]%%:*}" 2>/dev/null) || absent="${modules[*]%%:*}"
+  for pair in "${modules[@]}"; do
+    case " $absent " in *" ${pair%%:*} "*) missing+=("${pair#*:}") ;; esac
+  done
   has pg_ctlcluster || missing+=(postgresql)
   has redis-server || missing+=(redis-server)
 fi

@@ -4,15 +4,18 @@
  * into its `data` or a `DispatchError` (a subclass per error type: `AuthenticationError`, `RateLimitError`,
  * ...), or, for a streaming call, reads its server-sent events into a `DispatchStream`. A call returns an
  * `ApiPromise` (`.withResponse()` gives the headers, status and request id too), and a list action a
- * `PagePromise`, whose page iterates every item of the pages after it. Calls that failed for a passing reason (429, 503, 409 `idempotency_key_in_use`, a lost
- * connection) before any answer or stream arrived are retried with backoff under one idempotency key, so a
- * retry never runs twice on the server. It relies on `fetch`, `ReadableStream` and `TextDecoder`, and on
+ * `PagePromise`, whose page iterates every item of the pages after it (`toArray()` collects them). Calls that
+ * failed for a passing reason (a lost connection, a 429, or an answer whose code the catalogue marks retryable:
+ * `RETRYABLE_ERROR_CODES`, among them 409 `idempotency_key_in_use`, 500 `internal_error` and 503
+ * `provider_unavailable`) before any answer or stream arrived are retried with backoff under one idempotency
+ * key, so a retry never runs twice on the server: a retried 500 gets the stored answer replayed. It relies on
+ * `fetch`, `ReadableStream` and `TextDecoder`, and on
  * the `eventsource-parser` package (plain ES2020, no Node built-ins) to read event streams, so it runs in
  * Node 18+ and in browsers; install that package next to the generated client.
  */
 import { createParser } from 'eventsource-parser';
 import { DispatchStream, type StreamEvent } from './stream.js';
-import type { ErrorCode } from './types.js';
+import { RETRYABLE_ERROR_CODES, type ErrorCode } from './types.js';
 
 export { DispatchStream, type StreamEvent } from './stream.js';
 
@@ -47,8 +50,9 @@ export interface ClientOptions {
   /** Sent as `User-Agent`; the generated client sends its package name and version. */
   userAgent?: string;
   /**
-   * How often a call is retried after a 429, a 503, a 409 `idempotency_key_in_use` or a lost connection,
-   * waiting out any `Retry-After` up to 60 s; 0 disables. @default 2
+   * How often a call is retried after a lost connection, a 429 or an answer whose code is retryable
+   * (`RETRYABLE_ERROR_CODES`: 409 `idempotency_key_in_use`, 500 `internal_error`, 503, ...), waiting out any
+   * `Retry-After` up to 60 s; 0 disables. @default 2
    */
   maxRetries?: number;
   /** For tests: the random source of the backoff jitter, returning a number in [0, 1). @default Math.random */
@@ -227,6 +231,11 @@ export class TimeoutError extends DispatchError {
   override readonly name: string = 'TimeoutError';
 }
 
+/** An atomic batch failed (`batch_error`, code `batch_aborted`); `details.results` has every request's outcome. */
+export class BatchError extends DispatchError {
+  override readonly name: string = 'BatchError';
+}
+
 /** The class of each error type of docs/contract.md § Errors; any other type is a plain `DispatchError`. */
 const ERROR_CLASSES: Record<string, typeof DispatchError> = {
   invalid_request_error: InvalidRequestError,
@@ -239,6 +248,7 @@ const ERROR_CLASSES: Record<string, typeof DispatchError> = {
   api_error: ServerError,
   provider_error: ProviderError,
   timeout_error: TimeoutError,
+  batch_error: BatchError,
 };
 
 /** No answer arrived: the network failed, or the client's `timeoutMs` ran out (`timedOut`). */
@@ -318,6 +328,23 @@ export class PagePromise<R extends ListResult, I = R['items'][number]>
   async *[Symbol.asyncIterator](): AsyncIterator<I> {
     yield* await this;
   }
+
+  /**
+   * Every item of every page, in order, in one array (as stripe-node's `autoPagingToArray`): the pages are asked
+   * for one after another until the last, or until `limit` items are collected, and no page past those is asked for.
+   */
+  async toArray(options: { limit?: number } = {}): Promise<I[]> {
+    const { limit = Infinity } = options;
+    if (limit !== Infinity && !(Number.isInteger(limit) && limit >= 1)) {
+      throw new RangeError(`toArray: limit is a whole number of at least 1, not ${String(limit)}.`);
+    }
+    const collected: I[] = [];
+    for await (const item of this) {
+      collected.push(item);
+      if (collected.length >= limit) break;
+    }
+    return collected;
+  }
 }
 
 async function* items<I>(first: Page<ListResult, I>): AsyncGenerator<I> {
@@ -336,6 +363,23 @@ interface Exchange {
   close(): void;
 }
 
+/**
+ * `value`, when an HTTP header can carry it (visible ASCII); else a TypeError naming the option and the first
+ * character it cannot send. `fetch` would throw its own TypeError on every call, naming neither (a key pasted
+ * with a `…` placeholder in it, say).
+ */
+function checkedHeaderValue(option: string, value: string): string {
+  if (typeof value !== 'string' || value === '') throw new TypeError(`${option} is required: a non-empty string.`);
+  const at = value.search(/[^\x21-\x7e]/);
+  if (at >= 0) {
+    const code = value.codePointAt(at)!.toString(16).toUpperCase().padStart(4, '0');
+    throw new TypeError(
+      `${option} holds U+${code} at position ${at}, which an HTTP header cannot carry: give the value itself, without placeholders or spaces.`,
+    );
+  }
+  return value;
+}
+
 /** The untyped core of the client. `call` and `stream` also reach actions this client was generated without. */
 export class BaseClient {
   readonly #options: ClientOptions;
@@ -343,6 +387,8 @@ export class BaseClient {
   readonly #url: string;
 
   constructor(options: ClientOptions) {
+    checkedHeaderValue('apiKey', options.apiKey);
+    checkedHeaderValue('entityId', options.entityId);
     this.#options = options;
     this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.#url = `${(options.baseUrl ?? 'http://localhost:8787').replace(/\/+$/, '')}/do`;
@@ -502,7 +548,10 @@ export class BaseClient {
     if (this.#options.userAgent !== undefined && !headers.has('User-Agent'))
       headers.set('User-Agent', this.#options.userAgent);
     headers.set('Authorization', `Bearer ${this.#options.apiKey}`);
-    headers.set('X-Entity-ID', options.entityId ?? this.#options.entityId);
+    headers.set(
+      'X-Entity-ID',
+      options.entityId === undefined ? this.#options.entityId : checkedHeaderValue('entityId', options.entityId),
+    );
     headers.set('Content-Type', 'application/json');
     if (stream) headers.set('Accept', 'text/event-stream');
     const version = options.apiVersion ?? this.#options.apiVersion;
@@ -640,8 +689,7 @@ function isRetryable(failure: DispatchError | DispatchConnectionError): boolean 
   if (failure instanceof DispatchConnectionError) return !failure.timedOut;
   // A replayed answer is stored under the key, so asking again with the same key only gets it again.
   if (failure.headers.get('Idempotent-Replayed') === 'true') return false;
-  const { status, code } = failure;
-  return status === 429 || status === 503 || (status === 409 && code === 'idempotency_key_in_use');
+  return failure.status === 429 || (RETRYABLE_ERROR_CODES as ReadonlySet<string>).has(failure.code);
 }
 
 /** A `Retry-After` (delay in seconds or an HTTP date) in milliseconds from now; 0 when absent or unreadable. */

@@ -2219,6 +2219,21 @@ export type ErrorCode =
   | 'user_disabled'
   | 'webhook_endpoint_limit'
   | 'webhook_url_invalid';
+/** The error codes a retry of the same request can succeed for: the client retries these (and any 429). */
+export const RETRYABLE_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'idempotency_key_in_use',
+  'import_busy',
+  'internal_error',
+  'processing_error',
+  'provider_failed',
+  'provider_unavailable',
+  'rate_limit_exceeded',
+  'request_timeout',
+  'shutting_down',
+  'store_unavailable',
+  'timeout',
+  'upload_incomplete',
+]);
 /** One request of `client.batch()`: an action and its payload. `id` defaults to its position: "0", "1", ... */
 export type BatchRequest =
   | { id?: string; face: 'ai'; action: 'embed'; payload: AiEmbedPayload }

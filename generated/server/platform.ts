@@ -49,7 +49,7 @@ export const platform: PlatformData = {
     },
   ],
   changelogUrl: '/docs/versions.md',
-  errorDocsUrl: '/docs/errors.md',
+  errorDocsUrl: '/docs/errors',
   currency: 'usd',
 };
 

@@ -1,5 +1,5 @@
 /**
- * The API key the client commands (`usage`, `mcp`) send, checked before it reaches a request: a key is sent in
+ * The API key the client commands (`usage`, `mcp`, `listen`, `trigger`) send, checked before it reaches a request: a key is sent in
  * the Authorization header, and a placeholder copied from a document (`sk_test_…`) or a key with a stray space
  * would otherwise fail inside fetch as a TypeError with a stack trace rather than as one line that says what to do.
  */

@@ -8,7 +8,7 @@
 // file is written beside its place and renamed over it, the entry files last, once all they import is there.
 // A chunk is deleted only when no build that a process may still run lists it: the current one, the one before
 // it (a process may have started from its entry a moment ago), and any a live process has marked its own in
-// dist/.running/<pid> (src/cli/running.ts). README § Command line.
+// dist/.running/<pid> (src/cli/running.ts). docs/cli.md § Command line.
 // Plain JavaScript, run by node itself: it must work before anything is compiled, and decide quickly that
 // nothing is to be done (esbuild is loaded only to build).
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

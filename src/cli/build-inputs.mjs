@@ -2,7 +2,7 @@
 // the generated tables, the bench scripts, tsconfig.json and the lock files. A build is named by a hash of their
 // contents (its id); beside it dist/build.json keeps a stamp of their sizes and change times, so that a check on
 // unchanged sources reads no file's contents: only a stamp that differs (an edit, a checkout, a copy) costs
-// the content hash, which decides whether to build. README § Command line.
+// the content hash, which decides whether to build. docs/cli.md § Command line.
 // Plain JavaScript, run by node itself: it must work before anything is compiled.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

@@ -25,7 +25,9 @@ export function registerKeys(program: Command): void {
     .option('--api-version <date>', 'pin an API version')
     .option('--expires-at <iso>', 'expiry time (ISO 8601)')
     .option('--json', 'print the new key as JSON')
-    .action(async (o: { mode: Mode; scopes: string; entities: string; tier: string; name: string; apiVersion?: string; expiresAt?: string; json?: boolean }) => {
+    // The secret alone, so that a shell can keep it: export DISPATCH_API_KEY=$(dispatch keys create ... --quiet).
+    .addOption(new Option('--quiet', 'print only the secret').conflicts('json'))
+    .action(async (o: { mode: Mode; scopes: string; entities: string; tier: string; name: string; apiVersion?: string; expiresAt?: string; json?: boolean; quiet?: boolean }) => {
       const scopes = list(o.scopes);
       const entities: Entities = o.entities.trim() === '*' ? '*' : list(o.entities);
       const problem = invalidCreate(scopes, entities, o.tier, o.apiVersion, o.expiresAt);
@@ -41,6 +43,7 @@ export function registerKeys(program: Command): void {
           expiresAt: o.expiresAt,
         });
         if (o.json) console.log(JSON.stringify({ ...record, key: secret }, null, 2));
+        else if (o.quiet) console.log(secret);
         else console.log(`${record.id}  ${secret}\nThe secret is shown only this once.`);
       });
     });

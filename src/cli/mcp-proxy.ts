@@ -26,16 +26,21 @@ export async function serveOverStdio(connection: { url: string; key: string; ent
   }
   const server = new Server({ name: 'unified-dispatch', title: 'Unified Dispatch', version: packageVersion() }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, ({ params }) => upstream.listTools(params));
-  server.setRequestHandler(CallToolRequestSchema, ({ params }, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
     const token = params._meta?.progressToken;
-    return upstream.request({ method: 'tools/call', params }, CallToolResultSchema, {
+    // Progress is passed on in order, and all of it before the result: a client stops listening for a call's
+    // progress once its result arrives, and the server's last events and its result can come in one read.
+    let forwarded = Promise.resolve();
+    const result = await upstream.request({ method: 'tools/call', params }, CallToolResultSchema, {
       signal: extra.signal,
       timeout: CALL_TIMEOUT_MS,
       resetTimeoutOnProgress: true,
       ...(token !== undefined
-        ? { onprogress: (progress) => void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } }) }
+        ? { onprogress: (progress) => void (forwarded = forwarded.then(() => extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken: token } }))) }
         : {}),
     });
+    await forwarded;
+    return result;
   });
   server.onclose = () => void upstream.close();
   await server.connect(new StdioServerTransport());

@@ -7,20 +7,13 @@
  */
 import type { Command } from 'commander';
 import { keyProblem } from './api-key.js';
-
-interface Connection {
-  url: string;
-  key?: string;
-  entity: string;
-}
+import { connectionOptions, type Connection } from './connection.js';
 
 export function registerMcp(program: Command): void {
-  program
-    .command('mcp')
-    .description('Serve a running server\'s tools to an MCP client over stdio (as a client of its POST /mcp).')
-    .option('--url <url>', 'the server (DISPATCH_URL)', process.env.DISPATCH_URL ?? 'http://127.0.0.1:8787')
-    .option('--key <key>', 'the API key whose tools are served (DISPATCH_API_KEY)', process.env.DISPATCH_API_KEY)
-    .option('--entity <id>', 'the entity the calls act for (DISPATCH_ENTITY)', process.env.DISPATCH_ENTITY ?? 'demo')
+  connectionOptions(
+    program.command('mcp').description('Serve a running server\'s tools to an MCP client over stdio (as a client of its POST /mcp).'),
+    'the API key whose tools are served',
+  )
     .action(async (connection: Connection) => {
       if (!connection.key) {
         process.stderr.write('dispatch mcp: set DISPATCH_API_KEY (or --key) to the API key whose tools to serve.\n');

@@ -1,8 +1,9 @@
 /**
  * `dispatch new face <name>` and `dispatch new action <face> <name>`: scaffold a face or an action (a face
  * file stanza, a handler skeleton answering 501 not_implemented, a test that fails until the handler is
- * written), then generate, so the author starts from a green `generate` and a red test. Refused input is one
- * line on stderr and exit 2, with nothing written.
+ * written), then generate, so the author starts from a green `generate` and a red test. A face file already
+ * there without its module (one copied in) gets the module and tests alone. Refused input is one line on
+ * stderr and exit 2, with nothing written.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -30,7 +31,10 @@ export function registerNew(program: Command): void {
   withLocations(
     command
       .command('face <name>')
-      .description('Create faces/<name>.yaml with one action, its module src/faces/<name>/ (index.ts, handlers.ts, tables.ts) and a test of the action.')
+      .description(
+        'Create faces/<name>.yaml with one action, its module src/faces/<name>/ (index.ts, handlers.ts, tables.ts) and a test of the action; ' +
+          'for a faces/<name>.yaml that has no module yet, write its module (a handler for each action) and a test of each action with an example.',
+      )
       .option('--action <name>', 'the starter action', 'get')
       .option('--scope <scope>', "the action's scope, one of platform.yaml's (default: the only <name>:* scope, if there is one)")
       .option('--summary <text>', "the face's one-line summary"),
@@ -89,7 +93,6 @@ async function run(options: LocationOptions, plan: (scaffold: Scaffold, paths: S
   for (const path of report.written) console.log(`  wrote   ${shownPath(join(paths.outDir, path))}`);
   for (const path of report.deleted) console.log(`  deleted ${shownPath(join(paths.outDir, path))}`);
   console.log(`Generated: ${report.written.length} written, ${report.deleted.length} deleted, ${report.unchanged} unchanged.`);
-  console.log(
-    `Next: write ${planned.id} in ${shownPath(planned.handlerFile)}; until then \`npx vitest run ${shownPath(planned.testFile)}\` fails with 501 not_implemented.`,
-  );
+  const until = planned.tests === undefined ? '' : `; until then \`npx vitest run ${shownPath(planned.tests)}\` fails with 501 not_implemented`;
+  console.log(`Next: write ${planned.todo} in ${shownPath(planned.handlerFile)}${until}.`);
 }

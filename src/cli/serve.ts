@@ -13,7 +13,7 @@ import { stopOnSignals } from './stop-signals.js';
 export function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('Serve POST /do. Settings come from the environment: PORT, HOST, DATA_DIR, AI_BASE_URL, ... (see README).')
+    .description('Serve POST /do. Settings come from the environment: PORT, HOST, DATA_DIR, AI_BASE_URL, ... (see docs/configuration.md).')
     .option('--port <port>', 'port to listen on (PORT, default 8787)')
     .option('--host <host>', 'address to listen on (HOST, default 127.0.0.1)')
     .option('--data-dir <dir>', 'directory of the embedded store and stored files (DATA_DIR, default .data)')

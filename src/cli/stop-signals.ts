@@ -1,5 +1,5 @@
 /**
- * How `serve` and `worker` stop on SIGINT and SIGTERM (README § Deployment modes). The first signal starts the
+ * How `serve` and `worker` stop on SIGINT and SIGTERM (docs/operations.md § Deployment modes). The first signal starts the
  * orderly stop (calls in flight finish, buffered usage is written, the store closes) and the process exits 0
  * when it ends. A second is ignored with a note: `npm start` forwards to its child the signal that a Ctrl-C
  * already sent the whole process group, so one Ctrl-C arrives twice. A third ends the process at once.

@@ -4,14 +4,8 @@
  * entity come from `--url`, `--key`, `--entity` or DISPATCH_URL, DISPATCH_API_KEY, DISPATCH_ENTITY.
  */
 import type { Command } from 'commander';
-import { keyProblem } from './api-key.js';
-import type { DispatchClient, UsageFilter, UsageGroup, UsageRecord, UsageSummaryPayload, UsageTotals } from '../../generated/client/index.js';
-
-interface Connection {
-  url: string;
-  key?: string;
-  entity: string;
-}
+import { connectionOptions, usageError, withClient } from './connection.js';
+import type { UsageFilter, UsageGroup, UsageRecord, UsageSummaryPayload, UsageTotals } from '../../generated/client/index.js';
 
 interface FilterOptions {
   face?: string;
@@ -25,12 +19,10 @@ const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boo
 const GROUPS = ['face', 'action', 'entity', 'key', 'status', 'minute', 'hour', 'day'] as const;
 
 export function registerUsage(program: Command): void {
-  const usage = program
-    .command('usage')
-    .description('Read usage from a running server: summaries, call records, and a live tail.')
-    .option('--url <url>', 'the server (DISPATCH_URL)', process.env.DISPATCH_URL ?? 'http://127.0.0.1:8787')
-    .option('--key <key>', 'an API key with usage:read (and usage:live for tail) (DISPATCH_API_KEY)', process.env.DISPATCH_API_KEY)
-    .option('--entity <id>', 'the entity to read (DISPATCH_ENTITY)', process.env.DISPATCH_ENTITY ?? 'demo');
+  const usage = connectionOptions(
+    program.command('usage').description('Read usage from a running server: summaries, call records, and a live tail.'),
+    'an API key with usage:read (and usage:live for tail)',
+  );
   const withFilters = (command: Command) =>
     command
       .option('--face <faces>', 'only these faces (comma-separated)')
@@ -116,29 +108,4 @@ function totalsLine(t: UsageTotals): string {
 export function recordLine(r: UsageRecord): string {
   const outcome = r.errorCode ? `${r.status} ${r.errorCode}` : String(r.status);
   return `${r.at}  ${r.mode}  ${r.entityId}  ${r.face}.${r.action}  ${outcome}  ${r.latencyMs}ms  ${r.cost} ${r.currency}${r.replayed ? '  replayed' : ''}  ${r.keyId}  ${r.requestId}`;
-}
-
-/**
- * Makes the generated client for one command; API errors are printed as the server phrased them, and a server
- * that cannot be reached with where its address comes from (exit 1).
- */
-async function withClient(c: Connection, work: (client: DispatchClient) => Promise<void>): Promise<void> {
-  if (!c.key) return usageError('An API key is needed: --key or DISPATCH_API_KEY.');
-  const badKey = keyProblem(c.key);
-  if (badKey) return usageError(badKey);
-  const { DispatchClient, DispatchConnectionError, DispatchError } = await import('../../generated/client/index.js');
-  const client = new DispatchClient({ baseUrl: c.url, apiKey: c.key, entityId: c.entity, timeoutMs: 130_000 });
-  try {
-    await work(client);
-  } catch (error) {
-    if (!(error instanceof DispatchError || error instanceof DispatchConnectionError)) throw error;
-    if (error instanceof DispatchError) console.error(`${error.status} ${error.code}: ${error.message}`);
-    else console.error(error.timedOut ? error.message : `${error.message}: is the server running there? Its address is --url or DISPATCH_URL.`);
-    process.exitCode = 1;
-  }
-}
-
-function usageError(message: string): void {
-  console.error(message);
-  process.exitCode = 2;
 }

@@ -15,7 +15,7 @@ import { stopOnSignals } from './stop-signals.js';
 export function registerWorker(program: Command): void {
   program
     .command('worker')
-    .description('Deliver webhooks and e-mail, close billing periods and settle payments left in flight from the store named by DATABASE_URL (or DATA_DIR), without serving the API. Settings: WEBHOOK_*, EMAIL_*, SMTP_URL, BILLING_*, STRIPE_* (see README).')
+    .description('Deliver webhooks and e-mail, close billing periods and settle payments left in flight from the store named by DATABASE_URL (or DATA_DIR), without serving the API. Settings: WEBHOOK_*, EMAIL_*, SMTP_URL, BILLING_*, STRIPE_* (see docs/configuration.md).')
     .option('--data-dir <dir>', 'directory of the embedded store and stored files (DATA_DIR, default .data)')
     .action(async (flags: StartFlags) => {
       let config: RuntimeConfig | undefined;

@@ -23,6 +23,6 @@ export interface Catalogue {
   readonly modules: readonly AnyFaceModule[];
   /** The actions as MCP tools, served at `/mcp` when given. */
   readonly mcp?: McpToolsFile;
-  /** Served as they are at `/openapi.json` and `/docs/*`, when given. */
+  /** Served at `/openapi.json` (with the server's address) and `/docs/*` (as markdown and as pages), when given. */
   readonly documents?: { readonly openapi: string; readonly docs: ReadonlyMap<string, string> };
 }

@@ -95,7 +95,7 @@ export interface HandlerContext<E extends EventName = never> {
   readonly recoveryKey: string | undefined;
   /**
    * Commits `record` at once, in a transaction of its own, before an outside effect starts: its recovery
-   * point (README § Idempotency), which the call's failure does not roll back. From then on a failed call
+   * point (docs/calling.md § Idempotency), which the call's failure does not roll back. From then on a failed call
    * stores no answer under its idempotency key: the same call under the key runs again and resumes the
    * effect. Without `record`, the call resumes an effect recorded before. Only before the call's first
    * write (the call's own transaction would hold the store).

@@ -1,5 +1,5 @@
 /**
- * Money checks of the faces that take money (payments, billing's prices; README § Payments): a currency is a
+ * Money checks of the faces that take money (payments, billing's prices; docs/faces/payments.md § Payments): a currency is a
  * lower-case ISO 4217 code of money that some country uses (currencies.ts: never a metal, fund, unit of
  * account, testing or "no currency" code); amounts are integer minor units, which the payload schemas already
  * require. A bad currency is `payload_invalid` naming the field.

@@ -1,12 +1,12 @@
 /**
  * Files the server serves as they are (the dashboard's and the API reference's pages and their libraries):
- * each read once, on its first request, and answered with an ETag (304 when the browser has it already) and
- * the security headers of its page.
+ * each read once, on its first request, and answered compressed as the browser accepts, with an ETag (304
+ * when the browser has it already) and the security headers of its page (fixed-body.ts).
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { fixedBody, sendFixed, type FixedBody } from './fixed-body.js';
 
 const require = createRequire(import.meta.url);
 
@@ -20,6 +20,8 @@ export interface Asset {
   path: () => string;
   type: string;
   cacheControl: string;
+  /** What the server changes in the file's text before serving it, if anything. */
+  edit?: (text: string) => string;
 }
 
 /** A file of a package in node_modules. */
@@ -29,29 +31,20 @@ export const JS = 'text/javascript; charset=utf-8';
 export const CSS = 'text/css; charset=utf-8';
 export const HTML = 'text/html; charset=utf-8';
 
-interface Loaded {
-  body: Buffer;
-  etag: string;
-}
+/** Files already read, by path: they are fixed for the life of the process. */
+const loaded = new Map<string, FixedBody>();
 
-/** Files already read, by path: they are small and fixed for the life of the process. */
-const loaded = new Map<string, Loaded>();
-
-function load(asset: Asset): Loaded {
+function load(asset: Asset): FixedBody {
   const path = asset.path();
   let file = loaded.get(path);
   if (!file) {
-    const body = readFileSync(path);
-    file = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+    const bytes = readFileSync(path);
+    file = fixedBody(asset.edit ? asset.edit(bytes.toString('utf8')) : bytes);
     loaded.set(path, file);
   }
   return file;
 }
 
 export function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, headers: Record<string, string>) {
-  const file = load(asset);
-  reply.headers({ ...headers, 'Cache-Control': asset.cacheControl, ETag: file.etag });
-  const seen = request.headers['if-none-match'];
-  if (seen !== undefined && seen.split(',').some((tag) => tag.trim().replace(/^W\//, '') === file.etag)) return reply.code(304).send();
-  return reply.type(asset.type).send(file.body);
+  return sendFixed(request, reply, load(asset), { type: asset.type, cacheControl: asset.cacheControl, headers });
 }

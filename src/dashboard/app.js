@@ -42,7 +42,7 @@ function exampleCall(entity) {
   const body = JSON.stringify({ face: 'ai', action: 'generate', payload: { model: 'gpt-4o-mini', prompt: 'Say hello' } });
   return [
     `curl -s ${new URL('do', document.baseURI).href} \\`,
-    `  -H "Authorization: Bearer $DISPATCH_KEY" \\`,
+    `  -H "Authorization: Bearer $DISPATCH_API_KEY" \\`,
     `  -H 'X-Entity-ID: ${entity}' -H 'Content-Type: application/json' \\`,
     `  -d '${body}'`,
   ].join('\n');

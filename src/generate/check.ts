@@ -29,10 +29,17 @@ export function checkGenerated(outDir: string, files: Map<string, string>): Chec
 
 export const isCurrent = (r: CheckReport) => r.stale.length + r.missing.length + r.extra.length === 0;
 
+/**
+ * What Python's tools leave beside the generated package: bytecode, the caches of mypy and pytest, and what pip's
+ * build of `python/` writes into it (`build/`, `*.egg-info/`). None of it is output, so none of it is extra.
+ */
+const TOOL_LEFTOVERS = /(^|\/)(__pycache__|\.mypy_cache|\.pytest_cache)\/|^python\/(build|[^/]+\.egg-info)\//;
+
 export function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
     .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .filter((path) => !TOOL_LEFTOVERS.test(path))
     .sort();
 }

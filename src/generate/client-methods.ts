@@ -120,6 +120,6 @@ function streamParts(action: Action, result: string, args: string[]) {
 }
 
 /** Markdown links become their text: the docs site's relative links mean nothing in an editor. */
-function withoutLinks(text: string): string {
+export function withoutLinks(text: string): string {
   return text.replace(/\[([^\]]+)\]\([^)]*\)/g, '$1');
 }

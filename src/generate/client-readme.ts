@@ -3,6 +3,7 @@
  * actions in the examples (a call, a list walked page by page, a stream) so every snippet runs as written.
  */
 import { CLIENT_PACK_COMMAND, CLIENT_PACKAGE_DIR } from '../client-package/pack-command.js';
+import { retryableErrorCodes } from '../spec/action-errors.js';
 import { payloadIn } from '../spec/json-schema.js';
 import type { Action, Catalog } from '../spec/model.js';
 import { clientPackageOf } from './client-package.js';
@@ -50,10 +51,12 @@ export function emitClientReadme(catalog: Catalog): string {
     'A refused call throws a `DispatchError`, of a subclass for each error type: `InvalidRequestError` (400 and other',
     '4xx of a malformed request), `AuthenticationError` (401), `PaymentError` (402), `PermissionError` (403),',
     '`NotFoundError` (404), `IdempotencyError` (409, 422), `RateLimitError` (429, with `retryAfterSeconds`),',
-    '`ServerError` (500, 503), `ProviderError` (502, 503) and `TimeoutError` (504); another type stays a plain',
-    '`DispatchError`. Each has `code` (one of the catalogue\'s `ErrorCode`s, or one a newer server added), `status`,',
-    '`param`, `details`, `docUrl` and `requestId`. No answer at all is a `DispatchConnectionError` (`timedOut` when',
-    'the client gave up).',
+    '`ServerError` (500, 503), `ProviderError` (502, 503), `TimeoutError` (504) and `BatchError` (an atomic batch',
+    'that failed: `batch_aborted`, with `details.results`); another type stays a plain `DispatchError`. The Python',
+    'client raises the same classes, but for `PermissionDeniedError` (here `PermissionError`) and `ActionTimeoutError`',
+    '(here `TimeoutError`), whose names Python\'s built-ins hold. Each has `code` (one of the catalogue\'s',
+    '`ErrorCode`s, or one a newer server added), `status`, `param`, `details`, `docUrl` and `requestId`. No answer at',
+    'all is a `DispatchConnectionError` (`timedOut` when the client gave up).',
     '```ts',
     'try {',
     ...(call ? [`  await ${method(call)}(${args(call)});`] : ['  // a call']),
@@ -64,8 +67,11 @@ export function emitClientReadme(catalog: Catalog): string {
     '}',
     '```',
     '## Retries and time-outs',
-    'A 429, a 503, a 409 `idempotency_key_in_use` or a lost connection is retried twice (`maxRetries`) with backoff,',
-    'under one idempotency key, so a retried call never runs twice. The client waits `timeoutMs` for an answer:',
+    'A lost connection, a 429 or an answer whose code the catalogue marks retryable (`RETRYABLE_ERROR_CODES`:',
+    `${retryableErrorCodes(catalog).map((c) => `\`${c}\``).join(', ')}) is retried twice (\`maxRetries\`)`,
+    'with exponential backoff and jitter, never before its `Retry-After` (one over 60 s is not waited for), under one',
+    'idempotency key, so a retried call never runs twice: a retried 500 gets the first answer replayed. The client',
+    'waits `timeoutMs` for an answer:',
     `by default \`DEFAULT_TIMEOUT_MS\` (${platform.limits.timeout.max + 5000} ms, the server's longest time-out plus 5 seconds). Per call, \`timeoutMs\``,
     'is how long the client waits, and `timeout` the server\'s limit on the action; `headers`, `entityId`,',
     '`apiVersion`, `idempotencyKey` and `signal` are per call too.',
@@ -78,6 +84,7 @@ export function emitClientReadme(catalog: Catalog): string {
           `for await (const item of ${method(list)}(${args(list)})) console.log(item);`,
           `const page = await ${method(list)}(${args(list)});`,
           'const next = await page.nextPage(); // null after the last page',
+          `const all = await ${method(list)}(${args(list)}).toArray({ limit: 1000 }); // every page's items, at most 1000`,
           '```',
         ]
       : []),
@@ -98,6 +105,13 @@ export function emitClientReadme(catalog: Catalog): string {
     `import { webhooks } from '${name}';`,
     '',
     'const event = webhooks.unwrap(rawBody, request.headers, process.env.WEBHOOK_SECRET!);',
+    '```',
+    'To test a receiver without a server, sign a payload of your own as a delivery would be signed;',
+    '`webhooks.unwrap` accepts the headers `webhooks.generateTestHeaders` returns (`timestamp` and `id` are optional):',
+    '```ts',
+    "const payload = JSON.stringify({ id: 'evt_test_1', type: 'test.event', data: {} });",
+    "const headers = webhooks.generateTestHeaders({ payload, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' });",
+    "webhooks.unwrap(payload, headers, 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw').id; // 'evt_test_1'",
     '```',
   ];
   return `${blocks(sections).join('\n\n')}\n`;

@@ -6,7 +6,7 @@
 import { materialize } from '../spec/json-schema.js';
 import { memoInProcess } from '../memo/memo.js';
 import type { Action, Catalog, Face } from '../spec/model.js';
-import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import { catalogErrors, retryableErrorCodes } from '../spec/action-errors.js';
 import { withoutDefs, type BatchMethod, type ClientFace } from './client-model.js';
 import { declaration, printedGroup, statementChunks } from './declarations.js';
 import type { Formatted } from './format.js';
@@ -14,6 +14,7 @@ import { jsDoc } from './layout.js';
 import type { Declaration } from './print-declarations.js';
 import { typeOf, type TypeOptions } from './schema-to-type.js';
 import { StructureKind } from './structure-kinds.js';
+import { literal } from './ts-literal.js';
 
 export const CLIENT_TYPES_PATH = 'client/types.ts';
 
@@ -29,7 +30,7 @@ export function clientTypes(catalog: Catalog, faces: ClientFace[], batch: BatchM
   // A face's chunk is printed from the face and the latest version, which decides its actions' payloads (see
   // clientFaces): a watch run reprints only the faces that changed.
   const faceChunks = faces.map(({ face, actions }) => memoInProcess('client-types-face', { face, latest }, () => printedGroup(faceDeclarations(face, actions, latest))));
-  const errorCodes = [...new Set([...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)].map((e) => e.code))].sort();
+  const errorCodes = [...new Set(catalogErrors(catalog).map((e) => e.code))].sort();
   const tail: (Declaration | string)[] = [
     {
       kind: StructureKind.Interface,
@@ -51,9 +52,24 @@ export function clientTypes(catalog: Catalog, faces: ClientFace[], batch: BatchM
       docs: ["Every error code the API answers with: the platform's and the faces' (the error catalogue in the docs)."],
       type: errorCodes.map((code) => JSON.stringify(code)).join(' | '),
     },
+    retryableCodesStatement(catalog),
     ...(batch ? batchStatements(faces) : []),
   ];
   return statementChunks([printedGroup(head), ...faceChunks, printedGroup(tail)]);
+}
+
+/**
+ * `RETRYABLE_ERROR_CODES`: the codes the catalogue marks retryable (docs/contract.md § Errors), those for which a
+ * retry of the same request can succeed; the runtime retries them, so the set follows the face files.
+ */
+function retryableCodesStatement(catalog: Catalog): string {
+  const codes = retryableErrorCodes(catalog);
+  return [
+    ...jsDoc(['The error codes a retry of the same request can succeed for: the client retries these (and any 429).'], ''),
+    'export const RETRYABLE_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([',
+    ...codes.map((code) => `  ${literal(code)},`),
+    ']);',
+  ].join('\n');
 }
 
 /** A face's types: its named schemas, its actions' payloads and results (and stream events), its events' data. */

@@ -3,10 +3,11 @@
  * data, the event body, and what a webhook receiver needs to know. The delivery facts (time-out, retry
  * schedules) are read from the worker's defaults, so the page cannot drift from what the worker does.
  */
+import { slug } from '../core/heading-slug.js';
 import { isObject } from '../spec/json-schema.js';
 import type { Catalog, EventType, Face, JsonSchema } from '../spec/model.js';
 import { WEBHOOK_RETRY_SCHEDULE, WEBHOOK_TIMEOUT_MS, webhookAttempts } from '../spec/webhook-delivery.js';
-import { actionLink, byString, code, durations, facePath, oneLine, schemaView, slug, table, type Fact } from './docs-tables.js';
+import { actionLink, byString, code, durations, facePath, oneLine, schemaView, table, type Fact } from './docs-tables.js';
 
 /** Stands in for the time of an event in examples. */
 const EXAMPLE_TIME = '2026-09-01T12:00:00.000Z';

@@ -2,6 +2,7 @@
  * Markdown building blocks of the docs: escaped tables, code spans, GitHub-style heading anchors, and the
  * field tables of a JSON Schema (one row per property, nested objects as dot paths, array items as `[]`).
  */
+import { slug } from '../core/heading-slug.js';
 import { isObject } from '../spec/json-schema.js';
 import type { JsonSchema } from '../spec/model.js';
 
@@ -85,15 +86,6 @@ function cell(text: string): string {
 export function code(text: string): string {
   if (!text.includes('`')) return `\`${text}\``;
   return `\`\` ${text} \`\``;
-}
-
-/** The anchor GitHub (and most renderers) give a heading: lower case, punctuation dropped, spaces to dashes. */
-export function slug(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc}\- ]/gu, '')
-    .replace(/ /g, '-');
 }
 
 // One formatter for every number: building one costs far more than formatting with it.

@@ -4,9 +4,6 @@
  * a client sends and receives them; `index.ts` adds one method per action on a `DispatchClient` (with
  * `.stream()` on streaming actions) and, for the built-in batch face, a typed `batch()` method.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-import { fromRoot } from '../package-root.js';
 import type { Catalog } from '../spec/model.js';
 import { CLIENT_INDEX_PATH, clientIndex } from './client-index.js';
 import { batchMethod, clientFaces, type BatchMethod, type ClientFace } from './client-model.js';
@@ -14,6 +11,7 @@ import { CLIENT_PACKAGE_PATH, emitClientPackage } from './client-package.js';
 import { CLIENT_README_PATH, emitClientReadme } from './client-readme.js';
 import { clientTypes, CLIENT_TYPES_PATH } from './client-types.js';
 import type { Formatted } from './format.js';
+import { templateFiles } from './template-files.js';
 
 export const CLIENT_RUNTIME_PATH = 'client/runtime.ts';
 
@@ -22,24 +20,11 @@ const CLASS_MEMBERS = new Set(['batch', 'call', 'callWithMeta', 'constructor', '
 /** Names `index.ts` exports besides the re-exported runtime and types. */
 const INDEX_NAMES = ['DispatchClient', 'createClient', 'API_VERSION', 'DEFAULT_TIMEOUT_MS', 'USER_AGENT'];
 /** Names `types.ts` exports besides those of faces, actions and events. */
-const TYPE_NAMES = ['Actions', 'ErrorCode', 'EventTypes', 'WebhookEvent', 'WebhookEventOf'];
+const TYPE_NAMES = ['Actions', 'ErrorCode', 'EventTypes', 'RETRYABLE_ERROR_CODES', 'WebhookEvent', 'WebhookEventOf'];
 const BATCH_TYPE_NAMES = ['BatchRequest', 'BatchResultOf', 'BatchResults'];
 
-const TEMPLATES = pathToFileURL(fromRoot('templates', 'client') + '/');
-const templateCache = new Map<string, { mtimeMs: number; text: string }>();
-
-/** The template files by name, read again only when they change on disk, so `generate --watch` picks up edits. */
-function templates(): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const name of readdirSync(TEMPLATES).filter((n) => n.endsWith('.ts')).sort()) {
-    const url = new URL(name, TEMPLATES);
-    const { mtimeMs } = statSync(url);
-    let cached = templateCache.get(name);
-    if (cached?.mtimeMs !== mtimeMs) templateCache.set(name, (cached = { mtimeMs, text: readFileSync(url, 'utf8') }));
-    files.set(name, cached.text);
-  }
-  return files;
-}
+/** The template files by name. */
+const templates = () => templateFiles('client', '.ts');
 
 /**
  * The client files, keyed by their path under `generated/`: the templates and the handler-free modules as

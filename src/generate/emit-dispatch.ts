@@ -6,7 +6,7 @@
  */
 import { memoInProcess } from '../memo/memo.js';
 import type { Action, Catalog, Face } from '../spec/model.js';
-import { STANDARD_ERRORS } from '../spec/standard-errors.js';
+import { catalogErrors } from '../spec/action-errors.js';
 import type { Formatted } from './format.js';
 import { fits } from './layout.js';
 import { Code, MapOf, valueLines } from './print-values.js';
@@ -100,7 +100,7 @@ function actionEntry(face: Face, action: Action, owners: Record<string, string>)
 
 export function emitPlatform(catalog: Catalog): string {
   const { platform } = catalog;
-  const errors = [...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)];
+  const errors = catalogErrors(catalog);
   const data = {
     versions: platform.versions,
     latest: platform.latest,

@@ -6,8 +6,10 @@
  */
 import { memo } from '../memo/memo.js';
 import { BATCH_ACTION } from '../core/dispatch-types.js';
+import { slug } from '../core/heading-slug.js';
 import type { Action, ApiVersion, Catalog, Face, FaceError, RatePolicy, Tier } from '../spec/model.js';
 import { isZeroPrice } from '../spec/price.js';
+import { actionErrorCodes, catalogErrors } from '../spec/action-errors.js';
 import { STANDARD_ERRORS } from '../spec/standard-errors.js';
 import { changes } from './docs-changes.js';
 import { effectFact, toolFact } from './docs-effects.js';
@@ -22,7 +24,6 @@ import {
   facePath,
   oneLine,
   schemaView,
-  slug,
   table,
   versionRange,
   type Fact,
@@ -198,6 +199,7 @@ function actionFacts(face: Face, action: Action, version: (date: string) => stri
       ? [{ label: 'Stream events', value: action.streamEvents.map((e) => `${code(e.name)}: ${oneLine(e.summary)}`).join('; ') }]
       : []),
     { label: 'Atomic batches', value: atomicity(action) },
+    { label: 'Errors', value: errorsFact(face, action) },
     { label: 'Cost', value: priceWords(action.cost, currency, (unit) => `[${code(unit)}](../index.md#${UNITS_ANCHOR})`) },
   ];
   if (action.weight.perCall !== 1 || Object.keys(action.weight.perItem).length) facts.push({ label: 'Rate-limit weight', value: weight(action) });
@@ -205,6 +207,13 @@ function actionFacts(face: Face, action: Action, version: (date: string) => stri
   if (Object.keys(action.rate).length) facts.push({ label: 'Rate limits', value: rates(action.rate) });
   facts.push(toolFact(face, action, latest));
   return facts;
+}
+
+/** The codes the action's handler answers, each linked to its entry, besides the pipeline's. */
+function errorsFact(face: Face, action: Action): string {
+  const platform = '[platform errors](../errors.md#platform-errors) of every call';
+  const codes = actionErrorCodes(face, action).map((c) => `[${code(c)}](../errors.md#${slug(c)})`);
+  return codes.length ? `${codes.join(', ')}, besides the ${platform}` : `the ${platform} alone`;
 }
 
 function atomicity(action: Action): string {
@@ -238,7 +247,7 @@ function errorsView(catalog: Catalog) {
     .flatMap((f) => f.errors.map((e) => ({ e, face: f.name })))
     .sort((a, b) => byStatus(a.e, b.e))
     .map(({ e, face }) => errorView(e, `[${code(face)}](${facePath(face)})`));
-  const all = [...STANDARD_ERRORS, ...catalog.faces.flatMap((f) => f.errors)].sort(byStatus);
+  const all = catalogErrors(catalog).sort(byStatus);
   return { errorDocsUrl: catalog.platform.errorDocsUrl, summary: errorTable(all, (c) => `#${slug(c)}`), platform, faces };
 }
 

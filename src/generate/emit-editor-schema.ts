@@ -3,11 +3,13 @@
  * read it (face files point at it on their first line, `# yaml-language-server: $schema=...`). Beside the
  * shapes of `src/spec/schemas/face.schema.json` it knows the catalogue: every action must say what a call does
  * (`effect`, `external`, and `idempotent` unless it reads, which lint requires), `scope` completes from the platform's
- * scopes, `since`/`until` from its versions, `emits` from the declared event types, and payload, result and
+ * scopes, `since`/`until` from its versions, `emits` from the declared event types, `errors` from the declared codes, a fixture step's
+ * `call` from the actions and its `error` from the codes, and payload, result and
  * event data schemas are checked as the JSON Schema 2020-12 that ajv's strict mode accepts (an unknown keyword
  * or type is flagged while typing; properties and the alternatives of a oneOf/anyOf take the face language's `since`
  * and `until`).
  */
+import { catalogErrors } from '../spec/action-errors.js';
 import { knownKeywords } from '../spec/face-ajv.js';
 import { readMetaSchema } from '../spec/meta-schemas.js';
 import type { Catalog, JsonSchema } from '../spec/model.js';
@@ -31,6 +33,11 @@ export function emitEditorSchema(catalog: Catalog): string {
   meta.$defs.date = { ...meta.$defs.date, enum: versions };
   action.properties.scope = { ...action.properties.scope, enum: platform.scopes.map((s) => s.name) };
   action.properties.emits = { ...action.properties.emits, items: { type: 'string', enum: events } };
+  const codes = [...new Set(catalogErrors(catalog).map((e) => e.code))].sort();
+  action.properties.errors = { ...action.properties.errors, items: { type: 'string', enum: codes } };
+  const step = meta.$defs.triggerStep as { properties: Record<string, JsonSchema> };
+  step.properties.call = { ...step.properties.call, enum: catalog.faces.flatMap((f) => f.actions.map((a) => a.id)).sort() };
+  step.properties.error = { ...step.properties.error, enum: codes };
   for (const key of ['payload', 'result']) action.properties[key] = { ...action.properties[key], ...schema };
   // What a call does is lint's to require (effect-missing and the like: `dispatch diff` reads bases older
   // than it); an editor flags it while typing.

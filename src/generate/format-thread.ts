@@ -37,7 +37,6 @@ export function startFormatThread(options: object): FormatThread {
   // No execArgv: the thread is plain JavaScript and needs none of the loaders the sources run under.
   const worker = new Worker(fromProgram('src', 'generate', 'format.worker.mjs'), { workerData: { options }, execArgv: [] });
   const started: FormatThread = { worker, jobs: new Map(), next: 0 };
-  worker.unref();
   worker.on('message', ({ id, text, error }: { id: number; text?: string; error?: string }) => {
     const job = started.jobs.get(id);
     started.jobs.delete(id);
@@ -53,6 +52,9 @@ export function startFormatThread(options: object): FormatThread {
   };
   worker.on('error', (error) => fail(error.message));
   worker.on('exit', (code) => fail(`it stopped with exit code ${code}.`));
+  // After the listeners: a 'message' listener holds the thread's port open again, and a run that fails before
+  // it posts any file (a face file that does not parse) would then never end.
+  worker.unref();
   return (thread = started);
 }
 

@@ -14,6 +14,7 @@ import { EDITOR_SCHEMA_PATH, emitEditorSchema } from './emit-editor-schema.js';
 import { emitModules, MODULES_PATH } from './emit-handlers.js';
 import { emitMcpTools, MCP_TOOLS_PATH } from './emit-mcp.js';
 import { emitOpenApi, OPENAPI_PATH } from './emit-openapi.js';
+import { emitPython } from './emit-python.js';
 import { emitServerTypes, SERVER_TYPES_PATH } from './emit-server-types.js';
 import { emitValidators, validatorsPath, validatorTypesPath } from './emit-validators.js';
 import { formatCached, type Formatted } from './format.js';
@@ -44,6 +45,7 @@ export async function generate(catalog: Catalog): Promise<Map<string, string>> {
   emitted(PLATFORM_PATH, emitPlatform(catalog));
   emitted(SCOPES_PATH, emitScopes(catalog));
   for (const [path, text] of emitClient(catalog)) emitted(path, text);
+  for (const [path, text] of emitPython(catalog)) emitted(path, text);
   for (const face of catalog.faces) {
     const { code, types } = emitValidators(face);
     emitted(validatorsPath(face.name), code);
@@ -110,5 +112,6 @@ function formatEmitted(path: string, emitted: Emitted): Promise<string> {
 function withNotice(path: string, text: string): string {
   if (path.endsWith('.md')) return `<!-- ${NOTICE} -->\n\n${text}`;
   if (path.endsWith('.json')) return text;
+  if (/\.(py|toml|typed)$/.test(path)) return `# ${NOTICE}\n${text}`;
   return `// ${NOTICE}\n${text}`;
 }

@@ -4,7 +4,8 @@
  * response schemas, the face file's examples on both, its price, and for a streaming action the server-sent
  * events it sends, one schema per event. The canonical `POST /do` stays in the document beside them.
  */
-import { eachSubschema } from '../spec/json-schema.js';
+import { BATCH_ACTION } from '../core/dispatch-types.js';
+import { eachSubschema, isObject } from '../spec/json-schema.js';
 import type { Action, Face, JsonSchema } from '../spec/model.js';
 import { exampleOptions } from './example-options.js';
 import { literal } from './ts-literal.js';
@@ -39,9 +40,10 @@ export function successHeaders(): Record<string, JsonSchema> {
 }
 
 /** `authLogin` for `auth.login`: the action's type name, lower camel case. */
-const operationId = (action: Action) => action.typeName.charAt(0).toLowerCase() + action.typeName.slice(1);
+export const operationIdOf = (action: Action) => action.typeName.charAt(0).toLowerCase() + action.typeName.slice(1);
 
-export function actionOperation({ face, action, payload }: Served, errorResponses: Record<string, JsonSchema>, currency: string, clientPackage: string) {
+/** The operation of an action, its success response alone: the error responses are the document's to name (openapi-errors.ts). */
+export function actionOperation({ face, action, payload }: Served, currency: string, clientPackage: string) {
   // The payload is written out here rather than referenced: code generators (openapi-typescript) then read
   // its defaults as a request's, which a caller may leave out, not as a response's, which is always there.
   const body = { type: 'object', required: ['payload'], additionalProperties: false, properties: { payload: componentRefs(payload, face), options: ref('schemas', 'Options') } };
@@ -49,7 +51,7 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
   const examples = (value: (example: Action['examples'][number]) => unknown) =>
     action.examples.length ? { examples: Object.fromEntries(action.examples.map((example, i) => [`example${i + 1}`, { summary: example.title ?? action.summary.trim(), value: value(example) }])) } : {};
   return {
-    operationId: operationId(action),
+    operationId: operationIdOf(action),
     tags: [face.name],
     summary: action.summary.trim(),
     description: [
@@ -76,7 +78,6 @@ export function actionOperation({ face, action, payload }: Served, errorResponse
           ...(action.stream ? { 'text/event-stream': { schema: streamEvents(result, { face, action }) } } : {}),
         },
       },
-      ...errorResponses,
     },
   };
 }
@@ -100,14 +101,25 @@ function codeSamples(action: Action, clientPackage: string) {
     `import { createClient } from '${clientPackage}';`,
     '',
     `const client = createClient({ baseUrl: '${EXAMPLE_SERVER}', apiKey: process.env.API_KEY!, entityId: 'acme' });`,
-    ...(action.streamOnly
-      ? [`for await (const event of client.${action.face}.${action.name}.stream(${literal(payload)})) console.log(event.event, event.data);`]
-      : [`const result = await client.${action.face}.${action.name}(${literal(payload)});`]),
+    clientCall(action, payload),
   ].join('\n');
   return [
     { lang: 'Shell', label: 'curl', source: curl },
     { lang: 'TypeScript', label: 'TypeScript', source: typescript },
   ];
+}
+
+/**
+ * The client's call of the action with `payload`. The built-in batch face's run is the client's typed
+ * `client.batch(requests, {mode})` (client-model.ts), not a method of a `batch` face.
+ */
+function clientCall(action: Action, payload: unknown): string {
+  if (action.id === BATCH_ACTION && isObject(payload)) {
+    const { requests = [], ...options } = payload;
+    return `const results = await client.batch(${literal(requests)}${Object.keys(options).length ? `, ${literal(options)}` : ''});`;
+  }
+  if (action.streamOnly) return `for await (const event of client.${action.face}.${action.name}.stream(${literal(payload)})) console.log(event.event, event.data);`;
+  return `const result = await client.${action.face}.${action.name}(${literal(payload)});`;
 }
 
 /** Where the samples call: the server's default address. */

@@ -29,8 +29,12 @@ export const PLATFORM_SCHEMAS = [
   'Options',
 ];
 
-/** The envelope schemas: request options, `meta`, the error envelope and the webhook event body. */
-export function platformSchemas(platform: Platform): Record<string, JsonSchema> {
+/**
+ * The envelope schemas: request options, `meta`, the error envelope and the webhook event body. An error's
+ * `code` is one of `codes` (every code the catalogue declares) or any other string: a server may add codes,
+ * and one this document does not list must be neither a breaking change nor a validation failure.
+ */
+export function platformSchemas(platform: Platform, codes: string[]): Record<string, JsonSchema> {
   return {
     Options: {
       type: 'object',
@@ -67,7 +71,13 @@ export function platformSchemas(platform: Platform): Record<string, JsonSchema> 
       required: ['type', 'code', 'message', 'docUrl'],
       properties: {
         type: { type: 'string', description: 'The kind of error, e.g. `invalid_request_error`.' },
-        code: { type: 'string', description: 'Stable code; never changes once shipped. Listed in the error catalogue.' },
+        code: {
+          description: 'Stable code; never changes once shipped. Listed in the error catalogue; a newer server may answer codes this document does not list.',
+          anyOf: [
+            { type: 'string', enum: [...new Set(codes)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), description: 'A code this document lists.' },
+            { type: 'string', description: 'A code added since.' },
+          ],
+        },
         message: { type: 'string', description: 'For people; may change at any time.' },
         param: { type: 'string', description: 'The offending field as a JSON pointer, e.g. `/payload/prompt`.' },
         details: { type: 'object', description: 'Structured context, e.g. `errors` for `payload_invalid`.' },
@@ -182,6 +192,10 @@ export function headers(): Record<string, JsonSchema> {
     RateLimit: header('What is left of the policy closest to its limit.'),
     RetryAfter: header('Whole seconds to wait before retrying.', { type: 'integer', minimum: 0 }),
     RateLimitRetryAfter: { ...header('Whole seconds until the call would pass.', { type: 'integer', minimum: 0 }), required: true },
+    WwwAuthenticate: {
+      ...header('The challenge of RFC 6750: `Bearer`, with `error="invalid_token"` when a key was sent and refused.', { type: 'string', pattern: '^Bearer( |$)' }),
+      required: true,
+    },
     IdempotentReplayed: header('`true` when the response is a replay of an earlier one.', { type: 'string', const: 'true' }),
     Deprecation: header('Set when the resolved version is deprecated (RFC 9745).'),
     Sunset: header('When a deprecated version stops being served (RFC 8594).'),

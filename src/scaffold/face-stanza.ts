@@ -19,6 +19,8 @@ export interface ActionStanza {
   effect: 'read' | 'write' | 'destroy';
   idempotent?: boolean;
   external: boolean;
+  /** The codes its handler answers: the starter handler's 501 until the author lists the real ones. */
+  errors: string[];
   payload: Record<string, unknown>;
   result: Record<string, unknown>;
   examples: ActionExample[];
@@ -35,6 +37,7 @@ export function starterAction(face: string, action: string, scope: string, summa
     summary: summary ?? `TODO: say in one line what ${face}.${action} does.`,
     scope,
     ...starterEffects(action),
+    errors: ['not_implemented'],
     payload: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: field('payload', { minLength: 1 }) } },
     result: { type: 'object', required: ['id'], additionalProperties: false, properties: { id: field('result') } },
     examples: [{ payload: { id: 'example' }, result: { id: 'example' } }],
@@ -48,7 +51,7 @@ const DESTROYS = ['delete', 'remove', 'revoke', 'destroy', 'purge', 'cancel', 'v
 /**
  * What a call does, as the action's name suggests: a read for `get…` or `list…`, a destroy for `delete…` or
  * `revoke…`, otherwise a write that a repeat does again; none reaches outside. The author corrects it (the
- * face language requires it said, README § Writing a face); a starter must build as written.
+ * face language requires it said, docs/writing-a-face.md § Writing a face); a starter must build as written.
  */
 export function starterEffects(action: string): Pick<ActionStanza, 'effect' | 'idempotent' | 'external'> {
   const verb = (verbs: string[]) => verbs.some((v) => action === v || (action.startsWith(v) && /[A-Z0-9]/.test(action.charAt(v.length))));

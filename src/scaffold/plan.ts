@@ -1,5 +1,6 @@
 /**
- * What `dispatch new face` and `dispatch new action` will write, worked out in full before anything is:
+ * What `dispatch new face` (a face file and its module, or the module of a face file that has none) and
+ * `dispatch new action` will write, worked out in full before anything is:
  * every name, scope and file is checked first, so a refusal leaves the tree as it was. The plan also holds
  * the faces directory as it will be, for the generator to run on in memory.
  */
@@ -27,13 +28,14 @@ export interface FileWrite {
 }
 
 export interface ScaffoldPlan {
-  /** `<face>.<action>`. */
-  id: string;
+  /** What the author writes next: `<face>.<action>`, or the handlers of a face. */
+  todo: string;
   writes: FileWrite[];
   /** Every face file and platform.yaml by file name, the new or changed one included. */
   faceFiles: Map<string, string>;
   handlerFile: string;
-  testFile: string;
+  /** The test written, or the folder of those written; none when no action had an example to test. */
+  tests?: string;
 }
 
 export interface NewFaceOptions {
@@ -50,8 +52,9 @@ export async function planNewFace(paths: ScaffoldPaths, face: string, options: N
   const workspace = readWorkspace(paths.facesDir);
   checkNotBuiltin(face, builtinFaces(workspace));
   const faceFile = join(paths.facesDir, `${face}.yaml`);
-  if (workspace.faces.has(face) || existsSync(faceFile)) throw new ScaffoldError(`face "${face}" already exists (${shownPath(faceFile)}).`);
   const { moduleDir, moduleFile, handlerFile, tablesFile, testFile } = targets(paths, face, action);
+  if (workspace.faces.has(face) && !existsSync(moduleDir)) return planFaceModule(paths, face, workspace, options);
+  if (workspace.faces.has(face) || existsSync(faceFile)) throw new ScaffoldError(`face "${face}" already exists (${shownPath(faceFile)}).`);
   if (existsSync(moduleDir)) throw new ScaffoldError(`${shownPath(moduleDir)} already exists.`);
   refuseExistingTest(testFile);
   // A scope of the face's own family is the sensible default when there is exactly one.
@@ -65,7 +68,7 @@ export async function planNewFace(paths: ScaffoldPaths, face: string, options: N
   const handlerText = newHandlerModule({ face, typeName, summary, action, typesModule: typesModule(paths, face) });
   const testText = await newTestFile({ face, action, example: stanza.examples[0]!, faceFile: shownPath(faceFile), handlerFile: shownPath(handlerFile) });
   return {
-    id: `${face}.${action}`,
+    todo: `${face}.${action}`,
     writes: [
       { path: faceFile, text: faceText, kind: 'created' },
       { path: moduleFile, text: newModuleIndex({ face, typeName, typesModule: typesModule(paths, face) }), kind: 'created' },
@@ -75,7 +78,53 @@ export async function planNewFace(paths: ScaffoldPaths, face: string, options: N
     ],
     faceFiles: withFile(workspace, `${face}.yaml`, faceText),
     handlerFile,
-    testFile,
+    tests: testFile,
+  };
+}
+
+/**
+ * The module of a face file that has none yet (copied from another project, or written by hand): its index,
+ * a handler skeleton for each action, its empty tables file, and a test of each action that has an example.
+ * The face file is left as it is.
+ */
+async function planFaceModule(paths: ScaffoldPaths, face: string, workspace: FacesWorkspace, options: NewFaceOptions): Promise<ScaffoldPlan> {
+  const faceFile = join(paths.facesDir, `${face}.yaml`);
+  if (options.scope !== undefined || options.summary !== undefined) {
+    throw new ScaffoldError(`${shownPath(faceFile)} already exists: --scope and --summary are for a new face file, and its module is written from the file as it is.`);
+  }
+  const declared = workspace.faces.get(face)!;
+  const [first, ...others] = declared.actions;
+  if (first === undefined) throw new ScaffoldError(`${shownPath(faceFile)} declares no action to write a handler for.`);
+  for (const action of declared.actions) checkActionName(action);
+  const { moduleFile, handlerFile, tablesFile } = targets(paths, face, first);
+  const tested = declared.actions.filter((action) => declared.examples.has(action)).map((action) => ({ action, file: targets(paths, face, action).testFile }));
+  for (const { file } of tested) refuseExistingTest(file);
+
+  const { newHandlerModule, addHandlerMethod, newModuleIndex, newTablesFile, newTestFile } = await writers();
+  const typeName = pascalCase(face);
+  const summary = declared.summary ?? `the ${face} face.`;
+  const handlerText = others.reduce(
+    (text, action) => addHandlerMethod(text, shownPath(handlerFile), face, action),
+    newHandlerModule({ face, typeName, summary, action: first, typesModule: typesModule(paths, face) }),
+  );
+  const tests = await Promise.all(
+    tested.map(async ({ action, file }): Promise<FileWrite> => ({
+      path: file,
+      text: await newTestFile({ face, action, example: declared.examples.get(action)!, faceFile: shownPath(faceFile), handlerFile: shownPath(handlerFile) }),
+      kind: 'created',
+    })),
+  );
+  return {
+    todo: `the handlers of ${face} (${declared.actions.join(', ')})`,
+    writes: [
+      { path: moduleFile, text: newModuleIndex({ face, typeName, typesModule: typesModule(paths, face) }), kind: 'created' },
+      { path: handlerFile, text: handlerText, kind: 'created' },
+      { path: tablesFile, text: newTablesFile(face), kind: 'created' },
+      ...tests,
+    ],
+    faceFiles: workspace.files,
+    handlerFile,
+    tests: tests.length === 1 ? tests[0]!.path : tests.length ? join(paths.testsDir, face) : undefined,
   };
 }
 
@@ -104,7 +153,7 @@ export async function planNewAction(paths: ScaffoldPaths, face: string, action: 
   const handlerText = addHandlerMethod(readFileSync(handlerFile, 'utf8'), shownPath(handlerFile), face, action);
   const testText = await newTestFile({ face, action, example: stanza.examples[0]!, faceFile: shownPath(join(paths.facesDir, faceName)), handlerFile: shownPath(handlerFile) });
   return {
-    id: `${face}.${action}`,
+    todo: `${face}.${action}`,
     writes: [
       { path: join(paths.facesDir, faceName), text: faceText, kind: 'updated' },
       { path: handlerFile, text: handlerText, kind: 'updated' },
@@ -112,7 +161,7 @@ export async function planNewAction(paths: ScaffoldPaths, face: string, action: 
     ],
     faceFiles: withFile(workspace, faceName, faceText),
     handlerFile,
-    testFile,
+    tests: testFile,
   };
 }
 

@@ -6,18 +6,23 @@
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { readFaceDirectory } from '../spec/face-directory.js';
+import { isObject } from '../spec/json-schema.js';
 import { PLATFORM_FILE } from '../spec/load.js';
 import type { Platform } from '../spec/model.js';
 import { resolvePlatform } from '../spec/resolve.js';
 import { versionInForce } from '../spec/version-in-force.js';
 import { parseSource } from '../spec/source.js';
+import type { ActionExample } from './face-stanza.js';
 import { ScaffoldError } from './names.js';
 
 export interface DeclaredFace {
   builtin: boolean;
+  summary?: string;
   actions: string[];
   /** The scopes its actions use, in file order, each once. */
   scopes: string[];
+  /** Each action's first example, where it has one with an object payload (what a scaffolded test calls). */
+  examples: Map<string, ActionExample>;
 }
 
 export interface FacesWorkspace {
@@ -69,16 +74,23 @@ function readPlatform(path: string, text: string): Platform {
   }
 }
 
-/** Read loosely: a face file with errors still tells whether it is built in, its actions and their scopes. */
+/** Read loosely: a face file with errors still tells whether it is built in, its actions, their scopes and examples. */
 function declaredFace(text: string): DeclaredFace {
-  let value: { builtin?: unknown; actions?: Record<string, { scope?: unknown } | null> } | undefined;
+  let value: { builtin?: unknown; summary?: unknown; actions?: Record<string, { scope?: unknown; examples?: unknown } | null> } | undefined;
   try {
     value = parse(text) ?? undefined;
   } catch {
     value = undefined;
   }
-  const scopes = Object.values(value?.actions ?? {}).flatMap((a) => (typeof a?.scope === 'string' ? [a.scope] : []));
-  return { builtin: value?.builtin === true, actions: Object.keys(value?.actions ?? {}), scopes: [...new Set(scopes)] };
+  const actions = Object.entries(value?.actions ?? {});
+  const scopes = actions.flatMap(([, a]) => (typeof a?.scope === 'string' ? [a.scope] : []));
+  const examples = new Map<string, ActionExample>();
+  for (const [name, action] of actions) {
+    const [first] = Array.isArray(action?.examples) ? (action.examples as { payload?: unknown; result?: unknown }[]) : [];
+    if (isObject(first?.payload) && isObject(first?.result)) examples.set(name, { payload: first.payload, result: first.result });
+  }
+  const summary = typeof value?.summary === 'string' ? value.summary : undefined;
+  return { builtin: value?.builtin === true, summary, actions: actions.map(([name]) => name), scopes: [...new Set(scopes)], examples };
 }
 
 export const builtinFaces = (workspace: FacesWorkspace) => [...workspace.faces].filter(([, f]) => f.builtin).map(([name]) => name);

@@ -32,7 +32,7 @@ export async function commitCall(call: IdentifiedCall, runtime: Runtime, tx: Cal
 
 /**
  * The error reply of a call whose execution failed, stored under its idempotency key, except where a retry
- * under the same key must be able to do better (README § Idempotency): when an outside effect the call started
+ * under the same key must be able to do better (docs/calling.md § Idempotency): when an outside effect the call started
  * may still be in flight (`inFlight`: a charge sent to the processor and not answered), nothing is stored and
  * the key's lease lapses at once, so the same call under the key runs again and resumes that effect; when the
  * answer is retryable (429, 502, 503) and nothing took effect, the key is freed, as for a refusal before

@@ -1,7 +1,7 @@
 /**
  * The time limits and connection cap of the HTTP server: a client that sends its headers or body too
  * slowly, or keeps an idle connection, is cut off, and connections beyond the cap are closed as they come.
- * Each is a setting (README, "Limits and timeouts").
+ * Each is a setting (docs/operations.md § Limits and timeouts).
  */
 /** How long clients may take and how many may be connected at once. */
 export interface HttpLimits {

@@ -11,6 +11,7 @@
 import type { Db } from '../store/schema.js';
 import { onKeyChanged } from '../store/key-changes.js';
 import { findKeyByHash, type KeyRecord } from '../store/keys.js';
+import { equalSecrets } from '../store/secrets.js';
 
 const MAX_ENTRIES = 10_000;
 
@@ -60,8 +61,8 @@ export class KeyCache {
   async #lookUp(hash: string, now: number): Promise<KeyRecord | undefined> {
     const generation = this.#generation;
     const found = await findKeyByHash(this.#db, hash);
-    if (generation !== this.#generation) return withoutHash(await findKeyByHash(this.#db, hash));
-    const record = withoutHash(found);
+    if (generation !== this.#generation) return withoutHash(await findKeyByHash(this.#db, hash), hash);
+    const record = withoutHash(found, hash);
     const until = now + this.#ttlMs;
     // Deleted first, so that a refreshed entry counts as the newest.
     this.#known.delete(hash);
@@ -87,8 +88,10 @@ export class KeyCache {
  * The record as calls see it: the hash it was found by stays with the store. Every call with the key is
  * handed this one record, so it is frozen: no call can change what the next one sees.
  */
-function withoutHash(found: (KeyRecord & { hash: string }) | undefined): KeyRecord | undefined {
-  if (!found) return undefined;
+function withoutHash(found: (KeyRecord & { hash: string }) | undefined, hash: string): KeyRecord | undefined {
+  // The stored hash is compared with the one looked up by, in constant time (docs/contract.md § Keys), once
+  // per lookup in the store; cached calls are then served by the hash alone.
+  if (!found || !equalSecrets(found.hash, hash)) return undefined;
   const { hash: _hash, ...record } = found;
   if (Array.isArray(record.entities)) Object.freeze(record.entities);
   Object.freeze(record.scopes);

@@ -1,12 +1,14 @@
 /**
  * What operators and tools read of a server beside the API: `/healthz` (the process answers), `/readyz` (it
  * reaches its store and is not stopping), `/metrics` (Prometheus, behind a bearer token when one is set), and
- * the catalogue's documents as the generator wrote them (`/docs/*`), the OpenAPI document with this server's
- * address (`/openapi.json`, served-openapi.ts).
+ * the OpenAPI document with this server's address (`/openapi.json`, served-openapi.ts), compressed and with an
+ * ETag as the reference page's files (the generated docs under `/docs/` are reference-routes.ts's).
  */
 import { sql } from 'kysely';
 import type { Catalogue } from '../core/catalogue.js';
 import { ApiError } from '../core/errors.js';
+import { sendFixed } from '../core/fixed-body.js';
+import { REVALIDATE } from '../core/static-files.js';
 import type { Db } from '../store/schema.js';
 import { equalSecrets } from '../store/secrets.js';
 import type { HttpApp } from './http-app.js';
@@ -36,13 +38,7 @@ export function registerOpsRoutes({ app, sendError, closing }: HttpApp, db: Db, 
 
 /** `publicUrl` is `PUBLIC_URL` (or what stands in for it); without it the document names the listening address. */
 export function registerDocumentRoutes({ app }: HttpApp, documents: Catalogue['documents'], publicUrl?: string): void {
-  if (documents) {
-    const openapi = servedOpenApi(documents.openapi, () => publicUrl ?? listeningOrigin(app.server));
-    app.get('/openapi.json', (_request, reply) => reply.type('application/json').send(openapi()));
-  }
-  app.get<{ Params: { '*': string } }>('/docs/*', (request, reply) => {
-    const page = documents?.docs.get(request.params['*'] || 'index.md');
-    if (page === undefined) throw new ApiError('route_not_found', `No document ${request.url}.`);
-    return reply.type('text/markdown; charset=utf-8').send(page);
-  });
+  if (!documents) return;
+  const openapi = servedOpenApi(documents.openapi, () => publicUrl ?? listeningOrigin(app.server));
+  app.get('/openapi.json', (request, reply) => sendFixed(request, reply, openapi(), { type: 'application/json', cacheControl: REVALIDATE }));
 }

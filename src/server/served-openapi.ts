@@ -5,6 +5,7 @@
  * header: a cache in front would keep a document another client's header made and hand it to everyone.
  */
 import type { Server } from 'node:http';
+import { fixedBody, type FixedBody } from '../core/fixed-body.js';
 
 interface Document {
   servers?: { url: string; description?: string; variables?: { origin?: { default?: string } } }[];
@@ -38,13 +39,15 @@ export function withOrigin(text: string, origin: string): string {
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
-/** The served document, made once per origin: the first request after the server listens settles it. */
-export function servedOpenApi(text: string, origin: () => string | undefined): () => string {
-  let made: { origin: string; text: string } | undefined;
+/**
+ * The served document, made once per origin (the first request after the server listens settles it) and
+ * kept with its compressed forms.
+ */
+export function servedOpenApi(text: string, origin: () => string | undefined): () => FixedBody {
+  let made: { origin: string | undefined; body: FixedBody } | undefined;
   return () => {
     const now = origin();
-    if (now === undefined) return text;
-    if (made?.origin !== now) made = { origin: now, text: withOrigin(text, now) };
-    return made.text;
+    if (!made || made.origin !== now) made = { origin: now, body: fixedBody(now === undefined ? text : withOrigin(text, now)) };
+    return made.body;
   };
 }

@@ -72,7 +72,7 @@ export interface ServerOptions {
 /** Tools a key sees by name over MCP before it sees the meta tools: clients warn or cap from 40 on. */
 export const DEFAULT_MCP_TOOL_LIMIT = 40;
 
-/** `/docs/errors.md` under a public URL, its path kept (`https://example.com/api` + `/docs/…`); a full URL as it is. */
+/** `/docs/errors` under a public URL, its path kept (`https://example.com/api` + `/docs/…`); a full URL as it is. */
 function absolute(url: string, publicUrl: string): string {
   return url.startsWith('/') ? `${publicUrl.replace(/\/+$/, '')}${url}` : url;
 }
@@ -128,7 +128,7 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   registerOpsRoutes(http, options.db, metrics, options.metricsToken);
   registerDocumentRoutes(http, catalogue.documents, options.publicUrl);
   registerCors(app, options.corsOrigins ?? [], modules.crossOrigin);
-  if (catalogue.documents) registerReferenceRoutes(app);
+  if (catalogue.documents) registerReferenceRoutes(app, catalogue.documents.docs);
   modules.routes(app);
 
   const purge = retentionPurge(options.db, options.eventRetentionDays ?? 30);

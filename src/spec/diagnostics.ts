@@ -12,7 +12,8 @@ interface DiagnosticDefinition {
 }
 
 export const DIAGNOSTICS = {
-  'yaml-syntax': { severity: 'error', message: 'YAML syntax: {detail}' },
+  // The detail says what is wrong and what to write (yaml-mistakes.ts).
+  'yaml-syntax': { severity: 'error', message: '{detail}' },
   'recursive-alias': { severity: 'error', message: 'Alias *{name} is inside the node its anchor &{name} names: its value would never end.' },
   'duplicate-key': { severity: 'error', message: 'Key "{key}" appears more than once in this mapping.' },
   'duplicate-action': { severity: 'error', message: 'Action "{action}" is declared more than once in this face.' },
@@ -21,7 +22,9 @@ export const DIAGNOSTICS = {
   'reserved-face-name': { severity: 'error', message: 'Face name "{face}" is reserved: {reason}.' },
   'handler-module-missing': {
     severity: 'error',
-    message: 'Face "{face}" has no module {file}: create it, exporting `const {face}: FaceModule<{type}Handlers>` (`dispatch new face` writes one; see the generated server/types.ts).',
+    message:
+      'Face "{face}" has no module {file}: `npx dispatch new face {face}` writes it, with a handler for each action that answers 501 until written; ' +
+      'or write it exporting `const {face}: FaceModule<{type}Handlers>`, with {type}Handlers imported from generated/server/types.ts, which the next generate writes.',
   },
   'schema-violation': { severity: 'error', message: '{detail}' },
   'unknown-scope': { severity: 'error', message: 'Scope "{scope}" is not declared in platform.yaml.{hint}' },
@@ -41,6 +44,22 @@ export const DIAGNOSTICS = {
   'weight-field-not-array': { severity: 'error', message: 'Weight field "{field}" is not a top-level array property of the payload.' },
   'unknown-event': { severity: 'error', message: 'Event "{event}" is not declared under the "events" of any face.{hint}' },
   'unused-event': { severity: 'warning', message: 'Event "{event}" is declared but no action emits it.' },
+  'trigger-unknown-action': { severity: 'error', message: 'Step {index} calls "{action}", {detail}.{hint}' },
+  'trigger-unknown-error': { severity: 'error', message: 'Step {index} expects {action} to answer "{code}", which it does not answer (it answers: {codes}).{hint}' },
+  'trigger-step-name-taken': { severity: 'error', message: 'Step {index} is named "{name}" like step {other}: each step needs a name of its own.' },
+  'trigger-reference-invalid': {
+    severity: 'error',
+    message: '"{text}" is not a reference: a reference is the whole string, "${step.field}", naming an earlier step and a field of its result.',
+  },
+  'trigger-unknown-step': { severity: 'error', message: 'Reference "{text}" names no earlier step ({earlier}).{hint}' },
+  'trigger-step-without-result': { severity: 'error', message: 'Reference "{text}" names step "{step}", which answers the error {code}: it has no result to read.' },
+  'trigger-unknown-field': { severity: 'error', message: 'Reference "{text}": the result of {action} has no field "{field}" there.{hint}' },
+  'trigger-payload-mismatch': { severity: 'error', message: 'Step {index} does not match the payload schema of {action}: {detail}{hint}' },
+  'trigger-not-emitted': { severity: 'error', message: 'No step of the fixture of {event} calls an action that emits it ({emitters}).' },
+  'unknown-error-code': {
+    severity: 'error',
+    message: 'Error code "{code}" is declared neither under the "errors" of a face nor by the platform.{hint}',
+  },
   'atomic-flag-missing': {
     severity: 'error',
     message: 'Action {action} reaches ctx.providers ({where}), a backend with effects outside the store; declare "atomic: false".',
@@ -69,12 +88,12 @@ export const DIAGNOSTICS = {
   },
   'tool-name-too-long': {
     severity: 'error',
-    message: 'The MCP tool of {action} would be named {tool}, {length} characters; clients refuse names over {max} (README § MCP tools): shorten the action\'s or the face\'s name.',
+    message: 'The MCP tool of {action} would be named {tool}, {length} characters; clients refuse names over {max} (docs/mcp.md § MCP tools): shorten the action\'s or the face\'s name.',
   },
   'tool-name-invalid': { severity: 'error', message: 'The MCP tool name {tool} has characters other than A-Z, a-z, 0-9, _ and -, which model APIs refuse.' },
   'tool-description-too-long': {
     severity: 'error',
-    message: 'The MCP tool {tool} would be described in {length} characters; clients refuse descriptions over {max} (README § MCP tools): shorten the summary and description of {action}.',
+    message: 'The MCP tool {tool} would be described in {length} characters; clients refuse descriptions over {max} (docs/mcp.md § MCP tools): shorten the summary and description of {action}.',
   },
   'tool-input-not-object': { severity: 'error', message: 'The input schema of the MCP tool {tool} has type {found} at its root, not "object", which MCP and the model APIs require.' },
   'tool-input-combinator': { severity: 'error', message: 'The input schema of the MCP tool {tool} keeps "{keyword}" at its root, which model APIs refuse there.' },

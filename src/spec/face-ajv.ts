@@ -17,6 +17,7 @@ import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { keyText } from '../memo/memo.js';
 import type { Face, JsonSchema } from './model.js';
+import { schemaProblems, type SchemaProblem } from './schema-problems.js';
 
 const OPTIONS = { strict: true, allErrors: true, useDefaults: true, discriminator: true, logger: false, code: { source: true, esm: true, lines: true } } as const;
 
@@ -86,29 +87,18 @@ export function resultValidator(face: Face, schema: JsonSchema): ValidateFunctio
   return compiled;
 }
 
-/**
- * ajv's refusal of a schema against the meta-schema, with where in the schema it points (a JSON pointer)
- * and, where the meta-schema lists what it allows there (a `type`, say), the value and those values.
- */
+/** A schema's refusal by the 2020-12 meta-schema: each mistake, where it is in the schema and what it is. */
 export class SchemaError extends Error {
-  constructor(
-    message: string,
-    readonly pointer: string,
-    readonly value?: unknown,
-    readonly allowed?: readonly unknown[],
-  ) {
-    super(message);
+  constructor(readonly problems: readonly SchemaProblem[]) {
+    super(`schema is invalid: ${problems.map((p) => p.detail).join(' ')}`);
   }
 }
 
-/** Throws as ajv itself would (`schema is invalid: ...`) when `schema` breaks the 2020-12 meta-schema. */
+/** Throws a SchemaError when `schema` breaks the 2020-12 meta-schema. */
 export function assertValidSchema(schema: unknown): void {
   metaAjv ??= new Ajv2020({ ...OPTIONS, code: {}, verbose: true });
   if (metaAjv.validateSchema(schema as object)) return;
-  const errors = metaAjv.errors ?? [];
-  const listed = errors.find((e) => Array.isArray((e.params as { allowedValues?: unknown }).allowedValues));
-  const first = listed ?? errors[0];
-  throw new SchemaError(`schema is invalid: ${metaAjv.errorsText(errors)}`, first?.instancePath ?? '', listed?.data, (listed?.params as { allowedValues?: unknown[] } | undefined)?.allowedValues);
+  throw new SchemaError(schemaProblems(metaAjv.errors ?? []));
 }
 
 /** Every keyword ajv knows, JSON Schema's and the face language's annotations: what an unknown one may have meant. */

@@ -1,6 +1,7 @@
 /**
- * The spec pipeline: load → validate (meta-schema) → resolve → lint (the face files, and the handler modules
- * when their directory is given). Returns the Catalog with every diagnostic found; a face whose file breaks its meta-schema is reported and left out of the catalogue.
+ * The spec pipeline: load → validate (meta-schema) → resolve → lint (the face files, the events' fixtures
+ * across them, and the handler modules when their directory is given). Returns the Catalog with every diagnostic found; a face whose file breaks its meta-schema is reported and left out of the catalogue.
+ * A file with YAML syntax errors is read but for the blocks they are in (yaml-repair.ts), and the rest checked.
  */
 import { basename } from 'node:path';
 import { diagnostic, hasErrors, sortDiagnostics, type Diagnostic } from './diagnostics.js';
@@ -9,7 +10,9 @@ import { lintFace, lintPlatform } from './lint.js';
 import { loadSources } from './load.js';
 import type { Catalog, Face, Platform } from './model.js';
 import { linkScopes, resolveFace, resolvePlatform } from './resolve.js';
+import { unknownErrorCodes } from './rules/unknown-error-code.js';
 import { linkEvents } from './rules/event-links.js';
+import { triggerFixtures } from './rules/trigger-fixtures.js';
 import type { SourceFile } from './source.js';
 import { RESERVED_FACE_NAMES } from './reserved-names.js';
 import { STANDARD_ERRORS } from './standard-errors.js';
@@ -48,12 +51,12 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
   const loaded = loadSources(dir, files);
   const diagnostics = [...loaded.diagnostics];
   const platformSource = loaded.platform;
-  const platformProblems = platformSource?.value === undefined ? [] : validatePlatform(platformSource);
-  diagnostics.push(...platformProblems);
-  if (!platformSource || platformSource.value === undefined || platformProblems.length) {
-    // Nothing resolves or lints without a platform, but each face file can still be checked on its own, so a
-    // broken platform file does not hide what is wrong in the others.
-    for (const source of loaded.faces) if (source.value !== undefined) diagnostics.push(...validateFace(source));
+  const platformCheck = platformSource?.value === undefined ? undefined : validatePlatform(platformSource);
+  diagnostics.push(...(platformCheck?.diagnostics ?? []));
+  if (!platformSource || !platformCheck?.valid || platformSource.holes.length > 0) {
+    // Nothing resolves or lints without a whole platform, but each face file can still be checked on its own, so
+    // a broken platform file does not hide what is wrong in the others.
+    for (const source of loaded.faces) if (source.value !== undefined) diagnostics.push(...validateFace(source).diagnostics);
     return { diagnostics: sortDiagnostics(diagnostics) };
   }
   const platform = resolvePlatform(platformSource);
@@ -63,14 +66,23 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
 
   const faces: Face[] = [];
   const sources = new Map<Face, SourceFile>();
+  // What was left unread: face files that do not parse or break their meta-schema, and the blocks of a file a
+  // YAML syntax error is in. An event named there may be declared or emitted there, so other files' references
+  // to it are not reported; the rest of a file with a syntax error is checked like any other.
+  const unread: string[] = [];
   for (const source of loaded.faces) {
-    if (source.value === undefined) continue;
-    const problems = validateFace(source);
-    diagnostics.push(...problems);
-    if (problems.length) {
-      structural = true;
+    if (source.value === undefined) {
+      unread.push(source.text);
       continue;
     }
+    const { diagnostics: problems, valid } = validateFace(source);
+    diagnostics.push(...problems);
+    if (!valid) {
+      structural = true;
+      unread.push(source.text);
+      continue;
+    }
+    unread.push(...source.holes.map((hole) => hole.text));
     const face = resolvedFace(source, platformSource, platform);
     const other = faces.find((f) => f.name === face.name);
     if (other) {
@@ -87,7 +99,7 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
   }
   const linked = faces.map((face) => ({ face, source: sources.get(face)! }));
   // Before anything reads a face whole (lint's memo keys, the emitters): it fills in who emits each event.
-  diagnostics.push(...linkEvents(linked));
+  diagnostics.push(...linkEvents(linked, (name) => unread.some((text) => text.includes(name))), ...unknownErrorCodes(linked));
   const catalog = linkScopes(platform, faces);
   if (!hasErrors(diagnostics)) options.beforeLint?.(catalog);
 
@@ -98,6 +110,7 @@ export function buildCatalog(dir: string, options: BuildOptions = {}): BuildResu
     if (handlersDir && !RESERVED_FACE_NAMES.has(face.name)) diagnostics.push(...lintHandlers(face, source, handlersDir, pendingHandlers));
     for (const error of face.errors) if (!errorCodes.has(error.code)) errorCodes.set(error.code, `in ${face.file}`);
   }
+  diagnostics.push(...triggerFixtures(linked, platform));
   const sorted = sortDiagnostics(diagnostics);
   const withheld = lenient ? structural : hasErrors(sorted);
   return withheld ? { diagnostics: sorted } : { catalog, diagnostics: sorted };

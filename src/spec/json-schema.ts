@@ -8,6 +8,9 @@ import type { Action, JsonSchema } from './model.js';
 
 export const SCHEMA_REF_PREFIX = '#/schemas/';
 
+/** The keys a JSON pointer (ajv's `instancePath`, `/properties/a~1b`) names, in order. */
+export const pointerKeys = (pointer: string): string[] => pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+
 /** Keywords whose value is a map of property name → schema. */
 const SCHEMA_MAPS = ['properties', 'patternProperties', '$defs'] as const;
 /** Keywords whose value is a schema. */

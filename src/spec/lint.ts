@@ -8,11 +8,12 @@ import type { ValidateFunction } from 'ajv';
 import { sha256 } from '../hash.js';
 import { memo } from '../memo/memo.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
-import { faceValidators, knownKeywords, resultValidator, SchemaError } from './face-ajv.js';
-import { isDated, isObject, SCHEMA_REF_PREFIX, UNIONS, walkSchema } from './json-schema.js';
+import { assertValidSchema, faceValidators, knownKeywords, resultValidator, SchemaError } from './face-ajv.js';
+import { isDated, isObject, pointerKeys, SCHEMA_REF_PREFIX, UNIONS, walkSchema } from './json-schema.js';
 import type { Action, EventType, Face, JsonSchema, Platform } from './model.js';
 import { NOTICE_DAYS, noticeDays } from './notice.js';
 import type { RawFace } from './resolve.js';
+import { valueProblems } from './schema-problems.js';
 import { suggestion } from './suggest.js';
 import { effects } from './rules/effects.js';
 import { errorTypeMismatch } from './rules/error-type.js';
@@ -191,7 +192,8 @@ function unknownRefs(schema: JsonSchema, base: JsonPath, source: SourceFile, raw
     const ref = node.$ref;
     if (typeof ref !== 'string') return;
     const name = ref.startsWith(SCHEMA_REF_PREFIX) ? ref.slice(SCHEMA_REF_PREFIX.length) : undefined;
-    if (!name || !raw.schemas?.[name]) {
+    // A schema in a block a YAML syntax error left unread is not known to be missing.
+    if ((!name || !raw.schemas?.[name]) && !(name && source.unread(name))) {
       const hint = suggestion(ref, Object.keys(raw.schemas ?? {}).map((schema) => `#/schemas/${schema}`));
       out.push(diagnostic('unknown-ref', source.at([...base, ...path, '$ref']), { ref, hint }));
     }
@@ -213,33 +215,49 @@ function schemaDiagnostics(face: Face, source: SourceFile, checked: Checked): Di
   return memo('schema-diagnostics', { file: source.path, text: sha256(source.text), face, checked }, () => {
     const { refused } = faceValidators(face);
     const out: Diagnostic[] = [];
+    // Each named schema on its own, used or not; a schema that uses it says the same at the same place.
+    for (const [name, schema] of Object.entries((source.value as RawFace).schemas ?? {})) {
+      try {
+        assertValidSchema(schema);
+      } catch (error) {
+        out.push(...invalidSchema(error as Error, source, ['schemas', name], name));
+      }
+    }
     for (const event of face.events.filter((e) => checked.events.includes(e.type))) {
       const error = refused.get(event.validator);
-      if (error) out.push(invalidSchema(error, source, ['events', event.type, 'data'], `${event.type} data`));
+      if (error) out.push(...invalidSchema(error, source, ['events', event.type, 'data'], `${event.type} data`));
     }
     for (const action of face.actions.filter((a) => checked.actions.includes(a.name))) out.push(...schemasAndExamples(face, action, source));
-    return out;
+    // Once each: a named schema's mistake is found by every schema using it, and a payload by each of its versions.
+    return out.filter((d, i) => out.findIndex((o) => o.line === d.line && o.col === d.col && o.message === d.message) === i);
   });
 }
 
 /**
  * ajv's refusal of a schema, at what it names: the unknown keyword's key (with the keyword it may have
- * meant), or the node its JSON pointer names (with the value it may have meant); at the schema's key when
- * it names neither.
+ * meant), or each mistake the meta-schema finds at the node its JSON pointer names; at the schema's key when
+ * it names neither. A mistake inside a named schema (`#/schemas/X`, `$defs/X` once materialized) is said at
+ * that schema, as its own, so that every schema using it reports it in the same words at the same place.
  */
-function invalidSchema(error: Error, source: SourceFile, base: JsonPath, what: string): Diagnostic {
-  const written = valueAt(source.value, base);
+function invalidSchema(error: Error, source: SourceFile, base: JsonPath, what: string): Diagnostic[] {
+  const named = (source.value as RawFace).schemas ?? {};
+  const place = (path: JsonPath): { at: JsonPath; whose: string } =>
+    path[0] === '$defs' && typeof path[1] === 'string' && Object.hasOwn(named, path[1]) ? { at: ['schemas', ...path.slice(1)], whose: path[1] } : { at: [...base, ...path], whose: what };
   const keyword = /unknown keyword: "([^"]+)"/.exec(error.message)?.[1];
-  const keyAt = keyword === undefined ? undefined : keyPath(written, keyword);
-  if (keyword !== undefined && keyAt) {
-    return diagnostic('invalid-json-schema', source.at([...base, ...keyAt], true), { what, detail: withHint(error.message, suggestion(keyword, knownKeywords())) });
+  if (keyword !== undefined) {
+    const inSchema = keyPath(valueAt(source.value, base), keyword);
+    const inNamed = inSchema ? undefined : keyPath(named, keyword);
+    const found = inSchema ? { at: [...base, ...inSchema], whose: what } : inNamed ? { at: ['schemas', ...inNamed], whose: String(inNamed[0]) } : undefined;
+    const detail = withHint(error.message, suggestion(keyword, knownKeywords()));
+    if (found) return [diagnostic('invalid-json-schema', source.at(found.at, true), { what: found.whose, detail })];
   }
-  if (error instanceof SchemaError && error.pointer) {
-    const path = error.pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-    const hint = typeof error.value === 'string' && error.allowed ? suggestion(error.value, error.allowed.map(String)) : '';
-    return diagnostic('invalid-json-schema', source.at([...base, ...path]), { what, detail: withHint(error.message, hint) });
+  if (error instanceof SchemaError) {
+    return error.problems.map((problem) => {
+      const { at, whose } = place(pointerKeys(problem.pointer));
+      return diagnostic('invalid-json-schema', source.at(at), { what: whose, detail: problem.detail });
+    });
   }
-  return diagnostic('invalid-json-schema', source.at(base), { what, detail: error.message });
+  return [diagnostic('invalid-json-schema', source.at(base), { what, detail: error.message })];
 }
 
 const withHint = (detail: string, hint: string) => (hint && !detail.endsWith('.') ? `${detail}.${hint}` : detail + hint);
@@ -272,22 +290,24 @@ function schemasAndExamples(face: Face, action: Action, source: SourceFile): Dia
   const { ajv, refused } = faceValidators(face);
   const payloads = action.variants.map((v) => {
     const error = refused.get(v.validator);
-    if (error) out.push(invalidSchema(error, source, at('payload'), 'payload'));
+    if (error) out.push(...invalidSchema(error, source, at('payload'), 'payload'));
     return error ? undefined : ajv.getSchema(v.validator);
   });
   let result: ValidateFunction | undefined;
   try {
     result = resultValidator(face, action.resultSchema);
   } catch (error) {
-    out.push(invalidSchema(error as Error, source, at('result'), 'result'));
+    out.push(...invalidSchema(error as Error, source, at('result'), 'result'));
   }
   const latestPayload = payloads.at(-1);
   action.examples.forEach((example, i) => {
     // Validation fills in defaults; the docs show the example as written.
     for (const [what, validate, value] of [['payload', latestPayload, structuredClone(example.payload)], ['result', result, structuredClone(example.result)]] as const) {
       if (validate && !validate(value)) {
-        const detail = ajv.errorsText(validate.errors, { dataVar: what });
-        out.push(diagnostic('example-mismatch', source.at(at('examples', i, what)), { index: i + 1, what, detail }));
+        // Each mistake at the field it is about, inside the example.
+        for (const problem of valueProblems(validate.errors ?? [], what, value)) {
+          out.push(diagnostic('example-mismatch', source.at(at('examples', i, what, ...pointerKeys(problem.pointer)), problem.key), { index: i + 1, what, detail: problem.detail }));
+        }
       }
     }
   });

@@ -31,7 +31,7 @@ export function loadSources(dir: string, files?: Map<string, string>): LoadedSou
   }
   if (!platform) {
     const shown = shownPath(join(dir, PLATFORM_FILE));
-    diagnostics.push(diagnostic('yaml-syntax', { file: shown, line: 1, col: 1 }, { detail: 'file not found' }));
+    diagnostics.push(diagnostic('yaml-syntax', { file: shown, line: 1, col: 1 }, { detail: `File not found: the faces directory holds ${PLATFORM_FILE} beside the face files.` }));
   }
   return { platform, faces, diagnostics };
 }

@@ -156,6 +156,11 @@ export interface Action {
   cost: Cost;
   weight: Weight;
   emits: string[];
+  /**
+   * The error codes its handler can answer beyond the pipeline's, sorted, as the face file lists them (each
+   * declared by some face or the platform); absent when it lists none, which means any of its face's.
+   */
+  errors?: string[];
   rate: Record<string, RatePolicy>;
   /** As written, with `since`/`until` annotations and `#/schemas/…` references. */
   payload: JsonSchema;
@@ -195,6 +200,20 @@ export interface EventType {
   validator: string;
   /** Ids of the actions that emit it, sorted. */
   emittedBy: string[];
+  /** The calls that make it happen in test mode (`dispatch trigger`), as the face file writes them; absent when it gives none. */
+  trigger?: TriggerStep[];
+}
+
+/**
+ * One call of an event's fixture: `call` (`face.action`) with `payload`, in which a string `"${name.field}"`
+ * stands for that field of the result of the earlier step called `name`.
+ */
+export interface TriggerStep {
+  name?: string;
+  call: string;
+  payload: Record<string, unknown>;
+  /** The error code the call is expected to answer, its effects kept (a declined card). */
+  error?: string;
 }
 
 export interface Face {

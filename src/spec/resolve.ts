@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { canonicalJson, materialize } from './json-schema.js';
-import type { Action, ApiVersion, Catalog, Cost, Effect, EventType, Face, JsonSchema, PayloadVariant, Platform, PlatformInfo, RatePolicy, Tier } from './model.js';
+import type { Action, ApiVersion, Catalog, Cost, Effect, EventType, Face, JsonSchema, PayloadVariant, Platform, PlatformInfo, RatePolicy, Tier, TriggerStep } from './model.js';
 import { priceText } from './price.js';
 import type { JsonPath, SourceFile } from './source.js';
 
@@ -40,6 +40,7 @@ interface RawAction {
   cost?: RawCost;
   weight?: { perCall?: number; perItem?: Record<string, number> };
   emits?: string[];
+  errors?: string[];
   rate?: Record<string, RawPolicy>;
   payload: JsonSchema;
   result: JsonSchema;
@@ -63,6 +64,7 @@ interface RawEvent {
   summary: string;
   description?: string;
   data: JsonSchema;
+  trigger?: (Omit<TriggerStep, 'payload'> & { payload?: TriggerStep['payload'] })[];
 }
 
 const WINDOW_SECONDS = { s: 1, m: 60, h: 3600, d: 86400 } as const;
@@ -140,6 +142,7 @@ export function resolveFace(source: SourceFile, platform: Platform): Face {
         cost: cost(source, ['actions', name, 'cost'], a.cost),
         weight: { perCall: a.weight?.perCall ?? 1, perItem: a.weight?.perItem ?? {} },
         emits: [...(a.emits ?? [])].sort(),
+        ...(a.errors ? { errors: [...a.errors].sort() } : {}),
         rate: policies(a.rate),
         payload: a.payload,
         result: a.result,
@@ -180,6 +183,7 @@ function events(raw: RawFace, actions: Action[], named: Record<string, JsonSchem
       dataSchema: materialize(event.data, latest, named),
       validator: `event_${type.replace(/\./g, '_')}`,
       emittedBy: actions.filter((a) => a.emits.includes(type)).map((a) => a.id),
+      ...(event.trigger ? { trigger: event.trigger.map((step) => ({ ...step, payload: step.payload ?? {} })) } : {}),
     }));
 }
 

@@ -2,10 +2,12 @@
  * A parsed YAML file that remembers where every node came from, so that any later stage can turn a
  * JSON path (`['actions', 'generate', 'scope']`) back into a `line:col` for its diagnostics.
  */
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Alias, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, type Alias, type Document, type Node } from 'yaml';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { parseYaml, type Hole } from './yaml-repair.js';
 
-export type JsonPath = readonly (string | number)[];
+export type { JsonPath } from './json-path.js';
+import type { JsonPath } from './json-path.js';
 
 export interface SourceFile {
   /** Path as shown in diagnostics (relative to the working directory). */
@@ -15,28 +17,28 @@ export interface SourceFile {
   readonly value: unknown;
   /** Position of the node at `path`; of its key when `key` is set; of the deepest existing parent otherwise. */
   at(path: JsonPath, key?: boolean): { file: string; line: number; col: number };
+  /** The parts a YAML syntax error left unread: `value` is the rest of the file. */
+  readonly holes: readonly Hole[];
+  /** Whether `name` is written in a part left unread, where a reference to it may be declared. */
+  unread(name: string): boolean;
 }
 
 export function parseSource(path: string, text: string): { source: SourceFile; diagnostics: Diagnostic[] } {
-  const lineCounter = new LineCounter();
-  // Duplicate keys are found below with their positions, so the parser is told to keep them.
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: false, prettyErrors: false });
+  const { doc, lineCounter, mistakes, holes, parsed } = parseYaml(text);
   const position = (offset: number) => {
     const { line, col } = lineCounter.linePos(offset);
     return { file: path, line, col };
   };
   const at = (jsonPath: JsonPath, key = false) => position(locate(doc, jsonPath, key));
-  const diagnostics: Diagnostic[] = [];
-  for (const error of [...doc.errors, ...doc.warnings]) {
-    diagnostics.push(diagnostic('yaml-syntax', position(error.pos[0]), { detail: error.message.split('\n')[0]! }));
-  }
-  const parsed = doc.errors.length === 0;
+  const diagnostics: Diagnostic[] = mistakes.map((mistake) => diagnostic('yaml-syntax', position(mistake.offset), { detail: mistake.detail }));
+  for (const warning of doc.warnings) diagnostics.push(diagnostic('yaml-syntax', position(warning.pos[0]), { detail: warning.message.split('\n')[0]! }));
   if (parsed) findDuplicateKeys(doc, doc.contents, [], (p, k) => diagnostics.push(duplicate(at, p, k)));
   const recursive = parsed ? recursiveAliases(doc) : [];
   for (const alias of recursive) diagnostics.push(diagnostic('recursive-alias', position(alias.range?.[0] ?? 0), { name: alias.source }));
   // A value with no end would hang or overflow every later stage that walks it: the file is left out instead.
   const value = parsed && recursive.length === 0 ? doc.toJS({ maxAliasCount: 1000 }) : undefined;
-  return { source: { path, text, doc, value, at }, diagnostics };
+  const unread = (name: string) => value === undefined || holes.some((hole) => hole.text.includes(name));
+  return { source: { path, text, doc, value, at, holes, unread }, diagnostics };
 }
 
 function duplicate(at: SourceFile['at'], parent: (string | number)[], key: string): Diagnostic {

@@ -4,7 +4,9 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { diagnostic, type Diagnostic } from './diagnostics.js';
+import { pointerKeys } from './json-schema.js';
 import { readMetaSchema } from './meta-schemas.js';
+import { foldChoices } from './schema-problems.js';
 import { suggestion } from './suggest.js';
 import type { SourceFile } from './source.js';
 
@@ -23,22 +25,49 @@ function validators() {
   return compiled;
 }
 
-export function validatePlatform(source: SourceFile): Diagnostic[] {
+/**
+ * `valid`: the value conforms. It may not while nothing is reported, when what it misses is in a part a YAML
+ * syntax error left unread: a key the mapping around that part requires is not reported missing.
+ */
+export interface Validation {
+  diagnostics: Diagnostic[];
+  valid: boolean;
+}
+
+export function validatePlatform(source: SourceFile): Validation {
   return check(validators().platform, source);
 }
 
-export function validateFace(source: SourceFile): Diagnostic[] {
+export function validateFace(source: SourceFile): Validation {
   return check(validators().face, source);
 }
 
-function check(validate: ValidateFunction, source: SourceFile): Diagnostic[] {
-  if (validate(source.value)) return [];
+function check(validate: ValidateFunction, source: SourceFile): Validation {
+  if (validate(source.value)) return { diagnostics: [], valid: true };
   // An error about a property name (it carries `propertyName`) is reported once, by its `propertyNames` error, at the key.
-  return (validate.errors ?? []).filter((e) => e.keyword !== 'if' && e.propertyName === undefined).map((e) => toDiagnostic(e, source));
+  const errors = (validate.errors ?? []).filter((e) => e.keyword !== 'if' && e.propertyName === undefined && !aboutUnread(e, source));
+  // A choice of forms is said once, in the words its schema describes it with, not once per form that did not fit.
+  const diagnostics = foldChoices(errors).map(({ error, inside }) => (inside ? choiceDiagnostic(error, source) : toDiagnostic(error, source)));
+  return { diagnostics, valid: false };
+}
+
+function choiceDiagnostic(error: ErrorObject, source: SourceFile): Diagnostic {
+  const path = pointerKeys(error.instancePath);
+  const shown = path.length ? path.join('.') : '(root)';
+  const description = (error.parentSchema as { description?: unknown } | undefined)?.description;
+  const detail = typeof description === 'string' ? `${shown}: ${description[0]!.toLowerCase()}${description.slice(1)}` : `${shown} ${error.message ?? 'is invalid'}`;
+  return diagnostic('schema-violation', source.at(path), { detail });
+}
+
+/** An error about the mapping that held an unread part (a key it requires, how many it has), other than a key it has. */
+function aboutUnread(error: ErrorObject, source: SourceFile): boolean {
+  if (error.keyword === 'additionalProperties' || error.keyword === 'propertyNames') return false;
+  const path = pointerKeys(error.instancePath);
+  return source.holes.some((hole) => hole.parent !== undefined && hole.parent.length === path.length && hole.parent.every((s, i) => String(s) === path[i]));
 }
 
 function toDiagnostic(error: ErrorObject, source: SourceFile): Diagnostic {
-  const path = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = pointerKeys(error.instancePath);
   const shown = path.length ? path.join('.') : '(root)';
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {

@@ -1,5 +1,5 @@
 /**
- * Which API version is in force: a version takes effect on its date (README § Calling the API, Versions).
+ * Which API version is in force: a version takes effect on its date (docs/calling.md § Versions).
  * The default of a call that names no version and whose key pins none is the newest stable version whose
  * date has come, by the server's clock in UTC; a version dated later is announced, served only to whoever
  * names it, and becomes the default on its date without a redeploy. The same version dates the events the

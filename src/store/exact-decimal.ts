@@ -1,5 +1,5 @@
 /**
- * Exact decimal sums in both stores (usage units and meter values, README § Usage analytics). PostgreSQL keeps
+ * Exact decimal sums in both stores (usage units and meter values, docs/faces/usage.md § Usage analytics). PostgreSQL keeps
  * such columns as `numeric` and adds them with `+` and `sum`, exactly. SQLite has no decimal type and would add
  * them as floats, so there they are TEXT (a canonical decimal such as `"0.3"`) added by `decimal_add` and
  * `decimal_sum`, functions every SQLite connection of the store defines (sqlite/decimal-functions.worker.mjs).

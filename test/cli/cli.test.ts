@@ -1,6 +1,6 @@
 /**
  * The `dispatch` program as a user runs it: exit codes (0 ok, 1 diagnostics or stale output, 2 usage),
- * the diagnostics it prints, and `keys create --json` on a fresh store.
+ * the diagnostics it prints, and `keys create` (`--json`, `--quiet`) on a fresh store.
  */
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -189,5 +189,15 @@ describe('dispatch', () => {
     expect(listed.stdout).not.toContain(key.key);
     expect((await dispatch(['keys', 'revoke', key.id], { env })).code).toBe(0);
     expect((await dispatch(['keys', 'list'], { env })).stdout).not.toContain(key.id);
+  }, 60_000);
+
+  it('keys create --quiet prints the secret alone, for a shell variable', async () => {
+    const env = { DATA_DIR: mkdtempSync(join(tmpdir(), 'dispatch-keys-')) };
+    const created = await dispatch(['keys', 'create', '--mode', 'test', '--tier', 'pro', '--quiet'], { env });
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/^sk_test_[0-9A-Za-z]{40}\n$/);
+    const listed = await dispatch(['keys', 'list'], { env });
+    expect(listed.stdout).toContain(`${created.stdout.slice(0, 12)}…${created.stdout.trim().slice(-4)}  tier=pro`);
+    expect((await dispatch(['keys', 'create', '--mode', 'test', '--quiet', '--json'], { env })).code).toBe(2);
   }, 60_000);
 });

@@ -48,12 +48,16 @@ describe('dispatch usage errors', () => {
     });
   }, 60_000);
 
-  it('usage: a placeholder key is one line (exit 2), and an address with no server names --url and DISPATCH_URL (exit 1)', async () => {
+  it('usage: a placeholder key or an entity no call can name is one line (exit 2), and an address with no server names --url and DISPATCH_URL (exit 1)', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const [placeholder, unreachable] = await Promise.all([
+    const [placeholder, unreachable, entity] = await Promise.all([
       dispatch(['usage', 'summary'], { DISPATCH_API_KEY: 'sk_test_…', DISPATCH_URL: closed }),
       dispatch(['usage', 'events', '--url', closed, '--key', `sk_test_${'a'.repeat(40)}`]),
+      dispatch(['usage', 'summary', '--url', closed, '--key', `sk_test_${'a'.repeat(40)}`, '--entity', 'acme corp']),
     ]);
+    expect(entity.code).toBe(2);
+    oneLine(entity.stderr);
+    expect(entity.stderr).toContain('The entity "acme corp" is not an entity id');
     expect(placeholder.code).toBe(2);
     oneLine(placeholder.stderr);
     expect(placeholder.stderr).toContain('The API key has "…" at character 9');

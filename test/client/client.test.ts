@@ -37,6 +37,16 @@ describe('generated client', () => {
     expect(invalid).toMatchObject({ status: 400, code: 'payload_invalid', param: '/payload/id' });
   });
 
+  it('collects a list of several pages into one array, up to a limit', async () => {
+    const pages = createClient({ baseUrl: server.url, apiKey: server.adminKey, entityId: 'client-pages' });
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push(await pages.payments.createCustomer({ name: `Customer ${i}` }));
+    const all = await pages.payments.listCustomers({ limit: 2 }).toArray();
+    expect(all.map((c) => c.id).sort()).toEqual(made.map((c) => c.id).sort());
+    const some = await pages.payments.listCustomers({ limit: 2 }).toArray({ limit: 3 });
+    expect(some).toEqual(all.slice(0, 3));
+  });
+
   it('sends its generated version, and a per-call version when asked', async () => {
     const latest = await client.callWithMeta('ai', 'generate', { model: 'm', prompt: 'p' });
     expect(latest.headers.get('x-api-version')).toBe(API_VERSION);

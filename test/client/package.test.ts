@@ -1,6 +1,6 @@
 /**
  * The client as its users get it: `dispatch client build`, then the `npm pack` command it prints (the one the
- * READMEs document) run verbatim, the tarball installed into a scratch
+ * client's documentation page and its README document) run verbatim, the tarball installed into a scratch
  * project with its dependencies, then programs there importing it by name (ES modules and CommonJS) make
  * typed calls to a live server, and a TypeScript program type-checks against the installed declarations.
  */
@@ -9,7 +9,6 @@ import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClientPackage } from '../../src/client-package/build.js';
 import { CLIENT_PACK_COMMAND, CLIENT_PACKAGE_DIR } from '../../src/client-package/pack-command.js';
@@ -17,6 +16,7 @@ import { CLIENT_DEPENDENCIES } from '../../src/generate/client-package.js';
 import { fromRoot } from '../../src/package-root.js';
 import { DISPATCH, runProgram } from '../helpers/process.js';
 import { startServer, type TestServer } from '../helpers/server.js';
+import { typeProblems } from '../helpers/type-check.js';
 
 const work = mkdtempSync(join(tmpdir(), 'dispatch-client-package-'));
 const app = join(work, 'app');
@@ -67,10 +67,10 @@ describe('dispatch client build', () => {
 });
 
 describe('the packed client', () => {
-  it('is packed by the command the CLI prints and both READMEs document', async () => {
+  it('is packed by the command the CLI prints and docs/client.md and the client README document', async () => {
     expect(hint).toBe(CLIENT_PACK_COMMAND);
     expect(CLIENT_PACK_COMMAND).toBe('npm pack ./dist/client');
-    for (const readme of [fromRoot('README.md'), fromRoot('generated', 'client', 'README.md')]) expect(readFileSync(readme, 'utf8')).toContain(CLIENT_PACK_COMMAND);
+    for (const page of [fromRoot('docs', 'client.md'), fromRoot('generated', 'client', 'README.md')]) expect(readFileSync(page, 'utf8')).toContain(CLIENT_PACK_COMMAND);
   });
 
   it('declares the dependencies this repository installs and tests it with', async () => {
@@ -129,18 +129,12 @@ export async function main(raw: string, headers: Record<string, string>): Promis
 }
 `,
     );
-    const program = ts.createProgram([join(app, file)], {
-      strict: true,
-      noEmit: true,
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      target: ts.ScriptTarget.ES2022,
+    const problems = typeProblems([join(app, file)], {
       lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
       // A Node program, with Node's types (standardwebhooks' declarations name Buffer).
       typeRoots: [fromRoot('node_modules', '@types')],
       types: ['node'],
     });
-    const problems = ts.getPreEmitDiagnostics(program).map((d) => `${d.file?.fileName.split('/').pop()}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
     expect(problems).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@
  * numbers and the live tail must show them within 2 s; a wrong key, a key without the usage scopes, an empty
  * store, an unreachable server and a renewed or failed live stream each show their message; at phone width
  * the page does not scroll sideways. Screenshots go to test/artifacts/ (not committed); with RECORD=1 the
- * README's screenshot (src/dashboard/screenshot.png) is taken again, after a few minutes of varied calls.
+ * screenshot in docs/faces/usage.md (src/dashboard/screenshot.png) is taken again, after a few minutes of varied calls.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -331,9 +331,9 @@ describe('the compiled program (npm start)', () => {
 
 /**
  * RECORD=1 only: a few minutes of varied calls (faces, entities, keys, failures) on a fresh server, then
- * the README's screenshot at 1280 px wide, down to the first rows of the live tail.
+ * the screenshot in docs/faces/usage.md at 1280 px wide, down to the first rows of the live tail.
  */
-describe.runIf(process.env.RECORD)('README screenshot', () => {
+describe.runIf(process.env.RECORD)('documented screenshot', () => {
   it('records src/dashboard/screenshot.png', { timeout: 600_000 }, async () => {
     const recordServer = await startServer({ usageFlushMs: 100 });
     const recordBrowser = await launch();

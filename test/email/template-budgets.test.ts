@@ -1,5 +1,5 @@
 /**
- * E-mail templates within their budgets (README § E-mail), over real HTTP: work a template repeats (nested
+ * E-mail templates within their budgets (docs/faces/email.md § E-mail), over real HTTP: work a template repeats (nested
  * `each`, `@root`, sections, `with`, helpers inside loops, bodies that write nothing) is refused once it
  * passes the steps a call may run; what it writes, once it passes what a part or a call may hold; a batch
  * shares one budget; a template too large or too deeply nested is refused when made or changed. What the

@@ -1,7 +1,8 @@
 /**
  * What the generated client gives a program beyond a call: an error class per error type, `.withResponse()`,
  * per-call time-outs and headers, its `User-Agent`, list actions walked page by page (by `startingAfter` and
- * by cursor), and `webhooks.unwrap` over real Standard Webhooks signatures. Against a local server that
+ * by cursor) or collected with `toArray`, `webhooks.unwrap` over real Standard Webhooks signatures, and the
+ * test headers `webhooks.generateTestHeaders` signs. Against a local server that
  * answers as each test tells it.
  */
 import { WebhookVerificationError } from 'standardwebhooks';
@@ -137,6 +138,25 @@ describe('list actions', () => {
     expect(await third!.nextPage()).toBeNull();
   });
 
+  it('collect every page into one array with toArray, and ask for no page past a limit', async () => {
+    respond = (request) => {
+      const after = request.body.payload.startingAfter as string | undefined;
+      const start = after === undefined ? 0 : users.findIndex((u) => u.id === after) + 1;
+      return json(200, { data: { items: users.slice(start, start + 2), hasMore: start + 2 < users.length }, meta: META });
+    };
+    const all = await client().auth.listUsers({ limit: 2 }).toArray();
+    expect(all).toEqual(users);
+    expect(received).toHaveLength(3);
+    received = [];
+
+    const some = await client().auth.listUsers({ limit: 2 }).toArray({ limit: 3 });
+    expect(some.map((u) => u.id)).toEqual(['usr_0', 'usr_1', 'usr_2']);
+    expect(received.map((r) => r.body.payload)).toEqual([{ limit: 2 }, { limit: 2, startingAfter: 'usr_1' }]);
+    const call = client().auth.listUsers({ limit: 2 });
+    await call;
+    await expect(call.toArray({ limit: 0 })).rejects.toThrow(RangeError);
+  });
+
   it('send an idempotency key with the first page only, the pages after being requests of their own', async () => {
     respond = (request) => json(200, { data: { items: [users[request.body.payload.startingAfter ? 1 : 0]], hasMore: !request.body.payload.startingAfter }, meta: META });
     const seen = [];
@@ -223,5 +243,42 @@ describe('webhooks.unwrap', () => {
     expect(() => webhooks.unwrap(body, signed(secret, new Date(Date.now() - 10 * 60_000)), secret)).toThrow(WebhookVerificationError);
     const { 'webhook-signature': _gone, ...unsigned } = signed(secret);
     expect(() => webhooks.unwrap(body, unsigned, secret)).toThrow(/webhook-signature/);
+  });
+});
+
+describe('webhooks.generateTestHeaders', () => {
+  const secret = `whsec_${Buffer.from('c'.repeat(32)).toString('base64')}`;
+  const event = { id: 'evt_test_1', type: 'keys.key.created', data: { id: 'key_1' } };
+  const payload = JSON.stringify(event);
+
+  it('signs a payload so that unwrap returns it, under the payload\'s id unless given one', () => {
+    const headers = webhooks.generateTestHeaders({ payload, secret });
+    expect(headers['webhook-id']).toBe('evt_test_1');
+    expect(webhooks.unwrap(payload, headers, secret)).toEqual(event);
+    const named = webhooks.generateTestHeaders({ payload, secret, id: 'msg_7' });
+    expect(named['webhook-id']).toBe('msg_7');
+    expect(webhooks.unwrap(payload, named, secret)).toEqual(event);
+  });
+
+  it('signs as the delivery worker does: the same signature for the same id, time and body', () => {
+    const at = new Date('2026-09-01T12:00:00.000Z');
+    const headers = webhooks.generateTestHeaders({ payload, secret, timestamp: at });
+    expect(headers['webhook-timestamp']).toBe(String(at.getTime() / 1000));
+    expect(headers['webhook-signature']).toBe(signatures({ secret, previous_secret: null, previous_secret_expires_at: null }, 'evt_test_1', at, payload));
+    expect(webhooks.generateTestHeaders({ payload, secret, timestamp: at.getTime() / 1000 })).toEqual(headers);
+  });
+
+  it('gives headers unwrap refuses for a tampered body, another secret or a timestamp too old', () => {
+    const headers = webhooks.generateTestHeaders({ payload, secret });
+    expect(() => webhooks.unwrap(payload.replace('key_1', 'key_2'), headers, secret)).toThrow(WebhookVerificationError);
+    expect(() => webhooks.unwrap(payload, headers, `whsec_${Buffer.from('d'.repeat(32)).toString('base64')}`)).toThrow(WebhookVerificationError);
+    const old = webhooks.generateTestHeaders({ payload, secret, timestamp: Math.floor(Date.now() / 1000) - 600 });
+    expect(() => webhooks.unwrap(payload, old, secret)).toThrow(WebhookVerificationError);
+  });
+
+  it('asks for an id when the payload has none, and refuses a time that is not one', () => {
+    expect(() => webhooks.generateTestHeaders({ payload: 'plain text', secret })).toThrow(/pass `id`/);
+    expect(webhooks.generateTestHeaders({ payload: 'plain text', secret, id: 'msg_1' })['webhook-id']).toBe('msg_1');
+    expect(() => webhooks.generateTestHeaders({ payload, secret, timestamp: Number.NaN })).toThrow(/not a valid time/);
   });
 });

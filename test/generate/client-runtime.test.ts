@@ -6,7 +6,9 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { API_VERSION, createClient, DispatchClient, DispatchConnectionError, DispatchError } from '../../generated/client/index.js';
+import { API_VERSION, BatchError, createClient, DispatchClient, DispatchConnectionError, DispatchError, PermissionError, RETRYABLE_ERROR_CODES, TimeoutError } from '../../generated/client/index.js';
+import { retryableErrorCodes } from '../../src/spec/action-errors.js';
+import { buildCatalog } from '../../src/spec/index.js';
 import { failure, inOrder, json, KEY, META, recordSleeps, startWireServer, type Received, type Respond, type WireServer } from '../helpers/wire.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -35,6 +37,15 @@ beforeEach(() => {
 });
 
 describe('generated client runtime', () => {
+  it('refuses at construction a key or entity no HTTP header can carry, naming the option and the character', async () => {
+    expect(() => createClient({ baseUrl, apiKey: 'sk_test_…', entityId: 'acme' })).toThrow(new TypeError('apiKey holds U+2026 at position 8, which an HTTP header cannot carry: give the value itself, without placeholders or spaces.'));
+    expect(() => createClient({ baseUrl, apiKey: '', entityId: 'acme' })).toThrow('apiKey is required');
+    expect(() => createClient({ baseUrl, apiKey: KEY, entityId: 'a b' })).toThrow('entityId holds U+0020 at position 1');
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
+    await expect(client.ai.generate({ model: 'm', prompt: 'hi' }, { entityId: 'déjà' })).rejects.toThrow('entityId holds U+00E9 at position 1');
+    expect(received).toHaveLength(0);
+  });
+
   it('posts the envelope with the protocol headers and returns data', async () => {
     const client = createClient({ baseUrl: `${baseUrl}/`, apiKey: KEY, entityId: 'acme' });
     const out = await client.ai.generate({ model: 'm', prompt: 'hi' });
@@ -93,7 +104,7 @@ describe('generated client runtime', () => {
       message: 'The payload does not match the schema.',
       param: '/payload/prompt',
       details: { errors: [{ param: '/payload/prompt', message: 'is required' }] },
-      docUrl: '/docs/errors.md#payload_invalid',
+      docUrl: '/docs/errors#payload_invalid',
     };
     respond = json(400, { error, meta: { ...META, requestId: 'req_FROMBODY' } }, { 'request-id': 'req_FROMHEADER' });
     const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme' });
@@ -112,6 +123,23 @@ describe('generated client runtime', () => {
     expect(e.docUrl).toBe(error.docUrl);
     // The envelope's meta wins over the header: they agree on a real server, and the body is the contract.
     expect(e.requestId).toBe('req_FROMBODY');
+  });
+
+  it('throws the class of the error type, a batch_error included, and a plain DispatchError for an unknown type', async () => {
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', maxRetries: 0 });
+    const cases: [string, number, typeof DispatchError, string][] = [
+      ['batch_error', 404, BatchError, 'BatchError'],
+      ['permission_error', 403, PermissionError, 'PermissionError'],
+      ['timeout_error', 504, TimeoutError, 'TimeoutError'],
+      ['brand_new_error', 400, DispatchError, 'DispatchError'],
+    ];
+    for (const [type, status, ErrorClass, name] of cases) {
+      respond = json(status, { error: { type, code: 'c', message: 'm', details: { results: [] } }, meta: META });
+      const e = (await client.call('batch', 'run', {}).catch((x: unknown) => x)) as DispatchError;
+      expect(e, type).toBeInstanceOf(ErrorClass);
+      expect(e.name, type).toBe(name);
+      expect(e.type, type).toBe(type);
+    }
   });
 
   it('keeps the Retry-After of a 429 and falls back to the Request-Id header', async () => {
@@ -299,6 +327,44 @@ describe('generated client retries', () => {
       expect(received, code).toHaveLength(1);
     }
     expect(sleeps).toEqual([]);
+  });
+
+  it('retries exactly the codes the catalogue marks retryable, and a 429 whatever its code', async () => {
+    const catalog = buildCatalog(new URL('../../faces/', import.meta.url).pathname).catalog!;
+    expect([...RETRYABLE_ERROR_CODES]).toEqual(retryableErrorCodes(catalog));
+    expect(RETRYABLE_ERROR_CODES).toEqual(new Set(['internal_error', 'idempotency_key_in_use', 'provider_unavailable', 'timeout', ...RETRYABLE_ERROR_CODES]));
+    const { sleeps, sleep } = recordSleeps();
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', sleep });
+    const cases: [number, string][] = [
+      [500, 'internal_error'],
+      [402, 'processing_error'],
+      [504, 'timeout'],
+      [408, 'request_timeout'],
+      [429, 'batch_aborted'],
+    ];
+    for (const [status, code] of cases) {
+      received = [];
+      respond = inOrder(failure(status, code), OK);
+      const answer = await client.callWithMeta('ai', 'generate', {});
+      expect(answer.attempts, code).toBe(2);
+    }
+    expect(sleeps).toHaveLength(cases.length);
+    // A 500 or 503 whose code is not retryable (a handler not written yet) is not tried again.
+    received = [];
+    respond = inOrder(failure(501, 'not_implemented'), OK);
+    expect(((await client.call('ai', 'generate', {}).catch((x: unknown) => x)) as DispatchError).attempts).toBe(1);
+  });
+
+  it('retries a 500 under the same key, so the second attempt gets the first answer replayed, not run again', async () => {
+    respond = inOrder(failure(500, 'internal_error'), failure(500, 'internal_error', { 'idempotent-replayed': 'true' }), OK);
+    const { sleep } = recordSleeps();
+    const client = createClient({ baseUrl, apiKey: KEY, entityId: 'acme', sleep });
+    const e = (await client.call('ai', 'generate', {}).catch((x: unknown) => x)) as DispatchError;
+    expect(e.code).toBe('internal_error');
+    expect(e.attempts).toBe(2);
+    expect(e.headers.get('Idempotent-Replayed')).toBe('true');
+    expect(received).toHaveLength(2);
+    expect(received[1]!.headers['x-idempotency-key']).toBe(received[0]!.headers['x-idempotency-key']);
   });
 
   it('retries a connection lost before the answer, under the same key', async () => {

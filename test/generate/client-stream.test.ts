@@ -106,7 +106,7 @@ describe('generated client streams', () => {
   });
 
   it('throws the DispatchError of a terminal error event, after the events before it', async () => {
-    const error = { type: 'provider_error', code: 'provider_failed', message: 'The model broke down.', docUrl: '/docs/errors.md#provider_failed' };
+    const error = { type: 'provider_error', code: 'provider_failed', message: 'The model broke down.', docUrl: '/docs/errors#provider_failed' };
     respond = sse([
       sseEvent(1, 'start', START),
       sseEvent(2, 'delta', { text: 'Half' }),

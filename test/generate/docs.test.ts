@@ -6,7 +6,8 @@
 import { posix } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { actionLink, slug } from '../../src/generate/docs-tables.js';
+import { slug } from '../../src/core/heading-slug.js';
+import { actionLink } from '../../src/generate/docs-tables.js';
 import { emitDocs } from '../../src/generate/emit-docs.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import type { Catalog } from '../../src/spec/model.js';

@@ -1,7 +1,7 @@
 /**
  * The editor's meta-schema of face files (`generated/editor/face.schema.json`, what yaml-language-server reads
  * from each face file's first line): every face file of the catalogue passes it, and a face file with an
- * unknown scope, version, event, JSON-Schema keyword or type fails it at that place, as an editor flags it
+ * unknown scope, version, event, error code, JSON-Schema keyword or type fails it at that place, as an editor flags it
  * while typing. Run with ajv, the validator the generator uses, on the shipped and the large catalogue.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -51,18 +51,19 @@ describe('the editor schema of face files', () => {
     expect(keywords).toEqual(expect.arrayContaining(knownKeywords()));
   });
 
-  it('flags an unknown scope, version, event, keyword and type where they are', () => {
+  it('flags an unknown scope, version, event, error code, keyword and type where they are', () => {
     const validate = validator(fromRoot('faces'));
     const face = parse(readFileSync(fromRoot('faces', 'keys.yaml'), 'utf8')) as { actions: Record<string, Record<string, any>> };
     const action = face.actions.get!;
     action.scope = 'keys:reed';
     action.since = '2026-02-30';
     action.emits = ['keys.key.gotten'];
+    action.errors = ['resource_not_fund'];
     action.payload.properties.id.minLenght = 1;
     action.result = { type: 'strin' };
     expect(validate(face)).toBe(false);
     const at = new Set(validate.errors!.map((e) => e.instancePath));
-    for (const path of ['/actions/get/scope', '/actions/get/since', '/actions/get/emits/0', '/actions/get/payload/properties/id', '/actions/get/result/type']) {
+    for (const path of ['/actions/get/scope', '/actions/get/since', '/actions/get/emits/0', '/actions/get/errors/0', '/actions/get/payload/properties/id', '/actions/get/result/type']) {
       expect(at, path).toContain(path);
     }
   });

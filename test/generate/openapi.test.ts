@@ -2,7 +2,9 @@
  * The committed OpenAPI document (`generated/openapi.json`; `npm run check` keeps it current) and the
  * fixture's: every `$ref` resolves, every component schema compiles as JSON Schema 2020-12 and accepts the
  * examples, the `webhooks` entries are exactly the catalogue's event types with the body the worker sends,
- * operation ids are unique, and the stream description matches the runtime.
+ * operation ids are unique, and the stream description matches the runtime. Each operation lists the error
+ * statuses and codes its action can answer (another face's declines only where its handler charges), every 401
+ * declares its WWW-Authenticate challenge, and an error code the document does not list still validates.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -11,6 +13,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { describe, expect, it } from 'vitest';
 import { emitDocs } from '../../src/generate/emit-docs.js';
 import { emitOpenApi } from '../../src/generate/emit-openapi.js';
+import { catalogErrors } from '../../src/spec/action-errors.js';
 import { buildCatalog } from '../../src/spec/index.js';
 import type { Catalog } from '../../src/spec/model.js';
 import { eventBody } from '../../src/faces/webhooks/message.js';
@@ -132,6 +135,85 @@ describe('operations per action', () => {
     for (const action of served.filter((a) => !a.stream)) {
       expect(doc.paths[`/do/${action.id}`].post.responses['200'].content['text/event-stream'], action.id).toBeUndefined();
     }
+  });
+});
+
+describe('errors per operation', () => {
+  const table = new Map(catalogErrors(catalog).map((e) => [e.code, e]));
+  const served = catalog.faces.flatMap((face) => face.actions.filter((a) => a.variants.some((v) => v.versions.includes(catalog.platform.latest))));
+  /** The responses of an operation other than its success, each as the component it refers to. */
+  const failures = (path: string) =>
+    Object.entries(doc.paths[path].post.responses as Json)
+      .filter(([status]) => status !== '200')
+      .map(([status, response]) => [status, resolve(doc, (response as Json).$ref) as Json] as const);
+  /** An operation's error codes by status. */
+  const codesOf = (path: string): Record<string, string[]> => Object.fromEntries(failures(path).map(([status, response]) => [status, response['x-error-codes']]));
+
+  it("lists an action's own codes, not another face's: ai.generate answers no 402, payments.confirmIntent its declines", () => {
+    const generate = codesOf('/do/ai.generate');
+    expect(generate['402']).toBeUndefined();
+    expect(Object.values(generate).flat()).not.toContain('card_declined');
+    expect(generate['400']).toContain('model_not_available');
+    expect(generate['502']).toEqual(['provider_failed']);
+    const confirm = codesOf('/do/payments.confirmIntent');
+    expect(confirm['402']).toEqual(['card_declined', 'expired_card', 'insufficient_funds', 'processing_error']);
+    expect(confirm['400']).toEqual(expect.arrayContaining(['intent_state_invalid', 'payment_method_invalid']));
+    expect(confirm['400']).not.toContain('refund_too_large');
+    // billing.payInvoice charges through payments, and answers its declines.
+    expect(codesOf('/do/billing.payInvoice')['402']).toEqual(confirm['402']);
+    expect(codesOf('/do/payments.listCustomers')['402']).toBeUndefined();
+  });
+
+  it("lists the pipeline's codes on every action, the stream refusals as the action streams", () => {
+    for (const action of served) {
+      const codes = codesOf(`/do/${action.id}`);
+      const all = Object.values(codes).flat();
+      expect(codes['401'], action.id).toEqual(expect.arrayContaining(['api_key_expired', 'api_key_invalid', 'api_key_missing', 'api_key_revoked']));
+      expect(codes['403'], action.id).toEqual(expect.arrayContaining(['entity_forbidden', 'entity_missing', 'insufficient_scope']));
+      expect(all, action.id).toEqual(expect.arrayContaining(['payload_invalid', 'invalid_json', 'payload_too_large', 'unsupported_media_type', 'idempotency_key_in_use', 'idempotency_key_reused', 'timeout', 'internal_error', 'store_unavailable']));
+      expect(all.includes('rate_limit_exceeded'), action.id).toBe(action.id !== 'batch.run');
+      expect(all.includes('stream_not_supported'), action.id).toBe(!action.stream);
+      expect(all.includes('stream_required'), action.id).toBe(action.streamOnly);
+      expect(all.includes('request_aborted'), action.id).toBe(action.stream);
+    }
+  });
+
+  it('answers batch_aborted under the status of any request it may abort on', () => {
+    const batch = codesOf('/do/batch.run');
+    for (const status of ['400', '403', '404', '429', '503']) expect(batch[status], status).toContain('batch_aborted');
+    expect(batch['429']).toEqual(['batch_aborted']);
+    // Card declines come only from payments' actions with outside effects, which an atomic batch refuses up front.
+    expect(batch['402']).toBeUndefined();
+  });
+
+  it('puts each code under its own status, with its example, and names every code in the description', () => {
+    for (const path of Object.keys(doc.paths)) {
+      for (const [status, response] of failures(path)) {
+        const codes = response['x-error-codes'] as string[];
+        expect(codes.length, `${path} ${status}`).toBeGreaterThan(0);
+        for (const code of codes) {
+          if (code !== 'batch_aborted') expect(table.get(code)?.status, `${path} ${status} ${code}`).toBe(Number(status));
+          expect(response.description).toContain(`\`${code}\``);
+          expect(response.content['application/json'].examples[code]).toEqual({ $ref: `#/components/examples/${code}` });
+        }
+      }
+    }
+  });
+
+  it('declares WWW-Authenticate, required, on every 401', () => {
+    const challenge = doc.components.headers.WwwAuthenticate as Json;
+    expect(challenge.required).toBe(true);
+    for (const path of Object.keys(doc.paths)) {
+      const unauthenticated = failures(path).find(([status]) => status === '401');
+      expect(unauthenticated?.[1].headers['WWW-Authenticate'], path).toEqual({ $ref: '#/components/headers/WwwAuthenticate' });
+    }
+  });
+
+  it('gives POST /do every code of every action, and an unknown face or action', () => {
+    const envelope = Object.values(codesOf('/do')).flat();
+    for (const action of served) expect(envelope).toEqual(expect.arrayContaining(Object.values(codesOf(`/do/${action.id}`)).flat()));
+    expect(envelope).toEqual(expect.arrayContaining(['face_not_found', 'action_not_found', 'card_declined']));
+    expect(codesOf('/{version}/do')).toEqual(codesOf('/do'));
   });
 });
 
@@ -299,9 +381,18 @@ describe('component schemas', () => {
     }
     for (const response of Object.values(doc.components.responses as Json)) {
       for (const example of Object.values((response.content?.['application/json']?.examples ?? {}) as Json)) {
-        expect(accepts('ErrorEnvelope', example.value)).toBe('ok');
+        expect(accepts('ErrorEnvelope', (resolve(doc, example.$ref) as Json).value)).toBe('ok');
       }
     }
+  });
+
+  it('take an error code the document does not list, as a newer server may answer, but not a code that is no string', () => {
+    const envelope = (code: unknown) => ({ error: { type: 'api_error', code, message: 'Something new.', docUrl: '/docs/errors.md#something_new' }, meta: { timing: 1, requestId: 'req_1', version: '0.1.0' } });
+    expect(accepts('ErrorEnvelope', envelope('something_new'))).toBe('ok');
+    expect(accepts('ErrorEnvelope', envelope('card_declined'))).toBe('ok');
+    expect(accepts('ErrorEnvelope', envelope(402))).not.toBe('ok');
+    const known = (doc.components.schemas.Error.properties.code.anyOf as Json[]).find((branch) => branch.enum)!.enum as string[];
+    expect(known).toEqual(expect.arrayContaining(['card_declined', 'payload_invalid', 'model_not_available']));
   });
 
   it('refuse a bad POST /do envelope in one message', () => {

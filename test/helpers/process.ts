@@ -37,17 +37,21 @@ export async function serve(env: Record<string, string>, program = DISPATCH): Pr
   const port = env.PORT ?? String(await freePort());
   // The banner comes first; the key block, when there is one, ends with the curl line.
   const ready = (output: string) => output.includes('listening on') && (!output.includes('Created the first API key') || output.includes("-d '"));
-  return { ...(await dispatch('serve', { ...env, PORT: port }, ready, program)), url: `http://127.0.0.1:${port}` };
+  return { ...(await startDispatch(['serve'], { ...env, PORT: port }, ready, program)), url: `http://127.0.0.1:${port}` };
 }
 
 /** Starts `dispatch worker`; resolves once it delivers. */
 export function startWorker(env: Record<string, string>): Promise<ServeProcess> {
-  return dispatch('worker', env, (output) => output.includes('Dispatch worker'));
+  return startDispatch(['worker'], env, (output) => output.includes('Dispatch worker'));
 }
 
-/** Runs a `dispatch` command with the test's environment; resolves once its output says it is `ready`. */
-async function dispatch(command: string, env: Record<string, string>, ready: (output: string) => boolean, program = DISPATCH): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [program, command], { cwd: ROOT, env: { ...process.env, ...env } });
+/**
+ * Starts a long-running `dispatch` command (`serve`, `worker`, `listen`) with the test's environment; resolves
+ * once its output says it is `ready`, and rejects if it exits before.
+ */
+export async function startDispatch(args: readonly string[], env: Record<string, string>, ready: (output: string) => boolean, program = DISPATCH): Promise<ServeProcess> {
+  const command = args.join(' ');
+  const child = spawn(process.execPath, [program, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
   let output = '';
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => {

@@ -1,6 +1,6 @@
 /**
  * Charges and refunds the processor may have made when the call that asked for them was cut short, against a
- * local server speaking Stripe's wire format that answers after the call's time-out (README § Idempotency):
+ * local server speaking Stripe's wire format that answers after the call's time-out (docs/calling.md § Idempotency):
  * the call answers 504 and leaves its charge or refund in flight, a retry under the same idempotency key
  * resumes it (the processor replays its first answer: one charge, one refund, 200), and the reconciler
  * settles the ones nobody retries. A processor that refused before acting leaves nothing, and the same key

@@ -1,7 +1,7 @@
 /**
  * scripts/provision.sh, which `npm test` runs first and .ci/run runs before `npm ci`: on this machine, where the
  * tests run, it finds everything present, so it would do nothing, and does nothing, quietly and at once; with
- * Chromium looked for where there is none, it names the one package it would install.
+ * Chromium, or the Python of the SDK's tests, looked for where there is none, it names the packages it would install.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -34,6 +34,11 @@ describe('scripts/provision.sh', () => {
 
   it('names chromium, and only it, when Chromium is not where the browser tests look', () => {
     expect(provision(['--check'], { PROVISION_CHROMIUM: join(scratch, 'chromium') })).toMatchObject({ status: 1, stdout: 'would install: chromium (apt-get)\n', stderr: '' });
+  });
+
+  it('names the Python packages of the SDK\'s tests, and only them, when their interpreter is not there', () => {
+    const python = ['python3-httpx', 'python3-pydantic', 'python3-pytest', 'python3-pytest-asyncio', 'python3-mypy', 'python3-venv'];
+    expect(provision(['--check'], { PROVISION_PYTHON: join(scratch, 'python3') })).toMatchObject({ status: 1, stdout: `would install: ${python.join(' ')} (apt-get)\n`, stderr: '' });
   });
 
   it('refuses an argument it does not know, on one line', () => {

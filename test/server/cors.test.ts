@@ -53,7 +53,7 @@ describe('with CORS_ORIGINS', () => {
     const refused = await server.post({ face: 'nope', action: 'x', payload: {} }, { headers: { origin: APP } });
     expect([refused.status, refused.headers.get('access-control-allow-origin')]).toEqual([404, APP]);
     // With PUBLIC_URL, the docUrl a page (or a log) shows is a link that works anywhere.
-    expect(refused.body.error.docUrl).toBe('https://example.com/api/docs/errors.md#face_not_found');
+    expect(refused.body.error.docUrl).toBe('https://example.com/api/docs/errors#face_not_found');
   });
 
   it('lets a listed origin read a streamed answer too, and an answer on a path whose version is not a date', async () => {

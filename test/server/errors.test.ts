@@ -84,7 +84,7 @@ describe('error envelope for every code', () => {
     const headers = c.headers ? await c.headers(server) : {};
     const reply = await server.post(c.body, { headers, raw: c.raw, path: c.path });
     expect(reply.status).toBe(c.status);
-    expect(reply.body.error).toMatchObject({ type: c.type, code: c.code, docUrl: `/docs/errors.md#${c.code}` });
+    expect(reply.body.error).toMatchObject({ type: c.type, code: c.code, docUrl: `/docs/errors#${c.code}` });
     expect(typeof reply.body.error.message).toBe('string');
     if (c.param) expect(reply.body.error.param).toBe(c.param);
     if (c.details) expect(reply.body.error.details).toMatchObject(c.details);

@@ -59,7 +59,7 @@ describe('what the HTTP parser refuses leaves in the envelope', () => {
     const { text } = await raw([bytes]);
     const answer = envelope(text);
     expect(answer.status).toBe(status);
-    expect(answer.body.error).toMatchObject({ code, docUrl: `/docs/errors.md#${code}` });
+    expect(answer.body.error).toMatchObject({ code, docUrl: `/docs/errors#${code}` });
     expect(answer.requestId).toMatch(/^req_/);
     expect(answer.body.meta.requestId).toBe(answer.requestId);
   });

@@ -9,7 +9,7 @@ import { lookup } from 'node:dns/promises';
 import { hostname } from 'node:os';
 import { platform } from '../../generated/server/platform.js';
 import { versionInForce } from '../../src/spec/version-in-force.js';
-import { isPrivateAddress } from '../../src/faces/webhooks/url-policy.js';
+import { isPrivateAddress } from '../../src/core/webhook-urls.js';
 import { WebhookWorker } from '../../src/faces/webhooks/worker.js';
 import { startReceiver, verified, type Receiver } from '../helpers/receiver.js';
 import { startServer, TEST_WEBHOOKS, type TestServer } from '../helpers/server.js';

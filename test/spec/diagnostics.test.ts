@@ -75,7 +75,7 @@ describe('face diagnostics', () => {
   });
 
   const cases: [name: string, face: string, expected: string[]][] = [
-    ['YAML syntax', FACE.replace('summary: A demo face.', 'summary: [unclosed'), ['spec/demo.yaml:3:1 yaml-syntax']],
+    ['YAML syntax, at the bracket left open', FACE.replace('summary: A demo face.', 'summary: [unclosed'), ['spec/demo.yaml:2:10 yaml-syntax']],
     ['recursive alias', FACE.replace('      - payload: { message: hi }', '      - payload: &loop { message: hi, again: [*loop] }'), ['spec/demo.yaml:24:47 recursive-alias']],
     ['unknown scope', FACE.replace('scope: demo:read', 'scope: demo:reed'), ['spec/demo.yaml:11:12 unknown-scope']],
     ['duplicate action', FACE + FACE.slice(FACE.indexOf('  echo:')), ['spec/demo.yaml:28:3 duplicate-action']],
@@ -88,7 +88,7 @@ describe('face diagnostics', () => {
       'spec/demo.yaml:18:34 invalid-json-schema',
     ]],
     ['an action without an example', FACE.replace(/    examples:\n.*\n.*\n/, ''), ['spec/demo.yaml:9:3 missing-example']],
-    ['example does not match', FACE.replace('- payload: { message: hi }', '- payload: { message: 42 }'), ['spec/demo.yaml:24:18 example-mismatch']],
+    ['example does not match, at the field', FACE.replace('- payload: { message: hi }', '- payload: { message: 42 }'), ['spec/demo.yaml:24:29 example-mismatch']],
     ['event name form', FACE.replaceAll('demo.echo.done', 'echo.done'), ['spec/demo.yaml:5:3 invalid-event-name']],
     ['event not declared', FACE.replace('emits: [demo.echo.done]', 'emits: [demo.echo.gone]'), [
       'spec/demo.yaml:5:3 unused-event',
@@ -122,7 +122,7 @@ describe('face diagnostics', () => {
         result: { message: 3 }
     effect: read
     external: false
-`, ['spec/demo.yaml:38:17 example-mismatch']],
+`, ['spec/demo.yaml:38:28 example-mismatch']],
     ['results that JSON would spell alike (.inf and null), each checked against its own', `${FACE}  infinite:
     summary: Answer infinity.
     scope: demo:read
@@ -240,7 +240,7 @@ actions:`;
       buildCatalog('spec', { files: new Map(Object.entries({ 'platform.yaml': PLATFORM, ...files })) }).diagnostics.map((d) => `${d.line}:${d.col} ${d.message}`);
     expect(messages({ 'demo.yaml': face.replace('summery:', 'summary:') })).toEqual([
       '11:12 Scope "demo:reed" is not declared in platform.yaml. Did you mean "demo:read"?',
-      expect.stringMatching(/^18:26 The payload schema .*properties\/message\/type must be equal to one of the allowed values.* Did you mean "string"\?$/),
+      '18:26 The payload schema is rejected by ajv (strict): "strin" is not a JSON Schema type. Did you mean "string"?',
     ]);
     expect(messages({ 'demo.yaml': FACE.replace('message: { type: string }\n    result', 'message: { type: string, minLenght: 1 }\n    result') })).toEqual([
       '18:34 The payload schema is rejected by ajv (strict): strict mode: unknown keyword: "minLenght". Did you mean "minLength"?',
@@ -276,6 +276,45 @@ actions:`;
   it('formats as file:line:col severity code message', () => {
     const { diagnostics } = buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE.replace('scope: demo:read', 'scope: demo:reed')]]) });
     expect(formatDiagnostic(diagnostics[0]!)).toBe('spec/demo.yaml:11:12 error unknown-scope Scope "demo:reed" is not declared in platform.yaml. Did you mean "demo:read"?');
+  });
+});
+
+describe('schema and example diagnostics, in plain words', () => {
+  const messages = (face: string) =>
+    buildCatalog('spec', { files: new Map([['platform.yaml', PLATFORM], ['demo.yaml', face]]) }).diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`);
+
+  it('says a mistyped type once, at the named schema every use of it shares, with the type it meant', () => {
+    const face = FACE.replace('actions:', 'schemas:\n  Message: { type: strng }\nactions:')
+      .replaceAll('message: { type: string }\n    ', 'message: { $ref: "#/schemas/Message" }\n    ');
+    expect(messages(face)).toEqual(['9:20 invalid-json-schema The Message schema is rejected by ajv (strict): "strng" is not a JSON Schema type. Did you mean "string"?']);
+  });
+
+  it('says a mistyped type once for a payload served in two versions', () => {
+    const face = FACE.replace('message: { type: string }\n    result', 'message: { type: strng }\n        extra: { type: string, since: 2026-09-01 }\n    result');
+    expect(messages(face)).toEqual(['18:26 invalid-json-schema The payload schema is rejected by ajv (strict): "strng" is not a JSON Schema type. Did you mean "string"?']);
+  });
+
+  it('points at the entry of a list of types that is no type', () => {
+    const face = FACE.replace('message: { type: string }\n    result', 'message: { type: [strin, "null"] }\n    result');
+    expect(messages(face)).toEqual(['18:27 invalid-json-schema The payload schema is rejected by ajv (strict): "strin" is not a JSON Schema type. Did you mean "string"?']);
+  });
+
+  it('says once what a keyword every vocabulary checks must be', () => {
+    const face = FACE.replace('      additionalProperties: false', '      additionalProperties: none');
+    expect(messages(face)).toEqual(['16:29 invalid-json-schema The payload schema is rejected by ajv (strict): additionalProperties is a schema (an object), true or false, not "none".']);
+  });
+
+  it('points at each field of an example that breaks its schema, saying what it breaks', () => {
+    const face = FACE.replace(
+      '    result:\n      type: object\n      properties:\n        message: { type: string }\n',
+      '    result:\n      type: object\n      required: [message]\n      additionalProperties: false\n      properties:\n        message: { type: string }\n        count: { type: integer }\n        size: { oneOf: [{ type: string }, { type: integer }] }\n',
+    ).replace('        result: { message: hi }', '        result: { count: 1.5, size: true, colour: red }');
+    expect(messages(face)).toEqual([
+      '29:9 example-mismatch Example 1 does not match the result schema: result has no "message", which its schema requires.',
+      '29:26 example-mismatch Example 1 does not match the result schema: result.count must be integer.',
+      '29:37 example-mismatch Example 1 does not match the result schema: result.size fits none of its forms: it must be string; or it must be integer.',
+      '29:43 example-mismatch Example 1 does not match the result schema: result has "colour", which its schema does not allow.',
+    ]);
   });
 });
 
@@ -316,7 +355,7 @@ describe('handler diagnostics', () => {
     try {
       const files = new Map([['platform.yaml', PLATFORM], ['demo.yaml', FACE]]);
       const found = buildCatalog('spec', { files, handlersDir: dir }).diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`);
-      expect(found).toEqual([expect.stringMatching(/^1:7 handler-module-missing Face "demo" has no module .*demo\/index\.ts: create it, exporting `const demo: FaceModule<DemoHandlers>`/)]);
+      expect(found).toEqual([expect.stringMatching(/^1:7 handler-module-missing Face "demo" has no module .*demo\/index\.ts: `npx dispatch new face demo` writes it, .* exporting `const demo: FaceModule<DemoHandlers>`, with DemoHandlers imported from generated\/server\/types\.ts/)]);
       const pending = new Map([
         [join(dir, 'demo', 'index.ts'), MODULE_INDEX],
         [join(dir, 'demo', 'handlers.ts'), handler('return payload;')],
@@ -338,6 +377,14 @@ describe('platform diagnostics', () => {
     const platform = PLATFORM.replace(/status: stable/g, 'status: retired').replace('date: 2026-09-01', 'date: 2026-01-01');
     const result = buildCatalog('spec', { files: new Map([['platform.yaml', platform]]) });
     expect(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code}`)).toEqual(['9:3 no-stable-version', '12:11 duplicate-version']);
+  });
+
+  it('says once, in its own words, a choice of forms the platform file fits none of', () => {
+    const platform = `info:\n  title: Demo\n  license: { name: MIT, identifier: MIT, url: "https://opensource.org/license/mit" }\n${PLATFORM}`;
+    const result = buildCatalog('spec', { files: new Map([['platform.yaml', platform]]) });
+    expect(result.diagnostics.map((d) => `${d.line}:${d.col} ${d.code} ${d.message}`)).toEqual([
+      '3:12 schema-violation info.license: named by an SPDX identifier (e.g. MIT) or by the URL of its text, not both (OpenAPI 3.1).',
+    ]);
   });
 
   it('checks the platform file against its meta-schema', () => {

@@ -4,7 +4,7 @@
  */
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
-import { guardedLookup, isPrivateAddress, urlProblem } from '../../src/faces/webhooks/url-policy.js';
+import { guardedLookup, isPrivateAddress, urlProblem } from '../../src/core/webhook-urls.js';
 
 describe('isPrivateAddress', () => {
   it.each([

@@ -1,5 +1,5 @@
 /**
- * What rendering templates may cost one call (README § E-mail, "Template budgets"): the tokens of the
+ * What rendering templates may cost one call (docs/faces/email.md § E-mail, "Template budgets"): the tokens of the
  * templates it compiles and how deeply they nest, checked before Handlebars parses them; the steps rendering
  * runs and the characters it writes, checked as it goes. A `sendBatch` shares one budget among its messages,
  * so that a batch costs no more than one call may; a rendered part also keeps a message's own length.

@@ -1,6 +1,6 @@
 /**
  * A confirmation in flight: an intent recorded as `processing`, with the payment method and attempt it is
- * confirmed with, before the processor is asked (README § Idempotency). Asking again, whoever asks (the
+ * confirmed with, before the processor is asked (docs/calling.md § Idempotency). Asking again, whoever asks (the
  * call, its retry under the same idempotency key, the reconciler), sends the same request under the same
  * processor key and gets the processor's first answer; settling it is a conditional move out of
  * `processing`, so the answer moves the intent and its money once, however many ask.

@@ -1,5 +1,5 @@
 /**
- * The life of a payment intent (Stripe's PaymentIntent states, README § Payments). A confirmation is
+ * The life of a payment intent (Stripe's PaymentIntent states, docs/faces/payments.md § Payments). A confirmation is
  * recorded in flight (`processing`) before the processor is asked and settled by its answer
  * (confirmations.ts), so that no charge the processor may have made is ever forgotten here. A capture or a
  * cancel claims the intent with a conditional UPDATE from the state it starts from (the row stays locked

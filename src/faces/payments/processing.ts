@@ -3,7 +3,7 @@
  * sandbox for test keys, Stripe for live keys when configured (503 `provider_unavailable` otherwise); a
  * processor's own failure (not a decline) is the platform's 502 `provider_failed`. A failure either
  * certainly changed nothing at the processor (it refused the request) or leaves in doubt whether it acted
- * (README § Idempotency): only the first may be undone here.
+ * (docs/calling.md § Idempotency): only the first may be undone here.
  */
 import { createHash } from 'node:crypto';
 import type { Providers } from '../../providers/index.js';

@@ -1,7 +1,7 @@
 /**
  * The payments reconciler: settles the confirmations and refunds that calls left in flight at the processor
  * (recorded `processing`, then cut short, and not retried under their idempotency key), so that no charge or
- * refund the processor may have made stays unknown here (README § Payments). It asks the processor again
+ * refund the processor may have made stays unknown here (docs/faces/payments.md § Payments). It asks the processor again
  * with the very request and key of the call, gets its first answer (or makes the request, if the first
  * never arrived) and settles with it, in a transaction of its own with the events it sends. What the
  * processor still does not answer stays in flight for the next pass. It runs in every server and in

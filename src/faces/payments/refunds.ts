@@ -1,9 +1,9 @@
 /**
- * Refunds (README § Payments): all or part of what an intent charged and has not refunded yet. The ledger
+ * Refunds (docs/faces/payments.md § Payments): all or part of what an intent charged and has not refunded yet. The ledger
  * decides: the refund moves money out of the intent's no-overdraft `captured` account into `refunding`,
  * whose row is locked until that commits, so concurrent refunds are decided one after another and together
  * never exceed the capture. That move and the refund, `processing`, are recorded before the processor is
- * asked, apart from the call's transaction (README § Idempotency): a call cut short leaves the refund to a
+ * asked, apart from the call's transaction (docs/calling.md § Idempotency): a call cut short leaves the refund to a
  * retry under the same idempotency key, which asks the processor again under the same key, or to the
  * reconciler. Its answer settles the refund once: the money leaves for the world, or goes back to
  * `captured` when the processor refused the refund before acting.

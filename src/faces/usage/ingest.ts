@@ -6,7 +6,7 @@
  * added to the minute rollups of their type in the same transaction as the events themselves (the call's),
  * so a summary never counts an event that was not kept, or misses one that was.
  *
- * A value is kept as an exact decimal (README § Usage analytics): the shortest decimal that reads back as the
+ * A value is kept as an exact decimal (docs/faces/usage.md § Usage analytics): the shortest decimal that reads back as the
  * JSON number sent (`0.1` is 0.1, not the float nearest it), to METER_PLACES places, and rollups add them up
  * exactly (store/exact-decimal.ts), so 0.1 + 0.2 is 0.3 and eleven events of 999 999 999 999 999 come to
  * 10 999 999 999 999 989.

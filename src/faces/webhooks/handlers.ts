@@ -13,10 +13,10 @@ import type { WebhookEndpointTable } from '../../store/schema.js';
 import { getEvent } from '../../store/event-log.js';
 import type { HandlerContext } from '../../core/context.js';
 import { checkEventPatterns } from '../../core/event-patterns.js';
-import { newSecret } from './message.js';
+import { newSecret } from '../../core/webhook-signing.js';
 import type { WebhooksService } from './settings.js';
 import { countEndpoints, deleteEndpoint, getEndpoint, insertEndpoint, listDeliveries, listEndpoints, updateEndpoint } from './store.js';
-import { resolvedProblem, urlProblem } from './url-policy.js';
+import { resolvedProblem, urlProblem } from '../../core/webhook-urls.js';
 
 /** Endpoints per (mode, entity): each emitting call fans out to all of them, so they are kept few. */
 const MAX_ENDPOINTS = 16;

@@ -19,7 +19,7 @@ export const webhooks: FaceModule<WebhooksHandlers, WebhookSettings> = {
   settings: webhookSettings,
   async start({ db, settings, process }) {
     // Each server start seals the signing secrets sealed under a previous key again under the current one,
-    // so that an old key can be dropped (README § Security).
+    // so that an old key can be dropped (docs/operations.md § Security).
     if (process === 'server') await resealEndpointSecrets(db);
     const worker = runsBackground(process, settings.worker) ? new WebhookWorker(db, settings) : undefined;
     const service: WebhooksService = { allowPrivateUrls: settings.allowPrivateUrls };

@@ -14,8 +14,9 @@ import type { Db, WebhookDeliveryTable } from '../../store/schema.js';
 import { storeKind } from '../../store/open.js';
 import { leaseDueDeliveries, loadDeliveries, settleDelivery, type DeliveryJob, type Settlement } from './store.js';
 import type { WebhookSettings } from './settings.js';
-import { eventBody, signatures } from './message.js';
-import { postWebhook, type AttemptOutcome } from './post.js';
+import { deliveryHeaders } from '../../core/webhook-signing.js';
+import { eventBody, signingSecrets } from './message.js';
+import { postWebhook, type AttemptOutcome } from '../../core/webhook-post.js';
 import { log } from '../../core/log.js';
 
 const JITTER = 0.1;
@@ -96,11 +97,7 @@ export class WebhookWorker {
     }
     const body = eventBody(event);
     const sentAt = new Date();
-    const headers = {
-      'webhook-id': event.id,
-      'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
-      'webhook-signature': signatures(endpoint, event.id, sentAt, body),
-    };
+    const headers = deliveryHeaders(signingSecrets(endpoint, sentAt), event.id, sentAt, body);
     const outcome = await postWebhook(endpoint.url, headers, body, {
       mode: delivery.mode,
       timeoutMs: this.#config.timeoutMs,

@@ -1,6 +1,7 @@
 /**
  * Authentication: `Authorization: Bearer sk_live_…|sk_test_…`. The key is looked up by the SHA-256 of the
- * secret, so no secret is ever compared; revoked and expired keys are told apart from unknown ones.
+ * secret (the key cache compares the stored hash in constant time); revoked and expired keys are told apart
+ * from unknown ones.
  */
 import { KEY_PATTERN, type KeyRecord } from '../../store/keys.js';
 import { header, type CallState } from '../call.js';

@@ -1,6 +1,6 @@
 /**
  * Streams: refuses a stream asked of an action that does not stream, and a call that asks for none of an
- * action that answers only as one. Checked with the payload, after the scope and the rate limit (README §
+ * action that answers only as one. Checked with the payload, after the scope and the rate limit (docs/calling.md §
  * Streams; the pipeline's order is route → scope → rate limit → validate), so that a key without the action's
  * scope learns only that.
  */

@@ -1,6 +1,6 @@
 /**
  * What the MCP clients people use, and the model APIs behind them, refuse in a tool. Each limit is the
- * strictest one known among them (README § MCP tools cites each):
+ * strictest one known among them (docs/mcp.md § MCP tools cites each):
  * - a name of at most 60 characters of `[A-Za-z0-9_-]` (Cursor drops a tool whose server and tool names
  *   together pass 60; OpenAI and Anthropic take `^[a-zA-Z0-9_-]{1,64}$`);
  * - a description of at most 1,024 characters (OpenAI refuses a longer function description);

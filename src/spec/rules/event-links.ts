@@ -10,7 +10,8 @@ import type { RawFace } from '../resolve.js';
 import type { SourceFile } from '../source.js';
 import { suggestion } from '../suggest.js';
 
-export function linkEvents(faces: readonly { face: Face; source: SourceFile }[]): Diagnostic[] {
+/** `unread`: whether a name is written in a part of the catalogue left unread, which may declare or emit it. */
+export function linkEvents(faces: readonly { face: Face; source: SourceFile }[], unread: (name: string) => boolean = () => false): Diagnostic[] {
   const out: Diagnostic[] = [];
   const declared = new Map(faces.flatMap(({ face }) => face.events.map((event) => [event.type, event] as const)));
   for (const event of declared.values()) event.emittedBy = [];
@@ -20,7 +21,7 @@ export function linkEvents(faces: readonly { face: Face; source: SourceFile }[])
       for (const type of action.emits) {
         const event = declared.get(type);
         if (event) event.emittedBy.push(action.id);
-        else {
+        else if (!unread(type)) {
           const at = source.at(['actions', action.name, 'emits', raw.actions[action.name]!.emits!.indexOf(type)]);
           out.push(diagnostic('unknown-event', at, { event: type, hint: suggestion(type, declared.keys()) }));
         }
@@ -30,7 +31,7 @@ export function linkEvents(faces: readonly { face: Face; source: SourceFile }[])
   for (const { face, source } of faces) {
     for (const event of face.events) {
       event.emittedBy.sort();
-      if (event.emittedBy.length === 0) out.push(diagnostic('unused-event', source.at(['events', event.type], true), { event: event.type }));
+      if (event.emittedBy.length === 0 && !unread(event.type)) out.push(diagnostic('unused-event', source.at(['events', event.type], true), { event: event.type }));
     }
   }
   return out;

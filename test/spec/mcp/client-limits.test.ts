@@ -62,7 +62,7 @@ describe('the MCP lint', () => {
     const face = 'averyveryverylongfacenamefortesting';
     const result = build(face, faceFile(face, 'andAnEvenLongerActionNameThatGoesOn'));
     expect(shown(result)).toEqual([
-      `5:3 tool-name-too-long The MCP tool of ${face}.andAnEvenLongerActionNameThatGoesOn would be named ${face}_andAnEvenLongerActionNameThatGoesOn, 71 characters; clients refuse names over 60 (README § MCP tools): shorten the action's or the face's name.`,
+      `5:3 tool-name-too-long The MCP tool of ${face}.andAnEvenLongerActionNameThatGoesOn would be named ${face}_andAnEvenLongerActionNameThatGoesOn, 71 characters; clients refuse names over 60 (docs/mcp.md § MCP tools): shorten the action's or the face's name.`,
     ]);
     expect(result.catalog).toBeUndefined();
     expect(shown(build('demo', faceFile('demo', 'anActionNameOfFiftyFiveCharactersThatFitsSixtyExactlyOk')))).toEqual([]);
@@ -71,7 +71,7 @@ describe('the MCP lint', () => {
   it(`refuses a tool description over ${TOOL_DESCRIPTION_MAX} characters, at the action's description`, () => {
     const long = `    description: ${'A sentence of some length that says little. '.repeat(24).trim()}\n`;
     expect(shown(build('demo', faceFile('demo', 'echo', long)))).toEqual([
-      '7:18 tool-description-too-long The MCP tool demo_echo would be described in 1063 characters; clients refuse descriptions over 1024 (README § MCP tools): shorten the summary and description of demo.echo.',
+      '7:18 tool-description-too-long The MCP tool demo_echo would be described in 1063 characters; clients refuse descriptions over 1024 (docs/mcp.md § MCP tools): shorten the summary and description of demo.echo.',
     ]);
   });
 

@@ -44,4 +44,10 @@ describe('event links', () => {
       'Event "gamma.thing.done" is not declared under the "events" of any face.',
     ]);
   });
+
+  it('reports no reference to an event of a face file left out for breaking the face language, which may declare or emit it', () => {
+    const broken = face('alpha', ['alpha.thing.done'], ['beta.thing.done']).replace('summary: A face.', 'summery: A face.');
+    const result = build(broken, face('beta', ['beta.thing.done'], ['alpha.thing.done']));
+    expect(found(result)).toEqual(['spec/alpha.yaml:1:1 schema-violation', 'spec/alpha.yaml:2:1 schema-violation']);
+  });
 });
