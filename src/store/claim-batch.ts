@@ -6,18 +6,19 @@
  * records are the ones each insert would have made alone: a key named twice in one turn is claimed by the
  * first request only, as if the two had come one after the other.
  */
-import { multiRowStatements } from './bulk-insert.js';
+import type { CompiledQuery } from 'kysely';
+import { chunks, multiRowStatements } from './bulk-insert.js';
 import type { Db } from './schema.js';
 
 /** A new running record, as `claimIdempotencyKey` inserts it. */
-export interface RunningRecord {
+export type RunningRecord = {
   scope: string;
   key: string;
   fingerprint: string;
   created_at: string;
   expires_at: string;
   leased_until: string;
-}
+};
 
 interface Waiting {
   record: RunningRecord;
@@ -52,37 +53,77 @@ class ClaimBatch {
   async #flush(): Promise<void> {
     const waiting = this.#waiting;
     this.#waiting = [];
-    const named = new Set<string>();
-    const rows = [];
-    for (const { record } of waiting) {
-      const name = keyOf(record);
-      if (named.has(name)) continue;
-      named.add(name);
-      rows.push({ ...record, state: 'running' as const, status: null, body: null, headers: null });
+    // The requests naming each key, in arrival order: the first takes the key, the others find it held.
+    const byKey = new Map<string, Waiting[]>();
+    for (const one of waiting) {
+      const name = keyOf(one.record);
+      const same = byKey.get(name);
+      if (same) same.push(one);
+      else byKey.set(name, [one]);
     }
-    try {
-      const inserted = new Set<string>();
-      const db = this.#db;
-      const statements = multiRowStatements(db, 'idempotency_records:claim', rows, (chunk) =>
-        db
-          .insertInto('idempotency_records')
-          .values(chunk as never)
-          .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
-          .returning(['scope', 'key']),
-      );
-      for (const statement of statements) {
-        const { rows: claimed } = await db.executeQuery<{ scope: string; key: string }>(statement);
-        for (const row of claimed) inserted.add(keyOf(row));
+    // Rows go in (scope, key) order, the same in every process: two inserts that share keys then take their
+    // locks in one order, where arrival order could make each wait for the other (a deadlock on PostgreSQL).
+    const rows = [...byKey.keys()].sort().map((name) => runningRow(byKey.get(name)![0]!.record));
+    // Each statement commits alone, so its requests are answered as it commits, whatever the next one does.
+    for (const statement of claimStatements(this.#db, rows)) {
+      try {
+        settle(byKey, await this.#run(statement.query), statement.rows);
+      } catch (error) {
+        // One refused row fails its statement: each row is tried alone, and only the refused one fails.
+        if (statement.rows.length === 1) refuse(byKey, statement.rows[0]!, error);
+        else for (const row of statement.rows) await this.#claimAlone(byKey, row);
       }
-      // Each key inserted once: the first request that named it took it.
-      for (const { record, resolve } of waiting) {
-        const name = keyOf(record);
-        resolve(inserted.delete(name));
-      }
-    } catch (error) {
-      for (const { reject } of waiting) reject(error);
     }
   }
+
+  async #claimAlone(byKey: Map<string, Waiting[]>, row: RunningRow): Promise<void> {
+    try {
+      settle(byKey, await this.#run(claimStatements(this.#db, [row])[0]!.query), [row]);
+    } catch (error) {
+      refuse(byKey, row, error);
+    }
+  }
+
+  /** The keys `statement` inserted. */
+  async #run(statement: CompiledQuery): Promise<Set<string>> {
+    const { rows: claimed } = await this.#db.executeQuery<{ scope: string; key: string }>(statement);
+    return new Set(claimed.map(keyOf));
+  }
+}
+
+interface ClaimStatement {
+  query: CompiledQuery;
+  rows: RunningRow[];
+}
+
+type RunningRow = RunningRecord & { state: 'running'; status: null; body: null; headers: null };
+
+const runningRow = (record: RunningRecord): RunningRow => ({ ...record, state: 'running', status: null, body: null, headers: null });
+
+/** The multi-row inserts of `rows`, each with the rows it inserts. */
+function claimStatements(db: Db, rows: RunningRow[]): ClaimStatement[] {
+  const queries = multiRowStatements(db, 'idempotency_records:claim', rows, (chunk) =>
+    db
+      .insertInto('idempotency_records')
+      .values(chunk as never)
+      .onConflict((oc) => oc.columns(['scope', 'key']).doNothing())
+      .returning(['scope', 'key']),
+  );
+  const chunked = [...chunks(rows)];
+  return queries.map((query, i) => ({ query, rows: chunked[i]! }));
+}
+
+/** Answers the requests naming `rows`' keys: the first to name a key took it when `inserted` holds it. */
+function settle(byKey: Map<string, Waiting[]>, inserted: Set<string>, rows: RunningRow[]): void {
+  for (const row of rows) {
+    const name = keyOf(row);
+    byKey.get(name)!.forEach(({ resolve }, i) => resolve(i === 0 && inserted.has(name)));
+  }
+}
+
+/** Fails the requests naming `row`'s key with `error`. */
+function refuse(byKey: Map<string, Waiting[]>, row: RunningRow, error: unknown): void {
+  for (const { reject } of byKey.get(keyOf(row))!) reject(error);
 }
 
 const keyOf = (record: { scope: string; key: string }) => `${record.scope}\u0000${record.key}`;

@@ -289,6 +289,32 @@ describe.each(implementations)('store on $name', (impl) => {
       ]);
     });
 
+    it('claims the same keys from two processes in opposite orders without an error', async () => {
+      // Each process claims every key in one turn, one in the reverse order of the other: were the rows
+      // inserted in arrival order, each insert could wait on a key the other holds.
+      for (let round = 0; round < 10; round++) {
+        const scope = unique('key_o:test:acme');
+        const keys = Array.from({ length: 300 }, (_, i) => `k${i}`);
+        const claims = (store: Db, order: string[], fingerprint: string) => order.map((key) => claimIdempotencyKey(store, claimOf(scope, key, fingerprint)));
+        const results = await Promise.all([...claims(db, keys, 'fp-1'), ...claims(other, [...keys].reverse(), 'fp-2')]);
+        // Every key is taken exactly once, by one process or the other.
+        expect(results.filter((r) => r.claimed)).toHaveLength(keys.length);
+      }
+    });
+
+    it('fails only the claim whose record the store refuses; the others of its turn are claimed', async () => {
+      const scope = unique('key_r:test:acme');
+      // Over 500 claims: two statements, the refused record (no fingerprint) in the second.
+      const keys = Array.from({ length: 600 }, (_, i) => `k${String(i).padStart(3, '0')}`);
+      const results = await Promise.allSettled(
+        keys.map((key) => claimIdempotencyKey(db, { ...claimOf(scope, key, 'fp'), fingerprint: key === 'k550' ? (null as never) : 'fp' })),
+      );
+      const refused = keys.filter((_, i) => results[i]!.status === 'rejected');
+      expect(refused).toEqual(['k550']);
+      const stored = await db.selectFrom('idempotency_records').select((eb) => eb.fn.countAll<number>().as('n')).where('scope', '=', scope).executeTakeFirstOrThrow();
+      expect(Number(stored.n)).toBe(keys.length - 1);
+    });
+
     it('stores a reply once and hands it to later claims', async () => {
       const scope = unique('key_b:live:acme');
       await claimIdempotencyKey(db, claimOf(scope, 'k', 'fp'));
