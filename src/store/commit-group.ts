@@ -4,7 +4,7 @@
  * before it answers, and on a busy server that costs a commit (a WAL write on SQLite, a flush on PostgreSQL)
  * and round trips. Writes that arrive while a group is committing wait for the next one, so a lone call
  * commits at once and a crowd of calls shares one commit. Nobody is answered before their writes are
- * committed. Writes that may trail their calls (usage records) join whichever group comes next.
+ * committed. Writes that may trail their calls (usage records) never join a group (write-together.ts).
  *
  * Every statement is compiled once (precompiled.ts, bulk-insert.ts). On the embedded store a whole group is
  * one message to the writer thread, run there as one transaction; on PostgreSQL it is one transaction.
@@ -12,7 +12,6 @@
  * Should a group fail (one call's claim was taken over, say), it is rolled back and each write is run again
  * in a transaction of its own, so that only the write at fault fails.
  */
-import type { CompiledQuery } from 'kysely';
 import { eventStatements, writeEventBatches, type EventBatch } from './events.js';
 import { completeIdempotencyKeys, completionStatement, type IdempotencyCompletion } from './idempotency.js';
 import { embeddedStore, storeKind, type BatchStatement, type EmbeddedStore } from './open.js';
@@ -20,13 +19,12 @@ import type { Db } from './schema.js';
 import { CallTransaction } from './transaction.js';
 
 /**
- * What one call (or one flush of trailing records) writes: its events, its stored reply, and statements
- * written as they are. A stored reply must complete the claim the call holds, or the write fails.
+ * What one call writes: its events and its stored reply. A stored reply must complete the claim the call
+ * holds, or the write fails.
  */
 export interface GroupedWrite {
   events?: EventBatch;
   completion?: IdempotencyCompletion;
-  statements?: readonly CompiledQuery[];
 }
 
 /** Thrown for writes whose idempotency claim was no longer held when their reply was to be stored. */
@@ -117,7 +115,6 @@ export class CommitGroup {
     for (const { write } of group) {
       if (write.events) batches.push(write.events);
       if (write.completion) statements.push({ query: completionStatement(db, write.completion), changes: 1 });
-      for (const query of write.statements ?? []) statements.push({ query });
     }
     const events = eventStatements(store, db, batches);
     await store.writeBatch(events.statements.length > 0 ? [...events.statements, ...statements] : statements);
@@ -131,7 +128,6 @@ export class CommitGroup {
       await writeEventBatches(tx.db, batches);
       const completions = group.flatMap(({ write }) => (write.completion ? [write.completion] : []));
       if (completions.length > 0 && !(await completeIdempotencyKeys(tx.db, completions))) throw new ClaimNoLongerHeld(completions.map((c) => c.key));
-      for (const { write } of group) for (const query of write.statements ?? []) await tx.db.executeQuery(query);
       await tx.commit();
     } catch (error) {
       await tx.rollback();

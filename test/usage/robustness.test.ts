@@ -5,7 +5,9 @@
  * batch refused as a whole is counted as one call; a stopping server ends its live streams at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { openShippedStore } from '../../src/server/shipped.js';
+import { commitGroupOf } from '../../src/store/commit-group.js';
 import type { UsageRecordTable } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { UsageRecorder } from '../../src/faces/usage/recorder.js';
@@ -52,6 +54,31 @@ describe('the recorder on PostgreSQL', () => {
         ['auth', 1],
       ]);
     } finally {
+      await db.destroy();
+      await database.drop();
+    }
+  });
+
+  it('writes a flush in a transaction of its own, which no call\'s commit waits for', async () => {
+    const database = await createTestDatabase();
+    const db = await openShippedStore({ dataDir: '/nonexistent', databaseUrl: database.url });
+    const blocker = new pg.Client({ connectionString: database.url });
+    await blocker.connect();
+    try {
+      // Another transaction holds the usage records, so the flush waits until it ends.
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE usage_records IN SHARE MODE');
+      const recorder = new UsageRecorder(db, { flushMs: 60_000 });
+      recorder.record(row('ai'), 0n);
+      const flushing = recorder.flush();
+      // A call finishing in the same turn commits while the flush still waits.
+      await commitGroupOf(db).commit({});
+      expect(await db.selectFrom('usage_records').select('face').execute()).toEqual([]);
+      await blocker.query('COMMIT');
+      await flushing;
+      expect(await db.selectFrom('usage_records').select('face').execute()).toEqual([{ face: 'ai' }]);
+    } finally {
+      await blocker.end();
       await db.destroy();
       await database.drop();
     }

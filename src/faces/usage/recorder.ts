@@ -1,8 +1,8 @@
 /**
  * Writes usage records off the hot path (docs/contract.md § Usage): calls are buffered and written every
- * `flushMs` (or sooner when a statement's worth is waiting), each flush in the transaction of the next group
- * commit (store/commit-group.ts): the raw records, and the minute, hour and day rollups they add to
- * (rollups.ts), so summaries never read raw records. One flush runs at a time. A graceful stop flushes what
+ * `flushMs` (or sooner when a statement's worth is waiting), each flush in a transaction of its own, never a
+ * call's (store/write-together.ts), so no call waits for it and its failure fails no call: the raw records,
+ * and the minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records. One flush runs at a time. A graceful stop flushes what
  * is buffered; a crash loses at most one flush window. While the store is unreachable, records wait (up to
  * `maxBuffered`, the oldest dropped beyond, counted) and flushes back off; a record the store refuses for its
  * content is dropped and counted, never retried forever in front of the others.
@@ -10,7 +10,7 @@
 import type { CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../../store/schema.js';
 import { insertStatements } from '../../store/bulk-insert.js';
-import { commitGroupOf } from '../../store/commit-group.js';
+import { writeTogether } from '../../store/write-together.js';
 import { isStoreUnavailable } from '../../store/unavailable.js';
 import type { UsageFeed } from './feed.js';
 import { rollupStatements, type RecordWithCost } from './rollups.js';
@@ -123,8 +123,7 @@ export class UsageRecorder {
       ...rollupStatements(this.#db, rows),
       ...(this.#relay?.announce(rows.map((r) => r.row.id)) ?? []),
     ];
-    // They trail their calls: they join the transaction (on SQLite, the one message) of the next group commit.
-    await commitGroupOf(this.#db).commit({ statements });
+    await writeTogether(this.#db, statements);
     if (this.#feed?.followed) this.#feed.publish(rows.map((r) => r.row));
   }
 
