@@ -71,6 +71,35 @@ describe('the SQLite writer thread', () => {
     expect(await rows()).toEqual([...before, 'together 1', 'together 2']);
   });
 
+  it('runs again, each on its own, the statements sent with one that rolls the whole transaction back', async () => {
+    const before = await rows();
+    const outcomes = await Promise.allSettled([
+      db.insertInto('notes').values({ text: 'before the rollback' }).execute(),
+      // A conflict resolved by ROLLBACK undoes the whole transaction, not only its own statement.
+      sql`insert or rollback into notes (text) values ('after')`.execute(db),
+      db.insertInto('notes').values({ text: 'after the rollback' }).execute(),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_UNIQUE' });
+    expect(await rows()).toEqual([...before, 'before the rollback', 'after the rollback']);
+  });
+
+  it('runs again, each on its own, the statements sent together whose commit failed, failing only the one at fault', async () => {
+    await sql`create table parents (id integer primary key)`.execute(db);
+    await sql`create table children (id integer primary key, parent integer references parents (id) deferrable initially deferred)`.execute(db);
+    const before = await rows();
+    const outcomes = await Promise.allSettled([
+      db.insertInto('notes').values({ text: 'committed 1' }).execute(),
+      // Checked only at the commit: the commit of the statements sent together fails.
+      db.insertInto('children').values({ parent: 999 }).execute(),
+      db.insertInto('notes').values({ text: 'committed 2' }).execute(),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    expect(await rows()).toEqual([...before, 'committed 1', 'committed 2']);
+    expect(await db.selectFrom('children').selectAll().execute()).toEqual([]);
+  });
+
   it('on closing, rolls back the open transaction, runs the statements held outside any, then refuses more at once', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-writer-'));
     const other = (await openShippedStore({ dataDir })) as Kysely<any>;

@@ -60,6 +60,9 @@ function execute(message) {
   return { changes, lastInsertRowid, rows: [] };
 }
 
+/** Errors do not cross threads whole: their message and SQLite code are what callers read. */
+const errorReply = (id, error) => ({ id, error: { message: error.message, code: error.code } });
+
 function handle(message) {
   if (message.close) {
     db.close();
@@ -76,8 +79,7 @@ function handle(message) {
     reply = { id: message.id, ...execute(message) };
     if (message.begin) active = message.tx;
   } catch (error) {
-    // Errors do not cross threads whole: their message and SQLite code are what callers read.
-    reply = { id: message.id, error: { message: error.message, code: error.code } };
+    reply = errorReply(message.id, error);
   }
   // A transaction ends with its rollback whatever came of it, with its commit, or with a failed commit
   // that SQLite rolled back.
@@ -98,7 +100,7 @@ function handle(message) {
  * Statements outside any transaction that come in one bundle run together in one transaction of their own
  * (each still alone in its effect: SQLite undoes a failing statement and goes on), since a commit each would
  * write the same pages to the WAL again and again. Their replies wait for that commit. Undefined while none
- * is open.
+ * is open; each entry holds the message, to run it again, and its reply.
  */
 let loose;
 
@@ -108,14 +110,17 @@ function runLoose(message) {
     loose = [];
   }
   try {
-    loose.push({ id: message.id, ...execute(message) });
+    loose.push({ message, reply: { id: message.id, ...execute(message) } });
   } catch (error) {
-    const failed = { id: message.id, error: { message: error.message, code: error.code } };
-    if (db.inTransaction) loose.push(failed);
+    const failed = errorReply(message.id, error);
+    if (db.inTransaction) loose.push({ message, reply: failed });
     else {
-      // Some errors (a full disk, say) roll the whole transaction back, and with it the statements before.
-      replies.push(...loose.map(({ id }) => ({ id, error: failed.error })), failed);
+      // Some errors (a full disk, say) roll the whole transaction back, and with it the statements before:
+      // those run again, each on its own, so that only the one at fault fails.
+      const held = loose;
       loose = undefined;
+      runEachAlone(held);
+      replies.push(failed);
     }
   }
 }
@@ -126,10 +131,22 @@ function endLoose() {
   loose = undefined;
   try {
     db.exec('commit');
-    replies.push(...held);
-  } catch (error) {
+    replies.push(...held.map(({ reply }) => reply));
+  } catch {
+    // A commit that fails undoes them all: each runs again on its own, and only the one at fault fails.
     if (db.inTransaction) db.exec('rollback');
-    replies.push(...held.map(({ id }) => ({ id, error: { message: error.message, code: error.code } })));
+    runEachAlone(held);
+  }
+}
+
+/** Runs the held statements again, each outside any transaction, answering each with its own outcome. */
+function runEachAlone(held) {
+  for (const { message } of held) {
+    try {
+      replies.push({ id: message.id, ...execute(message) });
+    } catch (error) {
+      replies.push(errorReply(message.id, error));
+    }
   }
 }
 
