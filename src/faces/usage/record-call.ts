@@ -26,7 +26,8 @@ export function usageStage(recorder: UsageRecorder, { currency, faces }: { curre
     if (!call.key || !call.mode) return;
     const action = call.action;
     if (action?.id === BATCH_ACTION && !call.replayed && (reply.status < 400 || call.batch?.answered)) return;
-    const units = call.units ?? {};
+    // A copy: a handler still running after the answer (a 499) may report more, which this call did not pay.
+    const units = { ...call.units };
     const succeeded = reply.status < 400;
     // One clock reading: the id sorts by the same instant as `at`, and so does the rollup minute.
     const now = Date.now();
