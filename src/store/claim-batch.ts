@@ -9,6 +9,7 @@
 import type { CompiledQuery } from 'kysely';
 import { chunks, multiRowStatements } from './bulk-insert.js';
 import type { Db } from './schema.js';
+import { isStoreUnavailable } from './unavailable.js';
 
 /** A new running record, as `claimIdempotencyKey` inserts it. */
 export type RunningRecord = {
@@ -53,6 +54,16 @@ class ClaimBatch {
   async #flush(): Promise<void> {
     const waiting = this.#waiting;
     this.#waiting = [];
+    try {
+      await this.#claim(waiting);
+    } catch (error) {
+      // A store that cannot be reached, or statements that could not be made: every request not answered yet
+      // fails with it at once (an answered one keeps its answer: a settled promise ignores this).
+      for (const one of waiting) one.reject(error);
+    }
+  }
+
+  async #claim(waiting: Waiting[]): Promise<void> {
     // The requests naming each key, in arrival order: the first takes the key, the others find it held.
     const byKey = new Map<string, Waiting[]>();
     for (const one of waiting) {
@@ -69,6 +80,8 @@ class ClaimBatch {
       try {
         settle(byKey, await this.#run(statement.query), statement.rows);
       } catch (error) {
+        // Unreachable, the store would fail each row alone too, one wait after another.
+        if (isStoreUnavailable(error)) throw error;
         // One refused row fails its statement: each row is tried alone, and only the refused one fails.
         if (statement.rows.length === 1) refuse(byKey, statement.rows[0]!, error);
         else for (const row of statement.rows) await this.#claimAlone(byKey, row);
