@@ -7,6 +7,7 @@
  * operation that answers it. Each code's example is a component of its own (`components.examples.<code>`).
  */
 import type { FaceError, JsonSchema } from '../spec/model.js';
+import { pascalCase } from '../spec/resolve.js';
 import { EXAMPLE_META } from './openapi-actions.js';
 import { ref } from './openapi-platform.js';
 
@@ -98,7 +99,7 @@ export function errorResponses(operations: [operationId: string, codes: StatusCo
   const commonest = new Map<number, { count: number; key: string }>();
   for (const [k, use] of uses) if ((commonest.get(use.status)?.count ?? 0) < use.count) commonest.set(use.status, { count: use.count, key: k });
   for (const [k, use] of uses) {
-    names.set(k, commonest.get(use.status)!.key === k ? `Error${use.status}` : `Error${use.status}_${use.first.charAt(0).toUpperCase()}${use.first.slice(1)}`);
+    names.set(k, commonest.get(use.status)!.key === k ? `Error${use.status}` : `Error${use.status}_${pascalCase(use.first)}`);
   }
   const components: Record<string, JsonSchema> = {};
   const keys = [...uses.keys()].sort((a, b) => byString(names.get(a)!, names.get(b)!));
