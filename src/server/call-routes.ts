@@ -1,45 +1,32 @@
 /**
  * The routes that run the call pipeline: `POST /do`, `POST /{version}/do` and `POST /do/{face}.{action}`,
- * answering JSON or, for a streaming call, server-sent events. A call that arrives while the server stops is
+ * answering JSON or, for a streaming call, server-sent events. Most calls reach them by the call lane
+ * (call-lane.ts) on node:http; the rest (a browser's, a chunked body, any request the lane leaves) by
+ * Fastify's routes here. Both run a call by `answerCall`. A call that arrives while the server stops is
  * refused with 503 shutting_down.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
-import type { CallState } from './call.js';
+import { callLane } from './call-lane.js';
+import { answerCall, pathAction, type CallPath } from './answer-call.js';
 import { startOf, type HttpApp } from './http-app.js';
-import { runCall } from './pipeline.js';
 import type { Runtime } from './runtime.js';
-import { EventStreamResponse, type StreamLimits } from './sse.js';
+import type { StreamLimits } from './sse.js';
 
-export function registerCallRoutes({ app, sendError, closing, refuseWhileClosing }: HttpApp, runtime: Runtime, streamLimits: StreamLimits): void {
+/** `varyOrigin`: whether API answers say `Vary: Origin`, as cors.ts decides. */
+export function registerCallRoutes(http: HttpApp, runtime: Runtime, { streamLimits, varyOrigin }: { streamLimits: StreamLimits; varyOrigin: boolean }): void {
+  const { app, sendError, closing, refuseWhileClosing } = http;
+  http.setLane(callLane(runtime, { streamLimits, closing, varyOrigin }));
   // A call that arrives while the server stops is refused here, not by a hook, which would cost every request.
-
-  const handleDo = async (request: FastifyRequest, reply: FastifyReply, path?: { version?: string; action?: { face: string; action: string } }) => {
+  const handleDo = async (request: FastifyRequest, reply: FastifyReply, path?: CallPath) => {
     if (closing()) return refuseWhileClosing(reply);
-    const requestId = request.id;
-    let events: EventStreamResponse | undefined;
-    const openStream = (headers: Record<string, string>): EventStreamResponse => {
-      reply.hijack();
-      // A replay names the request that was answered, as its stored Request-Id header does.
-      events = new EventStreamResponse(reply.raw, streamLimits, headers, { requestId: headers['Request-Id'] ?? requestId, apiVersion: call.apiVersion! });
-      return events;
-    };
-    const call: CallState = {
-      requestId,
-      startedAt: startOf(reply),
-      headers: request.headers,
-      rawHeaders: request.raw.rawHeaders,
-      pathVersion: path?.version,
-      pathAction: path?.action,
-      body: request.body,
-      responseHeaders: { 'Request-Id': requestId },
-      openStream: () => openStream(call.responseHeaders).channel,
-    };
-    const answer = await runCall(call, runtime);
-    if (events) events.finish(answer);
-    // A replayed stream was answered before: it gets its start and its stored terminal event.
-    else if (call.stream && call.replayed) openStream(answer.headers).finish(answer);
-    else return reply.code(answer.status).headers(answer.headers).send(answer.body);
+    const call = { requestId: request.id, startedAt: startOf(reply), headers: request.headers, rawHeaders: request.raw.rawHeaders, body: request.body, path };
+    await answerCall(runtime, streamLimits, call, {
+      raw: reply.raw,
+      takeOver: () => reply.hijack(),
+      send: (answer) => void reply.code(answer.status).headers(answer.headers).send(answer.body),
+    });
+    // Sent (or hijacked for a stream) by now: Fastify is told so by the reply itself.
     return reply;
   };
 
@@ -47,11 +34,11 @@ export function registerCallRoutes({ app, sendError, closing, refuseWhileClosing
   app.post<{ Params: { version: string } }>('/:version/do', (request, reply) => handleDo(request, reply, { version: request.params.version }));
   // The alias that gives each action a path of its own (docs/contract.md § Endpoints): `face.action`, split at the first dot.
   app.post<{ Params: { call: string } }>('/do/:call', (request, reply) => {
-    const { call } = request.params;
-    const dot = call.indexOf('.');
-    if (dot <= 0 || dot === call.length - 1) {
+    const action = pathAction(request.params.call);
+    if (!action) {
+      const { call } = request.params;
       return sendError(reply, new ApiError('route_not_found', `No endpoint POST /do/${call}; name an action as POST /do/{face}.{action}, e.g. /do/ai.generate.`));
     }
-    return handleDo(request, reply, { action: { face: call.slice(0, dot), action: call.slice(dot + 1) } });
+    return handleDo(request, reply, { action });
   });
 }

@@ -2,6 +2,9 @@
  * Runs a list of stages over a call, as Hono's `compose` does for middleware: every stage has one
  * signature, the first that answers ends the run, and every error, whichever stage threw it, reaches one
  * handler and becomes the call's error reply. The after-answer work runs once, with whatever the answer was.
+ *
+ * The run stays synchronous until a stage returns a promise: a call refused by a synchronous check (a 401
+ * for a known-bad key, a 404, a 403, a 400) is answered in the same turn, with no promise made for it.
  */
 import type { CallState, Reply } from './call.js';
 import type { Stage } from './stage.js';
@@ -10,31 +13,40 @@ import { toApiError } from '../core/errors.js';
 import type { Runtime } from './runtime.js';
 import { log } from '../core/log.js';
 
-export type CallRunner = (call: CallState, runtime: Runtime) => Promise<Reply>;
+/** Answers a call: at once when every stage it ran was synchronous, else with a promise. */
+export type CallRunner = (call: CallState, runtime: Runtime) => Reply | Promise<Reply>;
 
 export function compose(stages: readonly Stage[]): CallRunner {
-  return async (call, runtime) => {
-    let reply: Reply;
+  return (call, runtime) => {
+    const fail = (error: unknown) => finish(call, runtime, errorReply(call, runtime, toApiError(error, call.requestId)));
+    let outcome: Reply | undefined | Promise<Reply | undefined>;
     try {
-      const answer = await runStages(stages, call, runtime);
-      if (!answer) throw new Error('The stages ended without an answer.');
-      reply = answer;
+      outcome = runStages(stages, call, runtime);
     } catch (error) {
-      reply = errorReply(call, runtime, toApiError(error, call.requestId));
+      return fail(error);
     }
-    answered(call, runtime, reply);
-    return reply;
+    if (outcome instanceof Promise) return outcome.then((answer) => finish(call, runtime, answer), fail);
+    return finish(call, runtime, outcome);
   };
 }
 
-/** Runs the stages in order until one answers; a refusal is thrown to the caller. */
-export async function runStages(stages: readonly Stage[], call: CallState, runtime: Runtime): Promise<Reply | undefined> {
+function finish(call: CallState, runtime: Runtime, answer: Reply | undefined): Reply {
+  const reply = answer ?? errorReply(call, runtime, toApiError(new Error('The stages ended without an answer.'), call.requestId));
+  answered(call, runtime, reply);
+  return reply;
+}
+
+/**
+ * Runs the stages in order until one answers; a refusal is thrown to the caller (or rejects, once a stage
+ * has returned a promise).
+ */
+export function runStages(stages: readonly Stage[], call: CallState, runtime: Runtime, from = 0): Reply | undefined | Promise<Reply | undefined> {
   // An index, not for…of: an iterator each call is garbage on the hot path.
-  for (let i = 0; i < stages.length; i++) {
+  for (let i = from; i < stages.length; i++) {
     const outcome = stages[i]!(call, runtime);
-    // Most stages are synchronous; awaiting only promises keeps them off the microtask queue.
-    const reply = outcome instanceof Promise ? await outcome : outcome;
-    if (reply) return reply;
+    // Most stages are synchronous; only a promise sends the rest of the run to the microtask queue.
+    if (outcome instanceof Promise) return outcome.then((reply) => reply ?? runStages(stages, call, runtime, i + 1));
+    if (outcome) return outcome;
   }
   return undefined;
 }

@@ -3,11 +3,13 @@
  * of its own (bad JSON, wrong content type, body too large, a path it cannot route, an unknown endpoint)
  * answered in the contract's error envelope (docs/contract.md § Errors). Routes are added by the callers.
  */
+import { createServer } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from 'fastify';
 import { ApiError, toApiError, type ErrorCode } from '../core/errors.js';
 import { log } from '../core/log.js';
 import { newId } from '../store/secrets.js';
 import type { CallState } from './call.js';
+import type { Lane } from './call-lane.js';
 import { clientErrorHandler } from './client-error.js';
 import { errorReply } from './envelope.js';
 import type { HttpLimits } from './http-limits.js';
@@ -41,6 +43,8 @@ export interface HttpApp {
   closing(): boolean;
   /** The refusal of a request that arrives while the server stops: 503 shutting_down, and the connection closed. */
   refuseWhileClosing(reply: FastifyReply): FastifyReply;
+  /** Puts `lane` in front of Fastify: it sees every request first, and Fastify those it leaves. */
+  setLane(lane: Lane): void;
 }
 
 /** How long a client refused while the server stops should wait before trying again (s). */
@@ -59,7 +63,19 @@ export function createHttpApp(runtime: Runtime, options: { logger?: boolean; htt
     const answer = errorReply(call, runtime, error);
     return reply.code(answer.status).headers(answer.headers).send(answer.body);
   };
+  let lane: Lane | undefined;
   const app = Fastify({
+    // Node's server as Fastify would make it, with the call lane (call-lane.ts) in front of Fastify's handler.
+    serverFactory: (handler) => {
+      // Node checks the request and header deadlines on this interval; the default (30 s) would let a slow
+      // client linger well past them.
+      const server = createServer({ headersTimeout: http.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs) }, (request, response) => {
+        if (lane === undefined || !lane(request, response)) handler(request, response);
+      });
+      server.keepAliveTimeout = http.keepAliveTimeoutMs;
+      server.requestTimeout = http.requestTimeoutMs;
+      return server;
+    },
     // The server's own log (log.ts), with each request known by the id the client sees as Request-Id. Its
     // per-call line is the server's own, so Fastify's own pair of request lines is left out.
     // Fastify's own lines (its start, its errors) at the log's level, and no chatter below warn unless calls are logged.
@@ -70,11 +86,6 @@ export function createHttpApp(runtime: Runtime, options: { logger?: boolean; htt
     // Refused by the call routes with the contract's envelope (503 shutting_down) rather than Fastify's own body.
     return503OnClosing: false,
     schemaController: { compilersFactory: { buildValidator: NO_ROUTE_SCHEMAS, buildSerializer: NO_ROUTE_SCHEMAS } },
-    requestTimeout: http.requestTimeoutMs,
-    keepAliveTimeout: http.keepAliveTimeoutMs,
-    // Node checks the request and header deadlines on this interval; the default (30 s) would let a slow
-    // client linger well past them.
-    http: { headersTimeout: http.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, http.headersTimeoutMs) },
     clientErrorHandler: clientErrorHandler(runtime.serverVersion, runtime.catalogue.platform.errorDocsUrl, runtime.catalogue.errors),
     // A path Fastify cannot route (bad percent-encoding, a part longer than it routes) leaves in the envelope.
     frameworkErrors: (error, _request, reply) => sendError(reply, httpLayerError(error) ?? new ApiError('request_malformed', 'The request cannot be routed.')),
@@ -104,7 +115,7 @@ export function createHttpApp(runtime: Runtime, options: { logger?: boolean; htt
     reply.header('Connection', 'close');
     return sendError(reply, new ApiError('shutting_down', 'The server is stopping; retry shortly.', { headers: { 'Retry-After': SHUTDOWN_RETRY_AFTER } }));
   };
-  return { app, sendError, closing: () => closing, refuseWhileClosing };
+  return { app, sendError, closing: () => closing, refuseWhileClosing, setLane: (next) => void (lane = next) };
 }
 
 /** When fastify started on this request, on the `performance.now()` clock. */

@@ -14,21 +14,31 @@ export const MAX_JSON_DEPTH = 64;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
 export function parseJsonBody(request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
-  const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    done(new ApiError('unsupported_media_type', `The body must be JSON in UTF-8, not ${charset}.`));
+  let value: unknown;
+  try {
+    value = readJsonBody(request.headers['content-type'], body);
+  } catch (error) {
+    done(error as ApiError);
     return;
+  }
+  done(null, value);
+}
+
+/** The value of a JSON body sent with this Content-Type; an ApiError in the contract's terms when it cannot be read. */
+export function readJsonBody(contentType: string | undefined, body: string): unknown {
+  const charset = CHARSET.exec(contentType ?? '')?.[1]?.toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ApiError('unsupported_media_type', `The body must be JSON in UTF-8, not ${charset}.`);
   }
   if (nestsDeeperThan(body, MAX_JSON_DEPTH)) {
     const message = `The body nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels.`;
-    done(new ApiError('payload_invalid', message, { details: { errors: [{ param: '', message, keyword: 'maxDepth' }] } }));
-    return;
+    throw new ApiError('payload_invalid', message, { details: { errors: [{ param: '', message, keyword: 'maxDepth' }] } });
   }
   try {
-    done(null, secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    return secureJson.parse(body, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch (error) {
     const reason = (error as Error).message.includes('prototype') ? 'it holds a forbidden __proto__ or constructor.prototype key' : 'it is not valid JSON';
-    done(new ApiError('invalid_json', `The body cannot be read: ${reason}.`));
+    throw new ApiError('invalid_json', `The body cannot be read: ${reason}.`);
   }
 }
 

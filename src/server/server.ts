@@ -123,11 +123,12 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   const http = createHttpApp(runtime, { ...(options.logger ? { logger: true } : {}), http: options.http ?? DEFAULT_HTTP_LIMITS });
   const { app } = http;
   app.addHook('preClose', async () => modules.stopping());
-  registerCallRoutes(http, runtime, streamLimits);
+  const corsOrigins = options.corsOrigins ?? [];
+  registerCallRoutes(http, runtime, { streamLimits, varyOrigin: corsOrigins !== '*' });
   registerMcpRoutes(http, runtime, { toolLimit: options.mcpToolLimit ?? DEFAULT_MCP_TOOL_LIMIT });
   registerOpsRoutes(http, options.db, metrics, options.metricsToken);
   registerDocumentRoutes(http, catalogue.documents, options.publicUrl);
-  registerCors(app, options.corsOrigins ?? [], modules.crossOrigin);
+  registerCors(app, corsOrigins, modules.crossOrigin);
   if (catalogue.documents) registerReferenceRoutes(app, catalogue.documents.docs);
   modules.routes(app);
 

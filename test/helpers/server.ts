@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import type { Providers } from '../../src/providers/index.js';
 import type { Catalogue } from '../../src/core/catalogue.js';
 import type { HttpLimits } from '../../src/server/http-limits.js';
@@ -37,6 +38,8 @@ export interface TestServer {
   databaseUrl?: string;
   /** A test-mode key with every scope and entity. */
   adminKey: string;
+  /** The Fastify app: `app.inject` reaches its routes without the call lane in front of them. */
+  app: FastifyInstance;
   key(input: Partial<NewKey>): Promise<{ id: string; secret: string }>;
   post(body: unknown, options?: { headers?: Record<string, string>; path?: string; raw?: string }): Promise<Reply>;
   close(): Promise<void>;
@@ -167,6 +170,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     db,
     ...(databaseUrl ? { databaseUrl } : {}),
     adminKey,
+    app,
     key,
     post,
     async close() {

@@ -1,0 +1,142 @@
+/**
+ * The call lane: `POST /do`, `POST /{version}/do` and `POST /do/{face}.{action}` answered on node:http itself,
+ * in front of Fastify. A call needs nothing of Fastify's routing, hooks and reply objects, which cost a call
+ * more than its own checks do (docs/benchmarks.md). The lane takes a request only when it is plain: one of
+ * the call paths without percent-encoding or a query, a JSON body of a stated length within the limit, no
+ * Origin (cross-origin answers stay with cors.ts), the server not stopping. Every other request goes on to
+ * Fastify, which answers it as before; what the lane answers is what Fastify's routes would, byte for byte.
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import { ApiError, toApiError } from '../core/errors.js';
+import { log } from '../core/log.js';
+import { newId } from '../store/secrets.js';
+import type { CallState, Reply } from './call.js';
+import { answerCall, pathAction, type CallPath, type CallResponse } from './answer-call.js';
+import { errorReply } from './envelope.js';
+import { readJsonBody } from './json-body.js';
+import type { Runtime } from './runtime.js';
+import type { StreamLimits } from './sse.js';
+
+/** Takes a request and answers it (true), or leaves it to the next handler (false). */
+export type Lane = (request: IncomingMessage, response: ServerResponse) => boolean;
+
+export interface CallLaneOptions {
+  streamLimits: StreamLimits;
+  /** True once the server has begun to stop: its refusal is Fastify's to give. */
+  closing(): boolean;
+  /** Whether API answers say `Vary: Origin` (a list of origins is configured, even an empty one; cors.ts). */
+  varyOrigin: boolean;
+}
+
+/** A path segment the lane reads as it is: unreserved characters only, so that nothing needs decoding. */
+const SEGMENT = /^[A-Za-z0-9._~-]+$/;
+/** JSON, in UTF-8 if a charset is named; any other parameter is left to Fastify's parser. */
+const JSON_TYPE = /^application\/json(?:\s*;\s*charset\s*=\s*"?utf-?8"?)?\s*$/i;
+const PLAIN_PATH: CallPath = Object.freeze({});
+
+/** The call a lane path names; undefined for any path the lane leaves to Fastify. */
+function callPath(url: string): CallPath | undefined {
+  if (url === '/do') return PLAIN_PATH;
+  if (url.startsWith('/do/')) {
+    const call = url.slice(4);
+    const action = SEGMENT.test(call) ? pathAction(call) : undefined;
+    return action && { action };
+  }
+  if (url.endsWith('/do')) {
+    const version = url.slice(1, -3);
+    return SEGMENT.test(version) ? { version } : undefined;
+  }
+  return undefined;
+}
+
+export function callLane(runtime: Runtime, options: CallLaneOptions): Lane {
+  const bodyBytes = runtime.catalogue.platform.limits.bodyBytes;
+  return (request, response) => {
+    if (request.method !== 'POST') return false;
+    const path = callPath(request.url!);
+    if (!path) return false;
+    const { headers } = request;
+    const length = headers['content-length'];
+    const type = headers['content-type'];
+    if (length === undefined || headers['transfer-encoding'] !== undefined || headers.origin !== undefined || type === undefined) return false;
+    // Node has checked that Content-Length is a number and reads exactly that many bytes.
+    const bytes = Number(length);
+    if (!(bytes > 0 && bytes <= bodyBytes) || !JSON_TYPE.test(type) || options.closing()) return false;
+    const startedAt = performance.now();
+    if (options.varyOrigin) response.setHeader('Vary', 'Origin');
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('error', () => {
+      // A client that goes away in the middle of its body is not a fault of the server: one line, no stack.
+      log.warn({ method: 'POST', path: request.url }, 'the client closed the connection while sending its body');
+      response.statusCode = 400;
+      response.end();
+    });
+    request.on('end', () => {
+      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      answer(runtime, options, { startedAt, headers, rawHeaders: request.rawHeaders, text, type, path }, response);
+    });
+    return true;
+  };
+}
+
+interface LaneRequest {
+  startedAt: number;
+  headers: IncomingMessage['headers'];
+  rawHeaders: readonly string[];
+  text: string;
+  type: string;
+  path: CallPath;
+}
+
+function answer(runtime: Runtime, options: CallLaneOptions, request: LaneRequest, raw: ServerResponse): void {
+  const requestId = newId('req');
+  const { startedAt } = request;
+  const refuse = (error: ApiError) => {
+    const call: CallState = { requestId, startedAt, headers: {}, responseHeaders: { 'Request-Id': requestId } };
+    writeReply(raw, errorReply(call, runtime, error));
+  };
+  // The pipeline answers its own errors; this is a fault in answering, as Fastify's error handler would see it.
+  const fault = (error: unknown) => {
+    if (!raw.headersSent) refuse(toApiError(error, requestId));
+    else raw.destroy(error as Error);
+  };
+  let body: unknown;
+  try {
+    body = readJsonBody(request.type, request.text);
+  } catch (error) {
+    return refuse(error as ApiError);
+  }
+  const response: CallResponse = { raw, takeOver: noop, send: (reply) => writeReply(raw, reply) };
+  const call = { requestId, startedAt, headers: request.headers, rawHeaders: request.rawHeaders, body, path: request.path === PLAIN_PATH ? undefined : request.path };
+  try {
+    const answering = answerCall(runtime, options.streamLimits, call, response);
+    if (answering instanceof Promise) answering.catch(fault);
+  } catch (error) {
+    fault(error);
+  }
+}
+
+function noop(): void {}
+
+/**
+ * Sends a reply as Fastify's `reply.code().headers().send()` does: header names in lower case, an object body
+ * as JSON in UTF-8, a text as plain text unless the reply names its type, and its length.
+ */
+export function writeReply(raw: ServerResponse, reply: Reply): void {
+  const headers: OutgoingHttpHeaders = {};
+  for (const name in reply.headers) headers[name.toLowerCase()] = reply.headers[name];
+  const { body } = reply;
+  let text: string;
+  if (body === undefined) text = '';
+  else if (typeof body === 'string') {
+    text = body;
+    headers['content-type'] ??= 'text/plain; charset=utf-8';
+  } else {
+    text = JSON.stringify(body);
+    headers['content-type'] ??= 'application/json; charset=utf-8';
+  }
+  headers['content-length'] = String(Buffer.byteLength(text));
+  raw.writeHead(reply.status, headers);
+  raw.end(text);
+}
