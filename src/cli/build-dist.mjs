@@ -21,7 +21,7 @@ const COMMON = { absWorkingDir: ROOT, outdir: 'dist', outbase: '.', platform: 'n
 /** Every module compiled one for one (the generator's code, bench scripts, the tables), and the files copied beside them. */
 const MODULES = {
   ...COMMON,
-  entryPoints: ['src/**/*.ts', 'src/**/*.json', 'src/**/*.worker.mjs', 'generated/server/*.ts', 'generated/client/*.ts', 'generated/server/validators/*.js', 'generated/*.json', 'generated/mcp/*.json', 'generated/docs/**/*.md', 'bench/*.ts'],
+  entryPoints: ['src/**/*.ts', 'src/**/*.json', 'src/**/*.worker.mjs', 'generated/server/*.ts', 'generated/client/*.ts', 'generated/server/validators/*.js', 'generated/server/pipelines/*.js', 'generated/*.json', 'generated/mcp/*.json', 'generated/docs/**/*.md', 'bench/*.ts'],
   loader: { '.json': 'copy', '.mjs': 'copy', '.md': 'copy' },
 };
 /** The command-line program and the bench's catalogue server, bundled with their packages, split into chunks. */

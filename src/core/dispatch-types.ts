@@ -30,18 +30,29 @@ export interface ActionEntry {
   readonly rate: Readonly<Record<string, RatePolicy>>;
   /** The payload validator of each version that serves the action. */
   readonly versions: ReadonlyMap<string, ValidatorRef>;
-  /** The validator modules a call needs loaded: its face's, and those of the faces whose events it emits. */
-  readonly validatorModules: readonly ValidatorLoader[];
+  /** The action's checks once routed (generated/server/pipelines/<face>.js): an export of its face's pipeline module. */
+  readonly checks: GeneratedRef;
+  /**
+   * The generated modules a call needs loaded: its face's pipelines and validators, and the validators of the
+   * faces whose events it emits.
+   */
+  readonly modules: readonly GeneratedLoader[];
 }
 
-/** Imports one face's generated validators (validator-module.ts imports each once, on first use). */
-export type ValidatorLoader = () => Promise<Record<string, unknown>>;
+/** Imports one face's generated validators or pipelines (generated-module.ts imports each once, on first use). */
+export type GeneratedLoader = () => Promise<Record<string, unknown>>;
 
-/** A validator by the import of its module and its export name. */
-export interface ValidatorRef {
-  readonly module: ValidatorLoader;
+/** An export of a generated module, by the import of its module and its name. */
+export interface GeneratedRef {
+  readonly module: GeneratedLoader;
   readonly name: string;
 }
+
+/** Imports one face's generated validators. */
+export type ValidatorLoader = GeneratedLoader;
+
+/** A validator by the import of its module and its export name. */
+export type ValidatorRef = GeneratedRef;
 
 export interface FaceEntry {
   readonly name: string;

@@ -1,6 +1,6 @@
 /**
- * `generated/server/dispatch.ts` (faces → actions → scope, flags, costs, rate overrides and the validator
- * of each served version; event types with the validator of their data), `platform.ts` (versions, limits, tiers and every error code) and `scopes.ts`
+ * `generated/server/dispatch.ts` (faces → actions → scope, flags, costs, rate overrides, the validator
+ * of each served version and the action's generated checks; event types with the validator of their data), `platform.ts` (versions, limits, tiers and every error code) and `scopes.ts`
  * (scope → actions and action → scope). Maps rather than object literals, so that a request naming
  * `__proto__` or `toString` finds nothing.
  */
@@ -9,6 +9,7 @@ import type { Action, Catalog, Face } from '../spec/model.js';
 import { catalogErrors } from '../spec/action-errors.js';
 import type { Formatted } from './format.js';
 import { fits } from './layout.js';
+import { pipelineName } from './emit-pipelines.js';
 import { Code, MapOf, valueLines } from './print-values.js';
 
 export const DISPATCH_PATH = 'server/dispatch.ts';
@@ -23,8 +24,11 @@ const TYPES = '../../src/core/dispatch-types.js';
  * face's chunk names only that face, so a watch run reprints only the faces that changed.
  */
 export function emitDispatch(catalog: Catalog): Formatted[] {
-  // Imported on first use (server/validator-module.ts): a server starts without parsing every face's validators.
-  const modules = catalog.faces.map((f) => `const ${validators(f.name)}: ValidatorLoader = () => import('./validators/${f.name}.js');`);
+  // Imported on first use (server/generated-module.ts): a server starts without parsing every face's validators and pipelines.
+  const modules = catalog.faces.flatMap((f) => [
+    `const ${pipelines(f.name)}: GeneratedLoader = () => import('./pipelines/${f.name}.js');`,
+    `const ${validators(f.name)}: GeneratedLoader = () => import('./validators/${f.name}.js');`,
+  ]);
   const faceOfEvent = new Map(catalog.faces.flatMap((f) => f.events.map((e) => [e.type, f.name] as const)));
   const faces = new MapOf('<string, FaceEntry>', catalog.faces.map((f) => [f.name, new Code(faceConstant(f))]));
   const events = new MapOf(
@@ -32,7 +36,7 @@ export function emitDispatch(catalog: Catalog): Formatted[] {
     catalog.faces.flatMap((f) => f.events.map((e): [string, unknown] => [e.type, { type: e.type, face: f.name, summary: e.summary, validator: ref(f.name, e.validator) }])),
   );
   return [
-    [`import type { ActionEntry, EventEntry, FaceEntry, ValidatorLoader } from '${TYPES}';`, '', ...modules.flatMap(loaderLines), ''].join('\n'),
+    [`import type { ActionEntry, EventEntry, FaceEntry, GeneratedLoader } from '${TYPES}';`, '', ...modules.flatMap(loaderLines), ''].join('\n'),
     // A face's chunk is printed from the face and the faces whose events it emits: a watch run reprints only
     // the faces that changed.
     ...catalog.faces.map((f) => {
@@ -59,15 +63,18 @@ function loaderLines(line: string): string[] {
 
 const faceConstant = (face: Face) => `${face.name}Face`;
 const validators = (face: string) => `${face}Validators`;
+const pipelines = (face: string) => `${face}Pipelines`;
 const ref = (face: string, name: string) => ({ module: new Code(validators(face)), name });
 
 /** The face that declares each event the face's actions emit, by event type. */
 const emittedOwners = (face: Face, faceOfEvent: Map<string, string>): Record<string, string> =>
   Object.fromEntries(face.actions.flatMap((a) => a.emits).map((type) => [type, faceOfEvent.get(type)!]));
 
-/** The validator modules the action's calls need: its face's and those of the faces whose events it emits. */
-const validatorModules = (face: Face, action: Action, owners: Record<string, string>) =>
-  [...new Set([face.name, ...action.emits.map((e) => owners[e]!)])].sort().map((name) => new Code(validators(name)));
+/** The modules the action's calls need: its face's pipelines and validators, and the validators of the faces whose events it emits. */
+const generatedModules = (face: Face, action: Action, owners: Record<string, string>) => [
+  new Code(pipelines(face.name)),
+  ...[...new Set([face.name, ...action.emits.map((e) => owners[e]!)])].sort().map((name) => new Code(validators(name))),
+];
 
 function faceEntryText(face: Face, owners: Record<string, string>): string {
   const actions = new MapOf(
@@ -94,7 +101,9 @@ function actionEntry(face: Face, action: Action, owners: Record<string, string>)
     rate: action.rate,
     // Each served version and the validator of its payload.
     versions: new MapOf('', action.variants.flatMap((v) => v.versions.map((date): [string, unknown] => [date, ref(face.name, v.validator)]))),
-    validatorModules: validatorModules(face, action, owners),
+    // Its checks once routed, written out for it (emit-pipelines.ts).
+    checks: { module: new Code(pipelines(face.name)), name: pipelineName(action) },
+    modules: generatedModules(face, action, owners),
   };
 }
 

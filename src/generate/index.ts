@@ -14,6 +14,7 @@ import { EDITOR_SCHEMA_PATH, emitEditorSchema } from './emit-editor-schema.js';
 import { emitModules, MODULES_PATH } from './emit-handlers.js';
 import { emitMcpTools, MCP_TOOLS_PATH } from './emit-mcp.js';
 import { emitOpenApi, OPENAPI_PATH } from './emit-openapi.js';
+import { emitPipelines, pipelinesPath, pipelineTypesPath } from './emit-pipelines.js';
 import { emitPython } from './emit-python.js';
 import { emitServerTypes, SERVER_TYPES_PATH } from './emit-server-types.js';
 import { emitValidators, validatorsPath, validatorTypesPath } from './emit-validators.js';
@@ -50,6 +51,9 @@ export async function generate(catalog: Catalog): Promise<Map<string, string>> {
     const { code, types } = emitValidators(face);
     emitted(validatorsPath(face.name), code);
     emitted(validatorTypesPath(face.name), types);
+    const pipelines = emitPipelines(face);
+    emitted(pipelinesPath(face.name), pipelines.code);
+    emitted(pipelineTypesPath(face.name), pipelines.types);
   }
   for (const [path, text] of emitDocs(catalog)) emitted(path, text);
   emitted(OPENAPI_PATH, emitOpenApi(catalog));

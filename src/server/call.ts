@@ -3,13 +3,13 @@
  * what earlier stages set and adds its own part; the narrowed types below say what a call holds once the
  * stages that fill it have run, and the assert helpers state it where a stage relies on it.
  */
-import type { ValidateFunction } from 'ajv';
 import type { KeyRecord } from '../store/keys.js';
 import type { Mode } from '../store/schema.js';
 import type { Reply } from '../core/answer.js';
 import type { StreamSink } from '../core/context.js';
 import type { ActionEntry } from '../core/dispatch-types.js';
 import type { PolicyCheck } from './rate-limit/limiter.js';
+import type { Runtime } from './runtime.js';
 
 export type { AfterAnswer, Reply } from '../core/answer.js';
 
@@ -56,7 +56,8 @@ export interface CallState {
   entityId?: string;
   apiVersion?: string;
   action?: ActionEntry;
-  validate?: ValidateFunction;
+  /** The action's checks (generated/server/pipelines/), once routed. */
+  checks?: ActionChecks;
   /** The caller asked for server-sent events (`options.stream` or `Accept: text/event-stream`). */
   stream?: boolean;
   /** Opens the server-sent-event answer (given by the HTTP layer for calls that may stream). */
@@ -74,6 +75,9 @@ export interface CallState {
   readonly responseHeaders: Record<string, string>;
 }
 
+/** An action's checks once routed, as the generator wrote them: a stage that refuses by throwing or passes. */
+export type ActionChecks = (call: CallState, runtime: Runtime) => void | Promise<void>;
+
 /** A call whose body is checked. */
 export interface ParsedCall extends CallState {
   envelope: Envelope;
@@ -90,7 +94,7 @@ export interface IdentifiedCall extends ParsedCall {
 /** A call routed to the action it names, in its version. */
 export interface RoutedCall extends IdentifiedCall {
   action: ActionEntry;
-  validate: ValidateFunction;
+  checks: ActionChecks;
   stream: boolean;
 }
 
@@ -136,7 +140,7 @@ export function assertIdentified(call: CallState): asserts call is IdentifiedCal
 
 export function assertRouted(call: CallState): asserts call is RoutedCall {
   assertIdentified(call);
-  invariant(call.action && call.validate && call.stream !== undefined, 'the call is routed');
+  invariant(call.action && call.checks && call.stream !== undefined, 'the call is routed');
 }
 
 export function isBatchCall(call: RoutedCall): call is BatchCall {

@@ -14,7 +14,7 @@ import type { EventName, HandlerContext, HandlerSettings, StreamSink } from '../
 import type { Deadline } from './deadline.js';
 import type { Providers } from '../providers/index.js';
 import type { Runtime } from './runtime.js';
-import { validatorOf } from './validator-module.js';
+import { validatorOf } from './generated-module.js';
 
 /** What one execution shares across the handlers it runs (one, or every request of an atomic batch). */
 export interface Invocation {

@@ -5,7 +5,7 @@
 import type { Providers } from '../providers/index.js';
 import type { CommitGroup } from '../store/commit-group.js';
 import type { Db } from '../store/schema.js';
-import type { AfterAnswer } from './call.js';
+import type { AfterAnswer } from '../core/answer.js';
 import type { HandlerSettings } from '../core/context.js';
 import type { Catalogue } from '../core/catalogue.js';
 import type { HandlerTable } from './handler-table.js';

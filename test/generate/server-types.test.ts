@@ -42,7 +42,7 @@ describe('generated server tables', () => {
     const files = await generate(catalog!);
     const project = new Project({ tsConfigFilePath: join(ROOT, 'tsconfig.json'), skipAddingFilesFromTsConfig: true });
     // types.ts is left out: its handler contexts are typed by the shipped catalogue's events.
-    const checked = ['server/dispatch.ts', 'server/platform.ts', 'server/scopes.ts', 'server/validators/notes.d.ts', 'server/validators/pins.d.ts'];
+    const checked = ['server/dispatch.ts', 'server/platform.ts', 'server/scopes.ts', 'server/validators/notes.d.ts', 'server/validators/pins.d.ts', 'server/pipelines/notes.d.ts', 'server/pipelines/pins.d.ts'];
     for (const path of checked) project.createSourceFile(join(CHECKED, path), files.get(path)!, { overwrite: true });
     const diagnostics = project
       .getPreEmitDiagnostics()

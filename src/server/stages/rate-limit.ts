@@ -1,13 +1,14 @@
 /**
  * Rate limits (docs/contract.md § Rate limits): every call is checked at once against every policy that applies to it — the
  * key's tier per token and per entity, and the face's and action's overrides for that tier — and a
- * refused call consumes nothing. The state of the policies is reported on every response.
+ * refused call consumes nothing. The state of the policies is reported on every response. A batch is counted by
+ * its requests, each as its own call (src/server/batch.ts), not by its envelope: its generated checks leave
+ * this stage out.
  */
 import type { RatePolicy, Tier } from '../../spec/model.js';
 import { assertRouted, type CallState, type RoutedCall } from '../call.js';
 import type { Stage } from '../stage.js';
 import type { PlatformData } from '../../core/dispatch-types.js';
-import { BATCH_ACTION } from '../../core/dispatch-types.js';
 import { ApiError } from '../../core/errors.js';
 import { policyHeader, rateLimitHeader, type PolicyCheck, type PolicyState, type RateDecision } from '../rate-limit/limiter.js';
 import { RateLimiterUnavailableError } from '../rate-limit/limiter.js';
@@ -41,8 +42,6 @@ export function policiesFor(call: RoutedCall, runtime: Runtime): PolicyCheck[] {
 
 export const rateLimit: Stage = (call, runtime) => {
   assertRouted(call);
-  // A batch is counted by its requests, each as its own call (src/server/batch.ts), not by its envelope.
-  if (call.action.id === BATCH_ACTION) return;
   const policies = policiesFor(call, runtime);
   const weight = weightOf(call, policies);
   // The requests of an atomic batch are charged together, all or nothing, once every one is checked: a

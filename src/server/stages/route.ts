@@ -1,13 +1,14 @@
 /**
- * Routing: the face and action named in the body (or the path), as served in the resolved version, with its payload
- * validator (its module imported on the face's first call). Also settles whether the caller asked for a
- * stream; a stream the action cannot answer with (or its lack) is refused by stream.ts, after the scope check.
+ * Routing: the face and action named in the body (or the path), as served in the resolved version, with the
+ * action's checks as the generator wrote them (its face's pipeline and validator modules imported on the
+ * face's first call). Also settles whether the caller asked for a stream; a stream the action cannot answer
+ * with (or its lack) is refused by its checks, after the scope check.
  */
 import { assertIdentified, header } from '../call.js';
 import type { Stage } from '../stage.js';
 import type { FaceEntry } from '../../core/dispatch-types.js';
 import { ApiError } from '../../core/errors.js';
-import { loadAll, validatorOf } from '../validator-module.js';
+import { checksOf, loadAll } from '../generated-module.js';
 
 export const route: Stage = (call, runtime) => {
   assertIdentified(call);
@@ -16,8 +17,7 @@ export const route: Stage = (call, runtime) => {
   const faces = runtime.catalogue.faces;
   const face = faces.get(faceName);
   const action = face?.actions.get(actionName);
-  const validator = action?.versions.get(version);
-  if (!face || !action || !validator) {
+  if (!face || !action || !action.versions.has(version)) {
     const available = face ? servedActions(face, version) : [];
     // `param` points into the body; `POST /do/{face}.{action}` names them in its path instead.
     const inBody = call.pathAction === undefined;
@@ -31,10 +31,10 @@ export const route: Stage = (call, runtime) => {
   }
   call.action = action;
   call.stream = call.envelope.options.stream === true || (header(call, 'accept')?.includes('text/event-stream') ?? false);
-  // The first call of a face (or of one whose events it emits) waits for their validators; later ones do not.
-  const loading = loadAll(action.validatorModules);
-  if (!loading) call.validate = validatorOf(validator);
-  else return loading.then(() => void (call.validate = validatorOf(validator)));
+  // The first call of a face (or of one whose events it emits) waits for their modules; later ones do not.
+  const loading = loadAll(action.modules);
+  if (!loading) call.checks = checksOf(action.checks);
+  else return loading.then(() => void (call.checks = checksOf(action.checks)));
 };
 
 // What a refusal lists is the same for every call that names the same missing face or action: it is made once.

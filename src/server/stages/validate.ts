@@ -2,14 +2,18 @@
  * Payload validation with the precompiled validator of the resolved version. Every violation is reported
  * (`details.errors`), each with the JSON pointer of the field it is about.
  */
-import type { ErrorObject } from 'ajv';
-import { assertRouted } from '../call.js';
-import type { Stage } from '../stage.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { assertParsed, invariant, type CallState } from '../call.js';
 import { ApiError } from '../../core/errors.js';
 
-export const validate: Stage = (call) => {
-  assertRouted(call);
-  const check = call.validate;
+/** The validator of an action's payload: one for every version, or one per version served. */
+export type PayloadValidators = ValidateFunction | ReadonlyMap<string, ValidateFunction>;
+
+/** Checks the payload with the validator of the call's version. */
+export function validatePayload(call: CallState, validators: PayloadValidators): void {
+  assertParsed(call);
+  const check = typeof validators === 'function' ? validators : validators.get(call.apiVersion!);
+  invariant(check, 'the action is served in the call\'s version');
   if (check(call.envelope.payload)) return;
   const errors = (check.errors ?? []).map(violation);
   const first = errors[0]!;
@@ -17,7 +21,7 @@ export const validate: Stage = (call) => {
     param: first.param,
     details: { errors },
   });
-};
+}
 
 function violation(error: ErrorObject): { param: string; message: string; keyword: string } {
   const params = error.params as Record<string, unknown>;

@@ -4,14 +4,14 @@
  */
 import type { ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { loadAll, validatorModule, validatorOf, ValidatorModule } from '../../src/server/validator-module.js';
+import { loadAll, generatedModule, validatorOf, GeneratedModule } from '../../src/server/generated-module.js';
 
 const accept = (() => true) as unknown as ValidateFunction;
 
-describe('ValidatorModule', () => {
+describe('GeneratedModule', () => {
   it('imports once for concurrent and later loads, then loads synchronously', async () => {
     let imports = 0;
-    const module = new ValidatorModule(async () => {
+    const module = new GeneratedModule(async () => {
       imports++;
       return { face_action_2026_01_01: accept };
     });
@@ -29,7 +29,7 @@ describe('ValidatorModule', () => {
       imports++;
       return { a: accept, b: accept };
     };
-    expect(validatorModule(loader)).toBe(validatorModule(loader));
+    expect(generatedModule(loader)).toBe(generatedModule(loader));
     await Promise.all([loadAll([loader, loader]), loadAll([loader])]);
     expect(imports).toBe(1);
     expect(loadAll([loader])).toBeUndefined();
@@ -38,7 +38,7 @@ describe('ValidatorModule', () => {
 
   it('tries a failed import again on the next load', async () => {
     let attempts = 0;
-    const module = new ValidatorModule(async () => {
+    const module = new GeneratedModule(async () => {
       if (++attempts === 1) throw new Error('disk hiccup');
       return { v: accept };
     });
