@@ -71,7 +71,7 @@ export interface EventEntry {
   readonly summary: string;
   /**
    * Checks the data a handler emits, so that subscribers only ever receive what the catalogue promises;
-   * loaded before any action that emits it runs (ActionEntry.validatorModules).
+   * loaded before any action that emits it runs (ActionEntry.modules).
    */
   readonly validator: ValidatorRef;
 }

@@ -46,7 +46,7 @@ function actionChecks(face: Face, action: Action): string[] {
   // After the rate limit: the stream and the payload, in that order.
   const rest: string[] = [];
   if (!action.stream) rest.push(`s.noStream(call, ${id});`);
-  else if (action.streamOnly) rest.push(`s.streamOnly(call, ${id});`);
+  if (action.streamOnly) rest.push(`s.streamOnly(call, ${id});`);
   rest.push('s.validate(call, payload);');
   // A batch is counted by its requests, each as a call of its own, not by its envelope.
   const counted = !(face.builtin && action.id === BATCH_ACTION);

@@ -5,6 +5,8 @@
  * the call paths without percent-encoding or a query, a JSON body of a stated length within the limit, no
  * Origin (cross-origin answers stay with cors.ts), the server not stopping. Every other request goes on to
  * Fastify, which answers it as before; what the lane answers is what Fastify's routes would, byte for byte.
+ * Fastify's hooks do not run for the calls the lane takes: the one the server has (cors.ts) adds only
+ * `Vary: Origin` to such a call, and the lane adds it itself.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { ApiError, toApiError } from '../core/errors.js';
@@ -14,6 +16,7 @@ import type { CallState, Reply } from './call.js';
 import { answerCall, pathAction, type CallPath, type CallResponse } from './answer-call.js';
 import { errorReply } from './envelope.js';
 import { readJsonBody } from './json-body.js';
+import { MAX_PATH_PART } from './http-limits.js';
 import type { Runtime } from './runtime.js';
 import type { StreamLimits } from './sse.js';
 
@@ -22,14 +25,19 @@ export type Lane = (request: IncomingMessage, response: ServerResponse) => boole
 
 export interface CallLaneOptions {
   streamLimits: StreamLimits;
-  /** True once the server has begun to stop: its refusal is Fastify's to give. */
+  /** True once the server has begun to stop: a request that comes then is Fastify's to refuse. */
   closing(): boolean;
+  /** The refusal of a call whose body was read once the server had begun to stop. */
+  shuttingDown(): ApiError;
   /** Whether API answers say `Vary: Origin` (a list of origins is configured, even an empty one; cors.ts). */
   varyOrigin: boolean;
 }
 
-/** A path segment the lane reads as it is: unreserved characters only, so that nothing needs decoding. */
-const SEGMENT = /^[A-Za-z0-9._~-]+$/;
+/**
+ * A path part the lane reads as it is: unreserved characters only, so that nothing needs decoding, and no
+ * longer than Fastify routes (a longer one is Fastify's 414).
+ */
+const SEGMENT = new RegExp(`^[A-Za-z0-9._~-]{1,${MAX_PATH_PART}}$`);
 /** JSON, in UTF-8 if a charset is named; any other parameter is left to Fastify's parser. */
 const JSON_TYPE = /^application\/json(?:\s*;\s*charset\s*=\s*"?utf-?8"?)?\s*$/i;
 const PLAIN_PATH: CallPath = Object.freeze({});
@@ -63,24 +71,26 @@ export function callLane(runtime: Runtime, options: CallLaneOptions): Lane {
     const bytes = Number(length);
     if (!(bytes > 0 && bytes <= bodyBytes) || !JSON_TYPE.test(type) || options.closing()) return false;
     const startedAt = performance.now();
+    const requestId = newId('req');
     if (options.varyOrigin) response.setHeader('Vary', 'Origin');
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('error', () => {
       // A client that goes away in the middle of its body is not a fault of the server: one line, no stack.
-      log.warn({ method: 'POST', path: request.url }, 'the client closed the connection while sending its body');
+      log.warn({ requestId, method: 'POST', path: request.url }, 'the client closed the connection while sending its body');
       response.statusCode = 400;
       response.end();
     });
     request.on('end', () => {
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      answer(runtime, options, { startedAt, headers, rawHeaders: request.rawHeaders, text, type, path }, response);
+      answer(runtime, options, { requestId, startedAt, headers, rawHeaders: request.rawHeaders, text, type, path }, response);
     });
     return true;
   };
 }
 
 interface LaneRequest {
+  requestId: string;
   startedAt: number;
   headers: IncomingMessage['headers'];
   rawHeaders: readonly string[];
@@ -90,22 +100,25 @@ interface LaneRequest {
 }
 
 function answer(runtime: Runtime, options: CallLaneOptions, request: LaneRequest, raw: ServerResponse): void {
-  const requestId = newId('req');
-  const { startedAt } = request;
-  const refuse = (error: ApiError) => {
+  const { requestId, startedAt } = request;
+  /** Refuses the request before it became a call; `close`: and closes the connection, as Fastify does then. */
+  const refuse = (error: ApiError, close = false) => {
     const call: CallState = { requestId, startedAt, headers: {}, responseHeaders: { 'Request-Id': requestId } };
-    writeReply(raw, errorReply(call, runtime, error));
+    writeReply(raw, errorReply(call, runtime, error), close);
   };
   // The pipeline answers its own errors; this is a fault in answering, as Fastify's error handler would see it.
   const fault = (error: unknown) => {
     if (!raw.headersSent) refuse(toApiError(error, requestId));
     else raw.destroy(error as Error);
   };
+  // A call whose body came once the server had begun to stop is refused, as Fastify's routes refuse it.
+  if (options.closing()) return refuse(options.shuttingDown(), true);
   let body: unknown;
   try {
     body = readJsonBody(request.type, request.text);
   } catch (error) {
-    return refuse(error as ApiError);
+    // A body that cannot be read leaves the connection in doubt: Fastify closes it, and so does the lane.
+    return refuse(error as ApiError, true);
   }
   const response: CallResponse = { raw, takeOver: noop, send: (reply) => writeReply(raw, reply) };
   const call = { requestId, startedAt, headers: request.headers, rawHeaders: request.rawHeaders, body, path: request.path === PLAIN_PATH ? undefined : request.path };
@@ -121,10 +134,11 @@ function noop(): void {}
 
 /**
  * Sends a reply as Fastify's `reply.code().headers().send()` does: header names in lower case, an object body
- * as JSON in UTF-8, a text as plain text unless the reply names its type, and its length.
+ * as JSON in UTF-8, a text as plain text unless the reply names its type, and its length; `close` asks for
+ * `Connection: close` first, as Fastify's refusals that close the connection do.
  */
-export function writeReply(raw: ServerResponse, reply: Reply): void {
-  const headers: OutgoingHttpHeaders = {};
+export function writeReply(raw: ServerResponse, reply: Reply, close = false): void {
+  const headers: OutgoingHttpHeaders = close ? { connection: 'close' } : {};
   for (const name in reply.headers) headers[name.toLowerCase()] = reply.headers[name];
   const { body } = reply;
   let text: string;

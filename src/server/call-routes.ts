@@ -16,7 +16,7 @@ import type { StreamLimits } from './sse.js';
 /** `varyOrigin`: whether API answers say `Vary: Origin`, as cors.ts decides. */
 export function registerCallRoutes(http: HttpApp, runtime: Runtime, { streamLimits, varyOrigin }: { streamLimits: StreamLimits; varyOrigin: boolean }): void {
   const { app, sendError, closing, refuseWhileClosing } = http;
-  http.setLane(callLane(runtime, { streamLimits, closing, varyOrigin }));
+  http.setLane(callLane(runtime, { streamLimits, closing, shuttingDown: http.shuttingDown, varyOrigin }));
   // A call that arrives while the server stops is refused here, not by a hook, which would cost every request.
   const handleDo = async (request: FastifyRequest, reply: FastifyReply, path?: CallPath) => {
     if (closing()) return refuseWhileClosing(reply);

@@ -12,7 +12,7 @@ import type { CallState } from './call.js';
 import type { Lane } from './call-lane.js';
 import { clientErrorHandler } from './client-error.js';
 import { errorReply } from './envelope.js';
-import type { HttpLimits } from './http-limits.js';
+import { MAX_PATH_PART, type HttpLimits } from './http-limits.js';
 import { parseJsonBody } from './json-body.js';
 import type { Runtime } from './runtime.js';
 
@@ -43,6 +43,8 @@ export interface HttpApp {
   closing(): boolean;
   /** The refusal of a request that arrives while the server stops: 503 shutting_down, and the connection closed. */
   refuseWhileClosing(reply: FastifyReply): FastifyReply;
+  /** The error of that refusal. */
+  readonly shuttingDown: () => ApiError;
   /** Puts `lane` in front of Fastify: it sees every request first, and Fastify those it leaves. */
   setLane(lane: Lane): void;
 }
@@ -83,6 +85,7 @@ export function createHttpApp(runtime: Runtime, options: { logger?: boolean; htt
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: () => newId('req'),
     bodyLimit: limits.bodyBytes,
+    routerOptions: { maxParamLength: MAX_PATH_PART },
     // Refused by the call routes with the contract's envelope (503 shutting_down) rather than Fastify's own body.
     return503OnClosing: false,
     schemaController: { compilersFactory: { buildValidator: NO_ROUTE_SCHEMAS, buildSerializer: NO_ROUTE_SCHEMAS } },
@@ -111,11 +114,12 @@ export function createHttpApp(runtime: Runtime, options: { logger?: boolean; htt
     if (known) return sendError(reply, known);
     return sendError(reply, toApiError(error, request.id), request.id);
   });
+  const shuttingDown = () => new ApiError('shutting_down', 'The server is stopping; retry shortly.', { headers: { 'Retry-After': SHUTDOWN_RETRY_AFTER } });
   const refuseWhileClosing = (reply: FastifyReply) => {
     reply.header('Connection', 'close');
-    return sendError(reply, new ApiError('shutting_down', 'The server is stopping; retry shortly.', { headers: { 'Retry-After': SHUTDOWN_RETRY_AFTER } }));
+    return sendError(reply, shuttingDown());
   };
-  return { app, sendError, closing: () => closing, refuseWhileClosing, setLane: (next) => void (lane = next) };
+  return { app, sendError, closing: () => closing, refuseWhileClosing, shuttingDown, setLane: (next) => void (lane = next) };
 }
 
 /** When fastify started on this request, on the `performance.now()` clock. */

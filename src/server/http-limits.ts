@@ -16,3 +16,6 @@ export interface HttpLimits {
 }
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = { requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, keepAliveTimeoutMs: 5_000, maxConnections: 10_000 };
+
+/** The longest part of a path that names a version or an action; a longer one is 414 (docs/operations.md § Limits and timeouts). */
+export const MAX_PATH_PART = 100;

@@ -7,6 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform } from '../../generated/server/platform.js';
+import { connect, type Socket } from 'node:net';
+import { ApiError } from '../../src/core/errors.js';
 import { callLane } from '../../src/server/call-lane.js';
 import type { Runtime } from '../../src/server/runtime.js';
 import { DEFAULT_STREAM_LIMITS } from '../../src/server/sse.js';
@@ -17,6 +19,7 @@ describe('the requests the lane takes', () => {
   const lane = callLane({ catalogue: { platform: { limits: { bodyBytes: 1000 } } } } as Runtime, {
     streamLimits: DEFAULT_STREAM_LIMITS,
     closing: () => false,
+    shuttingDown: () => new ApiError('shutting_down'),
     varyOrigin: true,
   });
   const JSON_HEADERS = { 'content-type': 'application/json', 'content-length': '20' };
@@ -40,6 +43,10 @@ describe('the requests the lane takes', () => {
     expect(takes('POST', '/do/generate')).toBe(false);
     expect(takes('POST', '/do/ai%2Egenerate')).toBe(false);
     expect(takes('POST', '//do')).toBe(false);
+    // Parts longer than Fastify routes are its 414 to answer.
+    expect(takes('POST', `/${'v'.repeat(100)}/do`)).toBe(true);
+    expect(takes('POST', `/${'v'.repeat(101)}/do`)).toBe(false);
+    expect(takes('POST', `/do/${'a'.repeat(50)}.${'b'.repeat(50)}`)).toBe(false);
     expect(takes('POST', '/healthz')).toBe(false);
     expect(takes('POST', '/do', { ...JSON_HEADERS, origin: 'https://app.example' })).toBe(false);
     expect(takes('POST', '/do', { ...JSON_HEADERS, 'content-type': 'application/json; charset=latin1' })).toBe(false);
@@ -53,6 +60,7 @@ describe('the requests the lane takes', () => {
     const stopping = callLane({ catalogue: { platform: { limits: { bodyBytes: 1000 } } } } as Runtime, {
       streamLimits: DEFAULT_STREAM_LIMITS,
       closing: () => true,
+      shuttingDown: () => new ApiError('shutting_down'),
       varyOrigin: true,
     });
     const request = { method: 'POST', url: '/do', headers: JSON_HEADERS, on: () => request } as unknown as IncomingMessage;
@@ -70,10 +78,12 @@ describe('answers through the lane and through Fastify', () => {
   /** Request ids and timings differ from one request to the next; everything else must not. */
   const settled = (text: string) => text.replace(/req_[0-9A-Z]{26}/g, 'req_ID').replace(/"timing":[0-9.]+/g, '"timing":0');
   /**
-   * Set aside: the headers Node's socket adds (an injected answer has no connection), the request id, the
-   * length (its timing's digits vary; each side's is checked against its body) and what is left of the rate limit.
+   * Set aside: the headers Node's socket adds (an injected answer has no connection, and so no keep-alive),
+   * the request id, the length (its timing's digits vary; each side's is checked against its body) and what is
+   * left of the rate limit. `Connection: close` is compared.
    */
-  const PER_REQUEST = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'request-id', 'content-length', 'ratelimit']);
+  const PER_REQUEST = new Set(['date', 'keep-alive', 'transfer-encoding', 'request-id', 'content-length', 'ratelimit']);
+  const perRequest = (name: string, value: string) => PER_REQUEST.has(name) || (name === 'connection' && value === 'keep-alive');
   const lengthOf = (length: string | undefined, text: string) => (length === undefined ? undefined : Number(length) - Buffer.byteLength(text));
 
   async function both(path: string, body: string, headers: Record<string, string>) {
@@ -81,12 +91,12 @@ describe('answers through the lane and through Fastify', () => {
     const overSocket = await fetch(server.url + path, { method: 'POST', headers: all, body });
     const socketHeaders: Record<string, string> = {};
     overSocket.headers.forEach((value, name) => {
-      if (!PER_REQUEST.has(name)) socketHeaders[name] = value;
+      if (!perRequest(name, value)) socketHeaders[name] = value;
     });
     const socketText = await overSocket.text();
     const injected = await server.app.inject({ method: 'POST', url: path, headers: all, payload: body });
     const injectedHeaders: Record<string, string> = {};
-    for (const [name, value] of Object.entries(injected.headers)) if (!PER_REQUEST.has(name)) injectedHeaders[name] = String(value);
+    for (const [name, value] of Object.entries(injected.headers)) if (!perRequest(name, String(value))) injectedHeaders[name] = String(value);
     return {
       lane: { status: overSocket.status, headers: socketHeaders, body: settled(socketText), lengthOff: lengthOf(overSocket.headers.get('content-length') ?? undefined, socketText) },
       fastify: { status: injected.statusCode, headers: injectedHeaders, body: settled(injected.body), lengthOff: lengthOf(injected.headers['content-length'] as string | undefined, injected.body) },
@@ -100,7 +110,7 @@ describe('answers through the lane and through Fastify', () => {
     ['a version in the path', `/${versionInForce(platform, new Date().toISOString().slice(0, 10))}/do`, () => JSON.stringify(generateCall()), auth, 200],
     ['an unknown key', '/do', () => JSON.stringify(generateCall()), () => ({ ...auth(), authorization: `Bearer sk_test_${'x'.repeat(40)}` }), 401],
     ['no key', '/do', () => JSON.stringify(generateCall()), () => ({ 'x-entity-id': 'acme' }), 401],
-    ['a body that is not JSON', '/do', () => '{"face":', auth, 400],
+    ['a body that is not JSON, which closes the connection', '/do', () => '{"face":', auth, 400],
     ['a __proto__ key', '/do', () => '{"face":"ai","action":"generate","payload":{"__proto__":{"x":1}}}', auth, 400],
     ['a body nested too deep', '/do', () => `{"face":"ai","action":"generate","payload":${'['.repeat(70)}${']'.repeat(70)}}`, auth, 400],
     ['an unknown envelope field', '/do', () => JSON.stringify({ ...generateCall(), extra: 1 }), auth, 400],
@@ -115,6 +125,19 @@ describe('answers through the lane and through Fastify', () => {
     expect(lane).toEqual(fastify);
   });
 
+  it('closes the connection after a body that cannot be read, and keeps it after a call', async () => {
+    const { port } = new URL(server.url);
+    const head = (body: string) =>
+      `POST /do HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nAuthorization: Bearer ${server.adminKey}\r\nX-Entity-ID: acme\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const bad = await exchange(Number(port), (socket) => socket.write(head('{"face":')));
+    expect(bad.text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(bad.text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(bad.closed).toBe(true);
+    const good = await exchange(Number(port), (socket) => socket.write(head(JSON.stringify(generateCall()))));
+    expect(good.text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(good.closed).toBe(false);
+  });
+
   it('a replayed answer, and a stream', async () => {
     const replayHeaders = { ...auth(), 'x-idempotency-key': `lane-${Date.now()}` };
     await server.post(generateCall(), { headers: replayHeaders });
@@ -126,5 +149,46 @@ describe('answers through the lane and through Fastify', () => {
     expect(streamed.lane.headers['content-type']).toBe('text/event-stream');
     expect(streamed.lane.body).toContain('event: result');
     expect(streamed.lane).toEqual(streamed.fastify);
+  });
+});
+
+/** Opens a connection, lets `send` write on it, and gives what came back within 300 ms, and whether the server closed it. */
+async function exchange(port: number, send: (socket: Socket) => unknown): Promise<{ text: string; closed: boolean }> {
+  const socket = connect(port, '127.0.0.1');
+  let text = '';
+  let closed = false;
+  socket.on('data', (chunk) => (text += chunk.toString()));
+  socket.on('close', () => (closed = true));
+  await new Promise((resolve) => socket.on('connect', resolve));
+  await send(socket);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  socket.destroy();
+  return { text, closed };
+}
+
+describe('a call whose body comes once the server has begun to stop', () => {
+  it('is refused with 503 shutting_down, and its connection closed', async () => {
+    const server = await startServer();
+    const { port } = new URL(server.url);
+    const body = JSON.stringify(generateCall());
+    const socket = connect(Number(port), '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString()));
+    const closed = new Promise((resolve) => socket.on('close', resolve));
+    await new Promise((resolve) => socket.on('connect', resolve));
+    socket.write(
+      `POST /do HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.adminKey}\r\nX-Entity-ID: acme\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
+    );
+    // The headers are in: the lane has taken the request when the server begins to stop.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const closing = server.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.write(body);
+    await closed;
+    await closing;
+    expect(text).toMatch(/^HTTP\/1\.1 503 /);
+    expect(text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(text).toMatch(/\r\nretry-after: 1\r\n/i);
+    expect(text).toContain('"code":"shutting_down"');
   });
 });
