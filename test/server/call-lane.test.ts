@@ -16,14 +16,16 @@ import { versionInForce } from '../../src/spec/version-in-force.js';
 import { generateCall, startServer, type TestServer } from '../helpers/server.js';
 
 describe('the requests the lane takes', () => {
-  const lane = callLane({ catalogue: { platform: { limits: { bodyBytes: 1000 } } } } as Runtime, {
-    streamLimits: DEFAULT_STREAM_LIMITS,
-    closing: () => false,
-    shuttingDown: () => new ApiError('shutting_down'),
-    varyOrigin: true,
-  });
+  /** A lane over a body limit of 1,000 bytes, on a server that is stopping or not. */
+  const laneOf = (stopping: boolean) =>
+    callLane({ catalogue: { platform: { limits: { bodyBytes: 1000 } } } } as Runtime, {
+      streamLimits: DEFAULT_STREAM_LIMITS,
+      closing: () => stopping,
+      shuttingDown: () => new ApiError('shutting_down'),
+      varyOrigin: true,
+    });
   const JSON_HEADERS = { 'content-type': 'application/json', 'content-length': '20' };
-  const takes = (method: string, url: string, headers: Record<string, string> = JSON_HEADERS) => {
+  const takes = (method: string, url: string, headers: Record<string, string> = JSON_HEADERS, lane = laneOf(false)) => {
     const request = { method, url, headers, rawHeaders: [], on: () => request } as unknown as IncomingMessage;
     const response = { setHeader: () => response } as unknown as ServerResponse;
     return lane(request, response);
@@ -57,14 +59,7 @@ describe('the requests the lane takes', () => {
   });
 
   it('leaves a request to Fastify once the server is stopping', () => {
-    const stopping = callLane({ catalogue: { platform: { limits: { bodyBytes: 1000 } } } } as Runtime, {
-      streamLimits: DEFAULT_STREAM_LIMITS,
-      closing: () => true,
-      shuttingDown: () => new ApiError('shutting_down'),
-      varyOrigin: true,
-    });
-    const request = { method: 'POST', url: '/do', headers: JSON_HEADERS, on: () => request } as unknown as IncomingMessage;
-    expect(stopping(request, {} as ServerResponse)).toBe(false);
+    expect(takes('POST', '/do', JSON_HEADERS, laneOf(true))).toBe(false);
   });
 });
 
