@@ -40,6 +40,7 @@ export interface CallLaneOptions {
 const SEGMENT = new RegExp(`^[A-Za-z0-9._~-]{1,${MAX_PATH_PART}}$`);
 /** JSON, in UTF-8 if a charset is named; any other parameter is left to Fastify's parser. */
 const JSON_TYPE = /^application\/json(?:\s*;\s*charset\s*=\s*"?utf-?8"?)?\s*$/i;
+/** `POST /do`, which names neither a version nor an action in its path. */
 const PLAIN_PATH: CallPath = Object.freeze({});
 
 /** The call a lane path names; undefined for any path the lane leaves to Fastify. */
@@ -121,7 +122,7 @@ function answer(runtime: Runtime, options: CallLaneOptions, request: LaneRequest
     return refuse(error as ApiError, true);
   }
   const response: CallResponse = { raw, takeOver: noop, send: (reply) => writeReply(raw, reply) };
-  const call = { requestId, startedAt, headers: request.headers, rawHeaders: request.rawHeaders, body, path: request.path === PLAIN_PATH ? undefined : request.path };
+  const call = { requestId, startedAt, headers: request.headers, rawHeaders: request.rawHeaders, body, path: request.path };
   try {
     const answering = answerCall(runtime, options.streamLimits, call, response);
     if (answering instanceof Promise) answering.catch(fault);
@@ -137,7 +138,7 @@ function noop(): void {}
  * as JSON in UTF-8, a text as plain text unless the reply names its type, and its length; `close` asks for
  * `Connection: close` first, as Fastify's refusals that close the connection do.
  */
-export function writeReply(raw: ServerResponse, reply: Reply, close = false): void {
+function writeReply(raw: ServerResponse, reply: Reply, close = false): void {
   const headers: OutgoingHttpHeaders = close ? { connection: 'close' } : {};
   for (const name in reply.headers) headers[name.toLowerCase()] = reply.headers[name];
   const { body } = reply;

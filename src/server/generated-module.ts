@@ -64,13 +64,12 @@ export function loadAll(loaders: readonly GeneratedLoader[]): Promise<unknown> |
 /** The validator a reference names; its module must be loaded (loadAll). */
 export const validatorOf = (ref: ValidatorRef): ValidateFunction => generatedModule(ref.module).get(ref.name) as ValidateFunction;
 
-/** Each action's checks, made once from its generated maker with the stage kit. */
-const made = new WeakMap<ActionChecksMaker, ActionChecks>();
+/** Each action's checks, made once from its generated maker with the stage kit, by the reference that names them. */
+const made = new WeakMap<GeneratedRef, ActionChecks>();
 
 /** The checks a reference names (generated/server/pipelines/); its module must be loaded (loadAll). */
 export function checksOf(ref: GeneratedRef): ActionChecks {
-  const maker = generatedModule(ref.module).get(ref.name) as ActionChecksMaker;
-  let checks = made.get(maker);
-  if (!checks) made.set(maker, (checks = maker(kit)));
+  let checks = made.get(ref);
+  if (!checks) made.set(ref, (checks = (generatedModule(ref.module).get(ref.name) as ActionChecksMaker)(kit)));
   return checks;
 }
