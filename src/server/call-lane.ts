@@ -8,7 +8,7 @@
  * Fastify's hooks do not run for the calls the lane takes: the one the server has (cors.ts) adds only
  * `Vary: Origin` to such a call, and the lane adds it itself.
  */
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, toApiError } from '../core/errors.js';
 import { log } from '../core/log.js';
 import { newId } from '../store/secrets.js';
@@ -73,12 +73,12 @@ export function callLane(runtime: Runtime, options: CallLaneOptions): Lane {
     if (!(bytes > 0 && bytes <= bodyBytes) || !JSON_TYPE.test(type) || options.closing()) return false;
     const startedAt = performance.now();
     const requestId = newId('req');
-    if (options.varyOrigin) response.setHeader('Vary', 'Origin');
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('error', () => {
       // A client that goes away in the middle of its body is not a fault of the server: one line, no stack.
       log.warn({ requestId, method: 'POST', path: request.url }, 'the client closed the connection while sending its body');
+      if (options.varyOrigin) response.setHeader('Vary', 'Origin');
       response.statusCode = 400;
       response.end();
     });
@@ -102,10 +102,11 @@ interface LaneRequest {
 
 function answer(runtime: Runtime, options: CallLaneOptions, request: LaneRequest, raw: ServerResponse): void {
   const { requestId, startedAt } = request;
+  const { varyOrigin } = options;
   /** Refuses the request before it became a call; `close`: and closes the connection, as Fastify does then. */
   const refuse = (error: ApiError, close = false) => {
     const call: CallState = { requestId, startedAt, headers: {}, responseHeaders: { 'Request-Id': requestId } };
-    writeReply(raw, errorReply(call, runtime, error), close);
+    writeReply(raw, errorReply(call, runtime, error), { close, varyOrigin });
   };
   // The pipeline answers its own errors; this is a fault in answering, as Fastify's error handler would see it.
   const fault = (error: unknown) => {
@@ -121,7 +122,12 @@ function answer(runtime: Runtime, options: CallLaneOptions, request: LaneRequest
     // A body that cannot be read leaves the connection in doubt: Fastify closes it, and so does the lane.
     return refuse(error as ApiError, true);
   }
-  const response: CallResponse = { raw, takeOver: noop, send: (reply) => writeReply(raw, reply) };
+  const response: CallResponse = {
+    raw,
+    // A stream writes its own head, on which the header is set first.
+    takeOver: () => varyOrigin && raw.setHeader('Vary', 'Origin'),
+    send: (reply) => writeReply(raw, reply, { varyOrigin }),
+  };
   const call = { requestId, startedAt, headers: request.headers, rawHeaders: request.rawHeaders, body, path: request.path };
   try {
     const answering = answerCall(runtime, options.streamLimits, call, response);
@@ -131,27 +137,34 @@ function answer(runtime: Runtime, options: CallLaneOptions, request: LaneRequest
   }
 }
 
-function noop(): void {}
-
 /**
  * Sends a reply as Fastify's `reply.code().headers().send()` does: header names in lower case, an object body
- * as JSON in UTF-8, a text as plain text unless the reply names its type, and its length; `close` asks for
- * `Connection: close` first, as Fastify's refusals that close the connection do.
+ * as JSON in UTF-8, a text as plain text unless the reply names its type, and its length. `varyOrigin` puts
+ * `Vary: Origin` first, where Fastify's hook sets it; `close` asks for `Connection: close` next, as Fastify's
+ * refusals that close the connection do. The head goes to node:http as one flat list of names and values:
+ * with no header set before, node:http writes it as it is, without a header object of its own.
  */
-function writeReply(raw: ServerResponse, reply: Reply, close = false): void {
-  const headers: OutgoingHttpHeaders = close ? { connection: 'close' } : {};
-  for (const name in reply.headers) headers[name.toLowerCase()] = reply.headers[name];
+function writeReply(raw: ServerResponse, reply: Reply, { close = false, varyOrigin }: { close?: boolean; varyOrigin: boolean }): void {
+  const head: string[] = varyOrigin ? ['Vary', 'Origin'] : [];
+  if (close) head.push('connection', 'close');
+  let typed = false;
+  for (const name in reply.headers) {
+    const lower = name.toLowerCase();
+    if (lower === 'content-length') continue;
+    typed ||= lower === 'content-type';
+    head.push(lower, reply.headers[name]!);
+  }
   const { body } = reply;
   let text: string;
   if (body === undefined) text = '';
   else if (typeof body === 'string') {
     text = body;
-    headers['content-type'] ??= 'text/plain; charset=utf-8';
+    if (!typed) head.push('content-type', 'text/plain; charset=utf-8');
   } else {
     text = JSON.stringify(body);
-    headers['content-type'] ??= 'application/json; charset=utf-8';
+    if (!typed) head.push('content-type', 'application/json; charset=utf-8');
   }
-  headers['content-length'] = String(Buffer.byteLength(text));
-  raw.writeHead(reply.status, headers);
+  head.push('content-length', String(Buffer.byteLength(text)));
+  raw.writeHead(reply.status, head);
   raw.end(text);
 }
