@@ -119,7 +119,7 @@ export async function httpBench(): Promise<void> {
     );
     console.log("Targets (DESIGN.md): ai.generate ≥ 80% of the floor's req/s, p99 ≤ 2× the floor's.");
     console.log("cpu µs/req: the server process's user + system time (all threads) per response; in shared mode, PostgreSQL's and");
-    console.log("Redis's own CPU is not in it. p99 has a resolution of 1 ms, so 'p99 × floor' is coarse.");
+    console.log("Redis's own CPU is not in it. Each connection is a client of its own, starting its turn through the keys at its own place.");
     warnings(rows, rounds);
 
     const named = (name: string) => medians(rows.find((r) => r.name === name)!);

@@ -133,40 +133,64 @@ export function doTarget(server: Started, bodies: unknown[]): Omit<LoadOptions, 
 
 let run = 0;
 
+/**
+ * Drives `options.url` with CONNECTIONS connections for `options.seconds`. Each connection is an autocannon
+ * instance of its own that starts its turn through the header sets (the keys) at its own place, so that the
+ * calls in flight at once are spread over the keys, as independent clients' are. One instance of CONNECTIONS
+ * connections would send every connection's request for the same key at the same time, round after round:
+ * calls of one entity then arrive together, and a server that writes them together finds them on the same
+ * store pages, which many clients' traffic never does. p99 is read off every response's latency.
+ */
 export async function load(options: LoadOptions): Promise<LoadResult> {
-  let turn = 0;
   const prefix = `bench-${process.pid}-${++run}-`;
   const fixed = options.headers.map((headers, i) => ({
     method: 'POST' as const,
     body: options.bodies[i % options.bodies.length],
     headers: { 'content-type': 'application/json', ...headers },
   }));
-  const result = await autocannon({
-    url: options.url,
-    connections: CONNECTIONS,
-    duration: options.seconds,
-    // Precomputed requests cost the load generator least; a fresh idempotency key or body per call needs a function.
-    requests:
-      options.idempotent || options.freshBody || options.rebuilt
-        ? [
-            {
-              method: 'POST',
-              setupRequest: (request) => {
-                const next = fixed[++turn % fixed.length]!;
-                const headers = options.idempotent ? { ...next.headers, 'x-idempotency-key': prefix + turn } : next.headers;
-                return { ...request, ...next, headers, ...(options.freshBody ? { body: options.freshBody(prefix + turn) } : {}) };
-              },
-            },
-          ]
-        : fixed,
-  });
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s.count ?? 0]));
+  const latencies: number[] = [];
+  const results = await Promise.all(
+    Array.from({ length: CONNECTIONS }, (_, connection) => {
+      const start = Math.floor((connection * fixed.length) / CONNECTIONS);
+      let turn = start;
+      const settings: autocannon.Options = {
+        url: options.url,
+        connections: 1,
+        duration: options.seconds,
+        // Precomputed requests cost the load generator least; a fresh idempotency key or body per call needs a function.
+        requests:
+          options.idempotent || options.freshBody || options.rebuilt
+            ? [
+                {
+                  method: 'POST',
+                  setupRequest: (request) => {
+                    const next = fixed[++turn % fixed.length]!;
+                    const unique = `${prefix}${connection}-${turn}`;
+                    const headers = options.idempotent ? { ...next.headers, 'x-idempotency-key': unique } : next.headers;
+                    return { ...request, ...next, headers, ...(options.freshBody ? { body: options.freshBody(unique) } : {}) };
+                  },
+                },
+              ]
+            : [...fixed.slice(start), ...fixed.slice(0, start)],
+      };
+      return new Promise<autocannon.Result>((resolve, reject) => {
+        const instance = autocannon(settings, (error, result) => (error ? reject(error) : resolve(result)));
+        instance.on('response', (_client, _status, _bytes, milliseconds) => latencies.push(milliseconds));
+      });
+    }),
+  );
+  const statusCodes: Record<string, number> = {};
+  for (const result of results) {
+    for (const [code, stats] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + (stats.count ?? 0);
+  }
+  const requests = results.reduce((n, r) => n + r.requests.total, 0);
+  latencies.sort((a, b) => a - b);
   return {
-    requestsPerSecond: result.requests.average,
-    p99: result.latency.p99,
-    requests: result.requests.total,
-    non2xx: result.non2xx,
+    requestsPerSecond: requests / options.seconds,
+    p99: Math.round((latencies[Math.floor(latencies.length * 0.99)] ?? 0) * 10) / 10,
+    requests,
+    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
     statusCodes,
-    errors: result.errors,
+    errors: results.reduce((n, r) => n + r.errors, 0),
   };
 }

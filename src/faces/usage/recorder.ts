@@ -1,6 +1,6 @@
 /**
  * Writes usage records off the hot path (docs/contract.md § Usage): calls are buffered and written every
- * `flushMs` (or sooner when a statement's worth is waiting), each flush in a transaction of its own, never a
+ * `flushMs` (or sooner when `flushAt` are waiting), each flush in a transaction of its own, never a
  * call's (store/write-together.ts), so no call waits for it and its failure fails no call: the raw records,
  * and the minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records. One flush runs at a time. A graceful stop flushes what
  * is buffered; a crash loses at most one flush window. While the store is unreachable, records wait (up to
@@ -54,8 +54,11 @@ export class UsageRecorder {
     this.#db = db;
     this.#flushMs = options.flushMs;
     this.#delayMs = options.flushMs;
-    // One statement's worth: a flush then holds the store's writer for a few milliseconds, not for a whole second's records.
-    this.#flushAt = options.flushAt ?? 500;
+    // Flushes go by time. A flush costs per rollup row it adds to (a key, entity, action and status in a minute)
+    // and per store page those rows and the records' index entries fall on, pages spread by entity: a whole
+    // window's calls share them, where a flush of every few hundred records of many callers' traffic paid them
+    // again each time (docs/benchmarks.md). The count only bounds one flush, far above a window at the rates served.
+    this.#flushAt = options.flushAt ?? 20_000;
     this.#maxBuffered = options.maxBuffered ?? 100_000;
     this.#feed = options.feed;
     this.#relay = options.relay;
