@@ -108,7 +108,7 @@ export async function httpBench(): Promise<void> {
               'req/s': Math.round(m.requestsPerSecond),
               'of floor (req/s)': `${((m.requestsPerSecond / base.requestsPerSecond) * 100).toFixed(1)}%`,
               'p99 ms': m.p99,
-              'p99 × floor': (m.p99 / Math.max(base.p99, 1)).toFixed(2),
+              'p99 × floor': (m.p99 / Math.max(base.p99, 0.1)).toFixed(2),
               'cpu µs/req': Math.round(m.cpuMicrosPerRequest),
               'of floor (cpu)': `${((base.cpuMicrosPerRequest / m.cpuMicrosPerRequest) * 100).toFixed(1)}%`,
               'non-2xx': rounds.get(row)!.reduce((n, r) => n + r.non2xx, 0),

@@ -187,7 +187,8 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   latencies.sort((a, b) => a - b);
   return {
     requestsPerSecond: requests / options.seconds,
-    p99: Math.round((latencies[Math.floor(latencies.length * 0.99)] ?? 0) * 10) / 10,
+    // The nearest rank: the smallest latency that 99% of the responses did not exceed.
+    p99: Math.round((latencies[Math.ceil(latencies.length * 0.99) - 1] ?? 0) * 10) / 10,
     requests,
     non2xx: results.reduce((n, r) => n + r.non2xx, 0),
     statusCodes,

@@ -8,31 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { openShippedStore } from '../../src/server/shipped.js';
 import { commitGroupOf } from '../../src/store/commit-group.js';
-import type { UsageRecordTable } from '../../src/store/schema.js';
-import { newId } from '../../src/store/secrets.js';
 import { UsageRecorder } from '../../src/faces/usage/recorder.js';
 import { createTestDatabase } from '../helpers/postgres.js';
+import { usageRecord } from '../helpers/usage-record.js';
 import { generateCall, startServer, type TestServer } from '../helpers/server.js';
 import { postStream } from '../helpers/sse.js';
 
-const row = (face: string): UsageRecordTable => ({
-  id: newId('use'),
-  request_id: newId('req'),
-  at: new Date().toISOString(),
-  key_id: 'key_x',
-  mode: 'test',
-  entity_id: 'acme',
-  face,
-  action: 'generate',
-  api_version: '2026-09-01',
-  status: 200,
-  error_code: null,
-  latency_ms: 1.5,
-  units: '{}',
-  cost: '0.0005',
-  currency: 'usd',
-  replayed: 0,
-});
+const row = (face: string) => usageRecord({ face });
 
 describe('the recorder on PostgreSQL', () => {
   it('drops only the record the store refuses, and writes the rest of its flush', async () => {

@@ -1,9 +1,10 @@
 /**
  * Writes usage records off the hot path (docs/contract.md § Usage): calls are buffered and written every
- * `flushMs` (or sooner when `flushAt` are waiting), each flush in a transaction of its own, never a
- * call's (store/write-together.ts), so no call waits for it and its failure fails no call: the raw records,
- * and the minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records. One flush runs at a time. A graceful stop flushes what
- * is buffered; a crash loses at most one flush window. While the store is unreachable, records wait (up to
+ * `flushMs` (or sooner when `flushAt` are waiting), each flush in transactions of its own, never a call's
+ * (store/write-together.ts), so no call waits for it and its failure fails no call: the raw records, and the
+ * minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records; each
+ * transaction holds whole entities' records with their rollups (flush-parts.ts). One flush runs at a time. A
+ * graceful stop flushes what is buffered; a crash loses at most one flush window. While the store is unreachable, records wait (up to
  * `maxBuffered`, the oldest dropped beyond, counted) and flushes back off; a record the store refuses for its
  * content is dropped and counted, never retried forever in front of the others.
  */
@@ -13,6 +14,7 @@ import { insertStatements } from '../../store/bulk-insert.js';
 import { writeTogether } from '../../store/write-together.js';
 import { isStoreUnavailable } from '../../store/unavailable.js';
 import type { UsageFeed } from './feed.js';
+import { partsOf } from './flush-parts.js';
 import { rollupStatements, type RecordWithCost } from './rollups.js';
 import { log } from '../../core/log.js';
 
@@ -31,6 +33,13 @@ export interface UsageRecorderOptions {
 
 /** The longest wait between attempts while the store is unreachable. */
 const MAX_BACKOFF_MS = 30_000;
+/**
+ * Records per transaction of a flush: a part holds the store's writer for a few milliseconds, and the calls'
+ * commits go to the store between parts instead of waiting for a whole window's records (flush-parts.ts).
+ */
+const PART_RECORDS = 500;
+/** A record's partition: every rollup row it adds to is its mode's and entity's. */
+const partitionOf = ({ row }: RecordWithCost) => `${row.mode}\u0000${row.entity_id}`;
 
 export class UsageRecorder {
   readonly #db: Db;
@@ -101,22 +110,39 @@ export class UsageRecorder {
     const rows = this.#buffer;
     if (rows.length === 0) return;
     this.#buffer = [];
-    try {
-      await this.#commit(rows);
-      this.#delayMs = this.#flushMs;
-    } catch (error) {
-      if (isStoreUnavailable(error)) {
-        // Kept for the next attempt, in order, so an outage loses nothing it can wait out.
-        const waiting = rows.concat(this.#buffer);
-        this.#buffer = waiting.slice(-this.#maxBuffered);
-        this.dropped += waiting.length - this.#buffer.length;
-        this.#delayMs = Math.min(this.#delayMs * 2, MAX_BACKOFF_MS);
-        log.error({ detail: (error as Error).message, waiting: this.#buffer.length, retryMs: this.#delayMs }, 'usage: the store is unreachable; records wait');
-      } else {
-        await this.#commitEach(rows, error);
+    const parts = partsOf(rows, partitionOf, PART_RECORDS);
+    for (let i = 0; i < parts.length; i++) {
+      const unwritten = await this.#writePart(parts[i]!);
+      if (unwritten) {
+        // Kept for the next attempt, in the order they came (parts are not), so an outage loses nothing it
+        // can wait out, and a full buffer drops the oldest.
+        const kept = new Set(unwritten.concat(...parts.slice(i + 1)));
+        this.#keep(rows.filter((record) => kept.has(record)), unwritten.error);
+        break;
       }
     }
     if (this.#buffer.length > 0 && !this.#closed) this.#timer ??= setTimeout(() => void this.flush(), this.#delayMs).unref();
+  }
+
+  /** Writes one part; returns its records left unwritten because the store could not be reached. */
+  async #writePart(part: RecordWithCost[]): Promise<(RecordWithCost[] & { error: unknown }) | undefined> {
+    try {
+      await this.#commit(part);
+      this.#delayMs = this.#flushMs;
+      return undefined;
+    } catch (error) {
+      if (isStoreUnavailable(error)) return Object.assign(part, { error });
+      return this.#commitEach(part, error);
+    }
+  }
+
+  /** Puts `waiting` back before the records buffered since, and waits longer before the next attempt. */
+  #keep(waiting: RecordWithCost[], error: unknown): void {
+    const all = waiting.concat(this.#buffer);
+    this.#buffer = all.slice(-this.#maxBuffered);
+    this.dropped += all.length - this.#buffer.length;
+    this.#delayMs = Math.min(this.#delayMs * 2, MAX_BACKOFF_MS);
+    log.error({ detail: (error as Error).message, waiting: this.#buffer.length, retryMs: this.#delayMs }, 'usage: the store is unreachable; records wait');
   }
 
   /** Writes the records and their rollups in one transaction, then hands them to live followers. */
@@ -130,17 +156,19 @@ export class UsageRecorder {
     if (this.#feed?.followed) this.#feed.publish(rows.map((r) => r.row));
   }
 
-  /** The store refused a flush for its content: each record on its own, so one bad record costs only itself. */
-  async #commitEach(rows: RecordWithCost[], cause: unknown): Promise<void> {
+  /**
+   * The store refused a part for its content: each record on its own, so one bad record costs only itself.
+   * Returns the records left unwritten when the store could no longer be reached meanwhile.
+   */
+  async #commitEach(rows: RecordWithCost[], cause: unknown): Promise<(RecordWithCost[] & { error: unknown }) | undefined> {
     let refused = 0;
-    for (const row of rows) {
+    let unwritten: (RecordWithCost[] & { error: unknown }) | undefined;
+    for (const [i, row] of rows.entries()) {
       try {
         await this.#commit([row]);
       } catch (error) {
         if (isStoreUnavailable(error)) {
-          const waiting = rows.slice(rows.indexOf(row)).concat(this.#buffer);
-          this.#buffer = waiting.slice(-this.#maxBuffered);
-          this.dropped += waiting.length - this.#buffer.length;
+          unwritten = Object.assign(rows.slice(i), { error });
           break;
         }
         refused += 1;
@@ -148,5 +176,7 @@ export class UsageRecorder {
     }
     this.dropped += refused;
     log.error({ dropped: refused, of: rows.length, detail: (cause as Error).message }, 'usage: records the store refused are dropped');
+    return unwritten;
   }
 }
+
