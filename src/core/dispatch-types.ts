@@ -48,9 +48,6 @@ export interface GeneratedRef {
   readonly name: string;
 }
 
-/** Imports one face's generated validators. */
-export type ValidatorLoader = GeneratedLoader;
-
 /** A validator by the import of its module and its export name. */
 export type ValidatorRef = GeneratedRef;
 

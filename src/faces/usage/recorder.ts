@@ -38,6 +38,12 @@ const MAX_BACKOFF_MS = 30_000;
  * commits go to the store between parts instead of waiting for a whole window's records (flush-parts.ts).
  */
 const PART_RECORDS = 500;
+/** Records a flush could not write because the store could not be reached, and the error that said so. */
+interface Outage {
+  unwritten: RecordWithCost[];
+  error: unknown;
+}
+
 /** A record's partition: every rollup row it adds to is its mode's and entity's. */
 const partitionOf = ({ row }: RecordWithCost) => `${row.mode}\u0000${row.entity_id}`;
 
@@ -112,26 +118,26 @@ export class UsageRecorder {
     this.#buffer = [];
     const parts = partsOf(rows, partitionOf, PART_RECORDS);
     for (let i = 0; i < parts.length; i++) {
-      const unwritten = await this.#writePart(parts[i]!);
-      if (unwritten) {
+      const outage = await this.#writePart(parts[i]!);
+      if (outage) {
         // Kept for the next attempt, in the order they came (parts are not), so an outage loses nothing it
         // can wait out, and a full buffer drops the oldest.
-        const kept = new Set(unwritten.concat(...parts.slice(i + 1)));
-        this.#keep(rows.filter((record) => kept.has(record)), unwritten.error);
+        const kept = new Set(outage.unwritten.concat(...parts.slice(i + 1)));
+        this.#keep(rows.filter((record) => kept.has(record)), outage.error);
         break;
       }
     }
     if (this.#buffer.length > 0 && !this.#closed) this.#timer ??= setTimeout(() => void this.flush(), this.#delayMs).unref();
   }
 
-  /** Writes one part; returns its records left unwritten because the store could not be reached. */
-  async #writePart(part: RecordWithCost[]): Promise<(RecordWithCost[] & { error: unknown }) | undefined> {
+  /** Writes one part; returns its records left unwritten because the store could not be reached, and why. */
+  async #writePart(part: RecordWithCost[]): Promise<Outage | undefined> {
     try {
       await this.#commit(part);
       this.#delayMs = this.#flushMs;
       return undefined;
     } catch (error) {
-      if (isStoreUnavailable(error)) return Object.assign(part, { error });
+      if (isStoreUnavailable(error)) return { unwritten: part, error };
       return this.#commitEach(part, error);
     }
   }
@@ -160,15 +166,15 @@ export class UsageRecorder {
    * The store refused a part for its content: each record on its own, so one bad record costs only itself.
    * Returns the records left unwritten when the store could no longer be reached meanwhile.
    */
-  async #commitEach(rows: RecordWithCost[], cause: unknown): Promise<(RecordWithCost[] & { error: unknown }) | undefined> {
+  async #commitEach(rows: RecordWithCost[], cause: unknown): Promise<Outage | undefined> {
     let refused = 0;
-    let unwritten: (RecordWithCost[] & { error: unknown }) | undefined;
+    let outage: Outage | undefined;
     for (const [i, row] of rows.entries()) {
       try {
         await this.#commit([row]);
       } catch (error) {
         if (isStoreUnavailable(error)) {
-          unwritten = Object.assign(rows.slice(i), { error });
+          outage = { unwritten: rows.slice(i), error };
           break;
         }
         refused += 1;
@@ -176,7 +182,7 @@ export class UsageRecorder {
     }
     this.dropped += refused;
     log.error({ dropped: refused, of: rows.length, detail: (cause as Error).message }, 'usage: records the store refused are dropped');
-    return unwritten;
+    return outage;
   }
 }
 
