@@ -28,8 +28,8 @@ export interface ActionEntry {
   readonly emits: readonly string[];
   /** Per-tier overrides for this action. */
   readonly rate: Readonly<Record<string, RatePolicy>>;
-  /** The payload validator of each version that serves the action. */
-  readonly versions: ReadonlyMap<string, ValidatorRef>;
+  /** The dates of the versions that serve the action (its checks hold each one's payload validator). */
+  readonly versions: ReadonlySet<string>;
   /** The action's checks once routed (generated/server/pipelines/<face>.js): an export of its face's pipeline module. */
   readonly checks: GeneratedRef;
   /**

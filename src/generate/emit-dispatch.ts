@@ -1,7 +1,7 @@
 /**
- * `generated/server/dispatch.ts` (faces → actions → scope, flags, costs, rate overrides, the validator
- * of each served version and the action's generated checks; event types with the validator of their data), `platform.ts` (versions, limits, tiers and every error code) and `scopes.ts`
- * (scope → actions and action → scope). Maps rather than object literals, so that a request naming
+ * `generated/server/dispatch.ts` (faces → actions → scope, flags, costs, rate overrides, the versions that
+ * serve it and its generated checks; event types with the validator of their data), `platform.ts`
+ * (versions, limits, tiers and every error code) and `scopes.ts` (scope → actions and action → scope). Maps rather than object literals, so that a request naming
  * `__proto__` or `toString` finds nothing.
  */
 import { memoInProcess } from '../memo/memo.js';
@@ -10,7 +10,7 @@ import { catalogErrors } from '../spec/action-errors.js';
 import type { Formatted } from './format.js';
 import { fits } from './layout.js';
 import { pipelineName } from './emit-pipelines.js';
-import { Code, MapOf, valueLines } from './print-values.js';
+import { Code, MapOf, SetOf, valueLines } from './print-values.js';
 
 export const DISPATCH_PATH = 'server/dispatch.ts';
 export const PLATFORM_PATH = 'server/platform.ts';
@@ -99,8 +99,8 @@ function actionEntry(face: Face, action: Action, owners: Record<string, string>)
     weight: action.weight,
     emits: action.emits,
     rate: action.rate,
-    // Each served version and the validator of its payload.
-    versions: new MapOf('', action.variants.flatMap((v) => v.versions.map((date): [string, unknown] => [date, ref(face.name, v.validator)]))),
+    // The versions that serve it; each one's payload validator is in its checks.
+    versions: new SetOf('', action.variants.flatMap((v) => v.versions)),
     // Its checks once routed, written out for it (emit-pipelines.ts).
     checks: { module: new Code(pipelines(face.name)), name: pipelineName(action) },
     modules: generatedModules(face, action, owners),

@@ -1,8 +1,8 @@
 /**
  * Values written as TypeScript expressions and laid out: the JSON the catalogue holds (rate limits, costs,
- * names), code the emitter names (a constant, a loader), and `new Map([...])` of entries. A value that fits
- * its line stays on it; one that does not breaks one property or element a line, each laid out the same way
- * in turn, and a map breaks after `new Map([`. An array of two or more objects (or arrays) with two or more
+ * names), code the emitter names (a constant, a loader), `new Map([...])` of entries and `new Set([...])` of
+ * members. A value that fits its line stays on it; one that does not breaks one property or element a line,
+ * each laid out the same way in turn, and a map or a set breaks after `new Map([` or `new Set([`. An array of two or more objects (or arrays) with two or more
  * properties (or elements) each is always broken, one a line, so that a table reads as one.
  */
 import { isObject } from '../spec/json-schema.js';
@@ -13,12 +13,26 @@ export class Code {
   constructor(readonly text: string) {}
 }
 
-/** `new Map<types>([...entries])`: each entry a `[key, value]` pair. */
-export class MapOf {
+/** `new Map<types>([...items])` or `new Set<types>([...items])`. */
+abstract class Collection {
+  abstract readonly kind: 'Map' | 'Set';
   constructor(
     readonly types: string,
-    readonly entries: [unknown, unknown][],
+    readonly items: unknown[],
   ) {}
+}
+
+/** A map: each item a `[key, value]` pair. */
+export class MapOf extends Collection {
+  readonly kind = 'Map';
+  constructor(types: string, entries: [unknown, unknown][]) {
+    super(types, entries);
+  }
+}
+
+/** A set of its members. */
+export class SetOf extends Collection {
+  readonly kind = 'Set';
 }
 
 /** The lines of `head`, then `value`, then `end`, breaking from `indent`. */
@@ -28,9 +42,9 @@ export function valueLines(value: unknown, head: string, indent: string, end: st
     if (fits(line)) return [line];
   }
   const inner = `${indent}  `;
-  if (value instanceof MapOf) {
-    if (value.entries.length === 0) return [`${head}${flatValue(value)}${end}`];
-    return [`${head}new Map${value.types}([`, ...value.entries.flatMap((entry) => valueLines(entry, inner, inner, ',')), `${indent}])${end}`];
+  if (value instanceof Collection) {
+    if (value.items.length === 0) return [`${head}${flatValue(value)}${end}`];
+    return [`${head}new ${value.kind}${value.types}([`, ...value.items.flatMap((item) => valueLines(item, inner, inner, ',')), `${indent}])${end}`];
   }
   if (Array.isArray(value) && value.length > 0) return [`${head}[`, ...value.flatMap((item) => valueLines(item, inner, inner, ',')), `${indent}]${end}`];
   if (isPlainObject(value) && Object.keys(value).length > 0) {
@@ -43,7 +57,7 @@ export function valueLines(value: unknown, head: string, indent: string, end: st
 /** `value` on one line. */
 export function flatValue(value: unknown): string {
   if (value instanceof Code) return value.text;
-  if (value instanceof MapOf) return `new Map${value.types}([${value.entries.map(flatValue).join(', ')}])`;
+  if (value instanceof Collection) return `new ${value.kind}${value.types}([${value.items.map(flatValue).join(', ')}])`;
   if (typeof value === 'string') return quoted(value);
   // JSON's number, with an exponent as JavaScript writes it shortest (1e21, not 1e+21).
   if (typeof value === 'number') return JSON.stringify(value).replace('e+', 'e');
@@ -54,11 +68,11 @@ export function flatValue(value: unknown): string {
   return entries.length ? `{ ${entries.join(', ')} }` : '{}';
 }
 
-const isPlainObject = (value: unknown): value is Record<string, unknown> => isObject(value) && !(value instanceof Code) && !(value instanceof MapOf);
+const isPlainObject = (value: unknown): value is Record<string, unknown> => isObject(value) && !(value instanceof Code) && !(value instanceof Collection);
 
 /** Whether the value, or one inside it, is a table that breaks whether or not it fits. */
 function mustBreak(value: unknown): boolean {
-  if (value instanceof MapOf) return mustBreak(value.entries);
+  if (value instanceof Collection) return mustBreak(value.items);
   if (Array.isArray(value)) return isTable(value) || value.some(mustBreak);
   return isPlainObject(value) && Object.values(value).some(mustBreak);
 }

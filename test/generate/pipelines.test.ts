@@ -36,7 +36,7 @@ const run = (maker: ActionChecksMaker, limit?: () => void | Promise<void>) => {
 
 describe('generated action checks', () => {
   it('a streaming action that is not atomic: no stream check, a validator per version', () => {
-    const versions = [...faces.get('ai')!.actions.get('generate')!.versions.keys()];
+    const versions = [...faces.get('ai')!.actions.get('generate')!.versions];
     expect(run(ai.ai_generate as ActionChecksMaker).asked).toEqual([
       ['atomicOnly', 'ai.generate'],
       ['scope', 'ai.generate', 'ai:generate'],

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { methodsFunctionText } from '../../src/generate/client-methods.js';
 import { printStatements, type Declaration } from '../../src/generate/print-declarations.js';
 import { parseType } from '../../src/generate/print-types.js';
-import { Code, MapOf, valueLines } from '../../src/generate/print-values.js';
+import { Code, MapOf, SetOf, valueLines } from '../../src/generate/print-values.js';
 import { StructureKind } from '../../src/generate/structure-kinds.js';
 import { payloadIn } from '../../src/spec/json-schema.js';
 import { buildCatalog } from '../../src/spec/index.js';
@@ -137,6 +137,8 @@ describe("the generator's printers", () => {
       '  ],',
       ']);',
     ]);
+    expect(valueLines(new SetOf('', ['2024-01-01', '2025-06-01']), 'const s = ', '', ';')).toEqual(["const s = new Set(['2024-01-01', '2025-06-01']);"]);
+    expect(valueLines(new SetOf('<string>', [long, long]), 'const t = ', '', ';')).toEqual(['const t = new Set<string>([', `  '${long}',`, `  '${long}',`, ']);']);
   });
 
   it("lay out the client's calls: the last argument broken where it stands, else one argument a line", () => {
