@@ -76,8 +76,16 @@ def test_retries_a_429_after_its_retry_after(client: Client, server: Server) -> 
             refusal = error
             break
     assert refusal is not None and refusal.retry_after_seconds is not None and refusal.retry_after_seconds >= 1
-    answer = limited.with_raw_response.keys.list(limit=1, options={"max_retries": 3})
-    assert answer.status == 200 and answer.attempts >= 2
+    # The bucket refills one call a second: the next call passes at once if a call's worth came back since the
+    # refusal, and then the one after it is refused. Each call is answered, and one needs its retry.
+    attempts = []
+    for _ in range(5):
+        answer = limited.with_raw_response.keys.list(limit=1, options={"max_retries": 3})
+        assert answer.status == 200
+        attempts.append(answer.attempts)
+        if answer.attempts >= 2:
+            break
+    assert attempts[-1] >= 2, attempts
 
 
 def test_replays_a_call_made_again_with_its_idempotency_key(client: Client) -> None:
