@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Providers } from '../providers/index.js';
 import { TEST_MODELS } from '../providers/model-list.js';
 import { commitGroupOf } from '../store/commit-group.js';
+import { eventLogFiller } from '../store/event-log-fill.js';
 import type { Db } from '../store/schema.js';
 import type { AfterAnswer } from './call.js';
 import type { HandlerSettings } from '../core/context.js';
@@ -133,10 +134,12 @@ export async function buildServer(served: Catalogue, options: ServerOptions): Pr
   modules.routes(app);
 
   const purge = retentionPurge(options.db, options.eventRetentionDays ?? 30);
+  const logFiller = eventLogFiller(options.db);
   purge.start();
+  logFiller.start();
   modules.startBackground();
   app.addHook('onClose', async () => {
-    await purge.stop();
+    await Promise.all([purge.stop(), logFiller.stop()]);
     runtime.keys.close();
     // Calls in flight have been answered by now: what the modules still hold is written before the store closes.
     await modules.stop();

@@ -2,8 +2,10 @@
  * The event log: the stored events of one (mode, entity), newest first by the time they were stored (events
  * of the same moment by id), filtered by type patterns and a time range. Ids name the moment an event was
  * emitted, which can come well before its call commits, so the order is the stored time, not the id: a page
- * read while calls commit never skips an event that lands among the pages already read. The index
- * `events_log` (mode, entity_id, created_at, id) serves every page.
+ * read while calls commit never skips an event that lands among the pages already read. A page is read from
+ * `event_log`, kept in that order by its key, and from `event_log_pending`, the places of the events of the
+ * last second or so that the filler (event-log-fill.ts) has not moved yet (on SQLite); each place is in
+ * exactly one of them, whichever moment the page is read at.
  * Each event is answered in its wire form (`wireEvent`), the body its webhook deliveries post.
  */
 import { sql, type ExpressionBuilder } from 'kysely';
@@ -22,22 +24,38 @@ export interface EventLogQuery {
 }
 
 /** One more than `limit` events, so the caller can tell whether another page follows. */
-export async function listEvents(db: Db, p: Partition, query: EventLogQuery): Promise<EventTable[]> {
-  let select = db.selectFrom('events').selectAll().where('mode', '=', p.mode).where('entity_id', '=', p.entityId);
-  const types = query.types;
-  if (types && !types.includes('*')) select = select.where((eb) => typeCondition(eb, types));
-  if (query.from !== undefined) select = select.where('created_at', '>=', query.from);
-  if (query.to !== undefined) select = select.where('created_at', '<', query.to);
-  const after = query.after;
-  if (after) select = select.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
-  return select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1).execute();
+export function listEvents(db: Db, p: Partition, query: EventLogQuery): Promise<EventTable[]> {
+  return eventPage(db, p, query).execute();
+}
+
+/** The query of a page of the log. */
+function eventPage(db: Db, p: Partition, query: EventLogQuery) {
+  const newest = (table: 'event_log' | 'event_log_pending') => {
+    let select = db.selectFrom(table).select(['id', 'created_at']).where('mode', '=', p.mode).where('entity_id', '=', p.entityId);
+    const types = query.types;
+    if (types && !types.includes('*')) select = select.where((eb) => typeCondition(eb, types));
+    if (query.from !== undefined) select = select.where('created_at', '>=', query.from);
+    if (query.to !== undefined) select = select.where('created_at', '<', query.to);
+    const after = query.after;
+    if (after) select = select.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
+    return select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1);
+  };
+  // Each table's newest places first, so that a page reads no more of either than it can answer.
+  const places = db.selectFrom(newest('event_log').as('filled')).selectAll().unionAll(db.selectFrom(newest('event_log_pending').as('pending')).selectAll());
+  return db
+    .selectFrom(places.as('place'))
+    .innerJoin('events', 'events.id', 'place.id')
+    .selectAll('events')
+    .orderBy('place.created_at', 'desc')
+    .orderBy('place.id', 'desc')
+    .limit(query.limit + 1);
 }
 
 /**
  * The types the patterns cover, as `matchesEventPattern` reads them: `<face>.*` is the prefix `<face>.`,
  * compared exactly (LIKE would ignore case on SQLite).
  */
-function typeCondition(eb: ExpressionBuilder<Database, 'events'>, patterns: readonly string[]) {
+function typeCondition(eb: ExpressionBuilder<Database, 'event_log' | 'event_log_pending'>, patterns: readonly string[]) {
   const exact = patterns.filter((p) => !p.endsWith('.*'));
   const prefixes = patterns.filter((p) => p.endsWith('.*')).map((p) => p.slice(0, -1));
   return eb.or([

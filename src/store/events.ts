@@ -1,14 +1,15 @@
 /**
  * The transactional outbox (docs/contract.md § Webhooks): the events a call emits are written with the call's own effects,
- * in its transaction, together with one pending delivery per subscribed endpoint. What rolls back sends
- * nothing; what commits is delivered by the workers, at least once, even across restarts.
+ * in its transaction, together with one pending delivery per subscribed endpoint (and, on SQLite, a trigger
+ * writes its place in the event log: event-log-migration.ts). What rolls back sends nothing; what commits is
+ * delivered by the workers, at least once, even across restarts.
  */
 import { EventEmitter } from 'node:events';
 import { newId } from './secrets.js';
 import { afterCommit } from './transaction.js';
 import type { CompiledQuery } from 'kysely';
 import { insertRows, insertStatements } from './bulk-insert.js';
-import type { BatchStatement, EmbeddedStore } from './open.js';
+import { storeKind, type BatchStatement, type EmbeddedStore } from './open.js';
 import { precompiled } from './precompiled.js';
 import type { Db, EventTable, Mode } from './schema.js';
 
@@ -193,6 +194,12 @@ function newDelivery(eventId: string, endpointId: string, origin: { mode: Mode; 
  * many events. Replays reach back as far as the events are kept.
  */
 export async function purgeEvents(db: Db, before: string): Promise<number> {
+  // On SQLite the places go first, pending ones before moved ones, so that a fill in between cannot move an
+  // old place into the log after the log's were deleted. On PostgreSQL `event_log` is a view of the events.
+  if (storeKind(db) === 'sqlite') {
+    await db.deleteFrom('event_log_pending').where('created_at', '<', before).execute();
+    await db.deleteFrom('event_log').where('created_at', '<', before).execute();
+  }
   const result = await db.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

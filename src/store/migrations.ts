@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely, type Migration } from 'kysely';
 import type { ModuleMigration } from '../core/face-module.js';
+import { eventLogFilledLater } from './event-log-migration.js';
 import { exactMeterSums } from './exact-sums-migration.js';
 
 const migrations: Record<string, Migration> = {
@@ -265,6 +266,8 @@ const migrations: Record<string, Migration> = {
   // Usage units and meter values kept and added up exactly, and the meter rollups added up again from the raw
   // events; its own module, as this file is long enough.
   '0018_exact_meter_sums': { up: exactMeterSums },
+  // The event log's order in a table of its own, filled after the calls commit; its own module too.
+  '0021_event_log_filled_later': { up: eventLogFilledLater },
 };
 
 /**

@@ -60,6 +60,13 @@ export interface EventTable {
   created_at: string;
 }
 
+/**
+ * An event's place in the event log (its partition, stored time and id, and its type for filtering). On
+ * SQLite it is in `event_log_pending` from its event's insert until the log filler (event-log-fill.ts) moves
+ * it to `event_log`, which keeps them in log order; on PostgreSQL `event_log` is a view of the events.
+ */
+export type EventLogTable = Pick<EventTable, 'mode' | 'entity_id' | 'created_at' | 'id' | 'type'>;
+
 export type EndpointStatus = 'enabled' | 'disabled';
 
 /**
@@ -207,6 +214,8 @@ export interface Database {
   api_keys: ApiKeyTable;
   idempotency_records: IdempotencyRecordTable;
   events: EventTable;
+  event_log: EventLogTable;
+  event_log_pending: EventLogTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   usage_records: UsageRecordTable;
