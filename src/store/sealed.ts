@@ -10,6 +10,7 @@
  * process that never calls it (tests of one process) seals under a key of its own, made at random.
  */
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { pooledBytes } from './secrets.js';
 
 const PREFIX = 'sealed:v1:';
 
@@ -45,7 +46,8 @@ export function useSecretKeys(currentKey: Buffer, previousKeys: Buffer[] = []): 
 }
 
 export function seal(plaintext: string): string {
-  const iv = randomBytes(12);
+  // The cipher and the concatenation below copy it before the pool moves on.
+  const iv = pooledBytes(12);
   const cipher = createCipheriv('aes-256-gcm', current.bytes, iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return `${PREFIX}${current.id}:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;

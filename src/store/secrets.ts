@@ -7,12 +7,17 @@ import { randomBytes, scrypt, createHash, timingSafeEqual, type ScryptOptions } 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-// Ids are made on every request: draw their randomness from a pool rather than one system call each.
+// Ids and the IVs of sealed replies are made on every request: draw their randomness from a pool rather than
+// one call into the system's generator each.
 const POOL_SIZE = 4096;
 let pool = randomBytes(POOL_SIZE);
 let poolOffset = 0;
 
-function pooledBytes(n: number): Buffer {
+/**
+ * `n` (at most the pool's size) random bytes no other call is given: a view into the pool, to be used or
+ * copied before the next call, which may refill it.
+ */
+export function pooledBytes(n: number): Buffer {
   if (poolOffset + n > POOL_SIZE) {
     pool = randomBytes(POOL_SIZE);
     poolOffset = 0;

@@ -33,6 +33,12 @@ describe('sealed values', () => {
     expect(unseal('whsec_legacy')).toBe('whsec_legacy');
   });
 
+  it('never seal under the same IV twice, across refills of the random pool', () => {
+    // Base64 of the IV (12 bytes), the tag and the ciphertext: the IV is its first 16 characters.
+    const ivs = Array.from({ length: 2000 }, () => seal('same').split(':').at(-1)!.slice(0, 16));
+    expect(new Set(ivs).size).toBe(ivs.length);
+  });
+
   it('rotate: previous keys still open, an unknown key is named, re-sealing moves secrets to the current key', async () => {
     const a = parseSecretKey(newSecretKey());
     const b = parseSecretKey(newSecretKey());
