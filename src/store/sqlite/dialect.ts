@@ -29,7 +29,19 @@ import { StatementCache } from './statement-cache.js';
 
 /** The writer thread's module: plain JavaScript, the same file from the sources and in the compiled program. */
 const WRITER = fromProgram('src', 'store', 'sqlite', 'writer.worker.mjs');
-const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000'];
+/** The WAL checkpointer's module (`checkpoint.worker.mjs`), and how often it runs. */
+const CHECKPOINTER = fromProgram('src', 'store', 'sqlite', 'checkpoint.worker.mjs');
+const CHECKPOINT_MS = 250;
+
+interface Checkpointer {
+  worker: Worker;
+  exited: Promise<void>;
+}
+/**
+ * The writer's connection. Its own checkpoints come only past 10,000 WAL pages (about 40 MB), should the
+ * checkpointer fall behind or stop: a checkpoint run in a commit holds every call waiting on the writer.
+ */
+const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', 'wal_autocheckpoint = 10000'];
 
 /**
  * A statement of a batch, with what it must find for the batch to commit: the rows it changes, or the rows
@@ -93,6 +105,7 @@ interface WriterReply {
 class WorkerSqliteDriver implements Driver {
   readonly #path: string;
   #worker: Worker | undefined;
+  #checkpointer: Checkpointer | undefined;
   #reader: StatementCache | undefined;
   readonly #pending = new Map<number, { resolve: (reply: WriterReply) => void; reject: (error: Error) => void }>();
   #nextId = 0;
@@ -149,6 +162,7 @@ class WorkerSqliteDriver implements Driver {
       reader.pragma('busy_timeout = 5000');
       defineDecimalFunctions(reader);
       this.#reader = new StatementCache(reader);
+      this.#checkpointer = startCheckpointer(this.#path);
     } catch (error) {
       this.#worker = undefined;
       await worker.terminate();
@@ -185,6 +199,9 @@ class WorkerSqliteDriver implements Driver {
     if (!worker) return;
     this.#reader?.close();
     this.#reader = undefined;
+    // Closed before the writer, so that the writer's connection is the last one and checkpoints what is left.
+    await stopCheckpointer(this.#checkpointer);
+    this.#checkpointer = undefined;
     // New statements are refused from here on; the writer closes once what it already holds has run.
     this.#worker = undefined;
     this.#dead = new Error('The store is closed.');
@@ -285,4 +302,22 @@ class WorkerConnection implements DatabaseConnection {
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('Streaming queries are not supported by the embedded store.');
   }
+}
+
+/** The checkpointer's thread; it never keeps the process alive, and one that fails leaves the writer's checkpoints. */
+function startCheckpointer(path: string): Checkpointer {
+  const worker = new Worker(CHECKPOINTER, { workerData: { path, intervalMs: CHECKPOINT_MS } });
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  worker.on('error', () => {});
+  worker.unref();
+  return { worker, exited };
+}
+
+/** Closes the checkpointer's connection and waits for its thread to end (at once if it already has). */
+async function stopCheckpointer(checkpointer: Checkpointer | undefined): Promise<void> {
+  if (!checkpointer) return;
+  // Referenced again, so that the process waits for it to end.
+  checkpointer.worker.ref();
+  checkpointer.worker.postMessage({ close: true });
+  await checkpointer.exited;
 }
