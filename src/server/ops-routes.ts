@@ -4,11 +4,12 @@
  * the OpenAPI document with this server's address (`/openapi.json`, served-openapi.ts), compressed and with an
  * ETag as the reference page's files (the generated docs under `/docs/` are reference-routes.ts's).
  */
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Catalogue } from '../core/catalogue.js';
 import { ApiError } from '../core/errors.js';
 import { sendFixed } from '../core/fixed-body.js';
 import { REVALIDATE } from '../core/static-files.js';
+import { embeddedStore } from '../store/open.js';
 import type { Db } from '../store/schema.js';
 import { equalSecrets } from '../store/secrets.js';
 import type { HttpApp } from './http-app.js';
@@ -29,6 +30,8 @@ export function registerOpsRoutes({ app, sendError, closing }: HttpApp, db: Db, 
     if (closing()) return reply.code(503).send({ status: 'stopping' });
     try {
       await sql`select 1`.execute(db);
+      // The embedded store's usage file has a writer thread of its own (store/sqlite/usage-file.ts): it must answer too.
+      await embeddedStore(db)?.writeUsageBatch([{ query: CompiledQuery.raw('select 1') }]);
       return { status: 'ready' };
     } catch {
       return reply.code(503).send({ status: 'unavailable', store: 'unreachable' });

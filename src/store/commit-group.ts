@@ -4,7 +4,7 @@
  * before it answers, and on a busy server that costs a commit (a WAL write on SQLite, a flush on PostgreSQL)
  * and round trips. Writes that arrive while a group is committing wait for the next one, so a lone call
  * commits at once and a crowd of calls shares one commit. Nobody is answered before their writes are
- * committed. Writes that may trail their calls (usage records) never join a group (write-together.ts).
+ * committed. Writes that may trail their calls (usage records) never join a group (write-usage.ts).
  *
  * Every statement is compiled once (precompiled.ts, bulk-insert.ts). On the embedded store a whole group is
  * one message to the writer thread, run there as one transaction; on PostgreSQL it is one transaction.

@@ -268,6 +268,10 @@ const migrations: Record<string, Migration> = {
   '0018_exact_meter_sums': { up: exactMeterSums },
   // The event log's order in a table of its own, filled after the calls commit; its own module too.
   '0021_event_log_filled_later': { up: eventLogFilledLater },
+  // On SQLite the usage tables live in a file of their own, where the store moves them once the migrations have
+  // run (sqlite/usage-file.ts); nothing changes in the schema. Recorded all the same, so that a program from
+  // before the usage file refuses the store as one migrated by a newer program, instead of missing the tables.
+  '0022_usage_file': { up: async () => undefined },
 };
 
 /**

@@ -10,6 +10,7 @@ import type pg from 'pg';
 import type { ModuleMigration } from '../core/face-module.js';
 import { migrationSet, type MigrationSet } from './migration-set.js';
 import { WorkerSqliteDialect, type BatchStatement } from './sqlite/dialect.js';
+import { moveUsageTables } from './sqlite/usage-file.js';
 import type { Database, Db } from './schema.js';
 import { log } from '../core/log.js';
 import { makeDirectory } from '../make-directory.js';
@@ -39,6 +40,8 @@ export async function openStore(config: StoreConfig): Promise<Db> {
   const db = config.databaseUrl ? await openPostgres(config.databaseUrl, config.poolSize ?? 10) : openSqlite(config.dataDir);
   try {
     await migrate(db, migrations);
+    // The migrations make a new store's usage tables in its main file, as they did before the usage file was.
+    if (!config.databaseUrl) moveUsageTables(storeFiles(config.dataDir));
   } catch (error) {
     await db.destroy();
     throw error;
@@ -48,10 +51,12 @@ export async function openStore(config: StoreConfig): Promise<Db> {
 
 /**
  * What the embedded store offers beyond queries: a batch of writes run as one transaction in one message to
- * its writer thread, and reads at once on this thread (sqlite/dialect.ts).
+ * its writer thread, or to the usage file's (sqlite/usage-file.ts), and reads at once on this thread
+ * (sqlite/dialect.ts).
  */
 export interface EmbeddedStore {
   writeBatch(statements: readonly BatchStatement[]): Promise<void>;
+  writeUsageBatch(statements: readonly BatchStatement[]): Promise<void>;
   read(query: CompiledQuery): unknown[];
 }
 
@@ -65,9 +70,12 @@ export function embeddedStore(db: Db): EmbeddedStore | undefined {
   return embeddedStores.get(db);
 }
 
+/** The embedded store's files in its data directory: the main one and the usage file (sqlite/usage-file.ts). */
+const storeFiles = (dataDir: string) => ({ main: join(dataDir, 'dispatch.sqlite'), usage: join(dataDir, 'dispatch-usage.sqlite') });
+
 function openSqlite(dataDir: string): Db {
   makeDirectory(dataDir);
-  const dialect = new WorkerSqliteDialect(join(dataDir, 'dispatch.sqlite'));
+  const dialect = new WorkerSqliteDialect(storeFiles(dataDir));
   const db = new Kysely<Database>({ dialect });
   embeddedStores.set(db, dialect);
   return db;

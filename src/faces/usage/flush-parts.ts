@@ -1,6 +1,6 @@
 /**
- * A usage flush in parts, each written in a transaction of its own, one after the other: the calls' commits
- * then go to the store between parts rather than waiting behind a whole window's records. A part holds whole
+ * A usage flush in parts, each written in a transaction of its own, one after the other, so that a
+ * transaction stays small and live followers get a part's records as it commits. A part holds whole
  * partitions (a mode and entity) where it can: every rollup row belongs to one, so a part adds up all of the
  * window's calls of its partitions; its records and their rollups commit together, as exactly as one
  * transaction for the whole flush would.

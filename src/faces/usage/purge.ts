@@ -8,20 +8,29 @@ import { daysAgo, periodic, PURGE_INTERVAL_MS } from '../../core/periodic.js';
 import type { Db } from '../../store/schema.js';
 import { idTimePrefix } from '../../store/secrets.js';
 import { periodOf } from '../../store/periods.js';
+import { writeUsage } from '../../store/write-usage.js';
 
 /** Deletes raw records answered before `recordsBefore` and rollups of minutes before `rollupsBefore` (ISO times). */
 export async function purgeUsage(db: Db, recordsBefore: string, rollupsBefore: string): Promise<void> {
-  // Ids sort by the time they were made (the time of the answer). No index leads with the id, so this scans
-  // the table; it runs every ten minutes, off the request path, where an index would cost every record.
-  await db.deleteFrom('usage_records').where('id', '<', idTimePrefix('use', Date.parse(recordsBefore))).execute();
   const minute = periodOf(rollupsBefore, 'minute');
-  await db.deleteFrom('usage_rollups').where('minute', '<', minute).execute();
-  await db.deleteFrom('usage_unit_rollups').where('minute', '<', minute).execute();
-  for (const grain of ['hour', 'day'] as const) {
+  const coarse = (['hour', 'day'] as const).flatMap((grain) => {
     const period = periodOf(rollupsBefore, grain);
-    await db.deleteFrom('usage_rollups_coarse').where('grain', '=', grain).where('period', '<', period).execute();
-    await db.deleteFrom('usage_unit_rollups_coarse').where('grain', '=', grain).where('period', '<', period).execute();
-  }
+    return [
+      db.deleteFrom('usage_rollups_coarse').where('grain', '=', grain).where('period', '<', period).compile(),
+      db.deleteFrom('usage_unit_rollups_coarse').where('grain', '=', grain).where('period', '<', period).compile(),
+    ];
+  });
+  // The tables usage records are written to, each delete in a transaction of its own, as the recorder writes
+  // them (on the embedded store, by the usage file's writer, which no call waits for). Ids sort by the time they
+  // were made (the time of the answer). No index leads with the id, so the first scans the table; it runs every
+  // ten minutes, off the request path, where an index would cost every record.
+  const deletes = [
+    db.deleteFrom('usage_records').where('id', '<', idTimePrefix('use', Date.parse(recordsBefore))).compile(),
+    db.deleteFrom('usage_rollups').where('minute', '<', minute).compile(),
+    db.deleteFrom('usage_unit_rollups').where('minute', '<', minute).compile(),
+    ...coarse,
+  ];
+  for (const statement of deletes) await writeUsage(db, [statement]);
   // Meter rollups go with the others; the meter events themselves stay, since an id is counted once ever.
   await db.deleteFrom('usage_meter_rollups').where('minute', '<', minute).execute();
 }

@@ -1,7 +1,7 @@
 /**
  * Writes usage records off the hot path (docs/contract.md § Usage): calls are buffered and written every
  * `flushMs` (or sooner when `flushAt` are waiting), each flush in transactions of its own, never a call's
- * (store/write-together.ts), so no call waits for it and its failure fails no call: the raw records, and the
+ * (store/write-usage.ts), so no call waits for it and its failure fails no call: the raw records, and the
  * minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records; each
  * transaction holds whole entities' records with their rollups (flush-parts.ts). One flush runs at a time. A
  * graceful stop flushes what is buffered; a crash loses at most one flush window. While the store is unreachable, records wait (up to
@@ -11,7 +11,7 @@
 import type { CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../../store/schema.js';
 import { insertStatements } from '../../store/bulk-insert.js';
-import { writeTogether } from '../../store/write-together.js';
+import { writeUsage } from '../../store/write-usage.js';
 import { isStoreUnavailable } from '../../store/unavailable.js';
 import type { UsageFeed } from './feed.js';
 import { partsOf } from './flush-parts.js';
@@ -34,8 +34,8 @@ export interface UsageRecorderOptions {
 /** The longest wait between attempts while the store is unreachable. */
 const MAX_BACKOFF_MS = 30_000;
 /**
- * Records per transaction of a flush: a part holds the store's writer for a few milliseconds, and the calls'
- * commits go to the store between parts instead of waiting for a whole window's records (flush-parts.ts).
+ * Records per transaction of a flush (flush-parts.ts). No call waits for a part: on the embedded store the usage
+ * file's writer runs it (store/sqlite/usage-file.ts). A whole window in one transaction measured the same.
  */
 const PART_RECORDS = 500;
 /** Records a flush could not write because the store could not be reached, and the error that said so. */
@@ -158,7 +158,7 @@ export class UsageRecorder {
       ...rollupStatements(this.#db, rows),
       ...(this.#relay?.announce(rows.map((r) => r.row.id)) ?? []),
     ];
-    await writeTogether(this.#db, statements);
+    await writeUsage(this.#db, statements);
     if (this.#feed?.followed) this.#feed.publish(rows.map((r) => r.row));
   }
 

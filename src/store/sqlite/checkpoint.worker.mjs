@@ -3,11 +3,12 @@
 // nor holds up the writer or a reader, so the writer's commits no longer do this work (and its fsync) in
 // whichever commit crosses the WAL's threshold. Plain JavaScript, like the writer.
 import { parentPort, workerData } from 'node:worker_threads';
-import SQLite from 'better-sqlite3';
+import { openConnection } from './connection.worker.mjs';
 
-const db = new SQLite(workerData.path);
-// As the writer's: the checkpoint syncs the database file, the commits only append to the WAL.
-db.pragma('synchronous = NORMAL');
+// Without a schema name, a checkpoint copies back the WAL of every file of the connection, attached ones too.
+const db = openConnection(workerData.path, workerData.attached);
+// As the writer's: the checkpoint syncs the database files, the commits only append to the WALs.
+for (const schema of ['main', ...workerData.attached.map((file) => file.schema)]) db.pragma(`${schema}.synchronous = NORMAL`);
 const timer = setInterval(() => {
   try {
     db.pragma('wal_checkpoint(PASSIVE)');

@@ -7,10 +7,10 @@
  *
  * Statements are sent to the writer without waiting for one another, each tagged with its transaction;
  * the writer runs one transaction at a time and holds the statements of others (and those outside any) until
- * it ends, as a single connection would. Reads outside a transaction never wait.
+ * it ends, as a single connection would. Reads outside a transaction never wait. A second writer thread
+ * writes the usage file's tables (usage-file.ts) beside the first, each thread handled by writer-thread.ts.
  */
 import { Worker } from 'node:worker_threads';
-import SQLite from 'better-sqlite3';
 import { fromProgram } from '../../package-root.js';
 import {
   CompiledQuery,
@@ -24,11 +24,17 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import { openConnection } from './connection.worker.mjs';
 import { defineDecimalFunctions } from './decimal-functions.worker.mjs';
 import { StatementCache } from './statement-cache.js';
+import { USAGE_PRAGMAS, USAGE_SCHEMA } from './usage-file.js';
+import { WriterThread, type AttachedFile, type WriterReply } from './writer-thread.js';
 
-/** The writer thread's module: plain JavaScript, the same file from the sources and in the compiled program. */
-const WRITER = fromProgram('src', 'store', 'sqlite', 'writer.worker.mjs');
+/** The store's files: the main one, and the usage file attached to every connection (usage-file.ts). */
+export interface StoreFiles {
+  main: string;
+  usage: string;
+}
 /** The WAL checkpointer's module (`checkpoint.worker.mjs`), and how often it runs. */
 const CHECKPOINTER = fromProgram('src', 'store', 'sqlite', 'checkpoint.worker.mjs');
 const CHECKPOINT_MS = 250;
@@ -54,11 +60,11 @@ export interface BatchStatement {
 }
 
 export class WorkerSqliteDialect implements Dialect {
-  readonly #path: string;
+  readonly #files: StoreFiles;
   #driver: WorkerSqliteDriver | undefined;
 
-  constructor(path: string) {
-    this.#path = path;
+  constructor(files: StoreFiles) {
+    this.#files = files;
   }
 
   createAdapter() {
@@ -66,7 +72,7 @@ export class WorkerSqliteDialect implements Dialect {
   }
 
   createDriver(): Driver {
-    this.#driver = new WorkerSqliteDriver(this.#path);
+    this.#driver = new WorkerSqliteDriver(this.#files);
     return this.#driver;
   }
 
@@ -77,6 +83,15 @@ export class WorkerSqliteDialect implements Dialect {
   async writeBatch(statements: readonly BatchStatement[]): Promise<void> {
     if (!this.#driver) throw new Error('The store is not open.');
     await this.#driver.writeBatch(statements);
+  }
+
+  /**
+   * Runs write statements of the usage file's tables in one transaction of their own, on that file's writer
+   * thread: however long they take, the calls' writer goes on committing (usage-file.ts).
+   */
+  async writeUsageBatch(statements: readonly BatchStatement[]): Promise<void> {
+    if (!this.#driver) throw new Error('The store is not open.');
+    await this.#driver.writeUsageBatch(statements);
   }
 
   /** A read on this thread's read connection, at once: it sees every commit that finished before it. */
@@ -94,80 +109,43 @@ export class WorkerSqliteDialect implements Dialect {
   }
 }
 
-interface WriterReply {
-  id: number;
-  rows: unknown[];
-  changes?: number;
-  lastInsertRowid?: number | bigint;
-  error?: { message: string; code?: string };
-}
-
 class WorkerSqliteDriver implements Driver {
-  readonly #path: string;
-  #worker: Worker | undefined;
+  readonly #files: StoreFiles;
+  /** The calls' writer, and the usage file's (usage-file.ts), whose long batches then hold up no call. */
+  #writer: WriterThread | undefined;
+  #usageWriter: WriterThread | undefined;
   #checkpointer: Checkpointer | undefined;
   #reader: StatementCache | undefined;
-  readonly #pending = new Map<number, { resolve: (reply: WriterReply) => void; reject: (error: Error) => void }>();
-  #nextId = 0;
-  /** Messages not yet posted to the writer, in the order they were sent. */
-  #outbox: object[] = [];
-  #flushScheduled = false;
   #nextTransaction = 0;
-  /** Why the writer is gone, once it is. */
-  #dead: Error | undefined;
-  #closing = false;
+  /** Why the store cannot write, once it cannot. */
+  #closed: Error | undefined;
 
-  constructor(path: string) {
-    this.#path = path;
+  constructor(files: StoreFiles) {
+    this.#files = files;
   }
 
   async init(): Promise<void> {
-    const worker = new Worker(WRITER, { workerData: { path: this.#path, pragmas: PRAGMAS } });
-    await new Promise<void>((resolve, reject) => {
-      const failed = (error: Error) => (settle(), reject(error));
-      const exited = (code: number) => failed(new Error(`The SQLite writer thread exited (${code}) before it was ready.`));
-      const ready = () => (settle(), resolve());
-      // Only these listeners go: the worker keeps listeners of its own (they ref and unref its port).
-      const settle = () => (worker.off('error', failed), worker.off('exit', exited), worker.off('message', ready));
-      worker.once('error', failed);
-      worker.once('exit', exited);
-      worker.once('message', ready);
-    });
-    worker.on('message', (replies: WriterReply[]) => {
-      for (const reply of replies) {
-        const waiting = this.#pending.get(reply.id);
-        this.#pending.delete(reply.id);
-        waiting?.resolve(reply);
-      }
-      if (this.#pending.size === 0 && !this.#closing) worker.unref();
-    });
-    // A writer that dies fails what waited on it and every write after, at once, rather than leaving calls
-    // hanging: the store answers reads still, and /readyz reports it unavailable.
-    const dead = (error: Error) => {
-      this.#worker = undefined;
-      this.#dead ??= error;
-      for (const waiting of this.#pending.values()) waiting.reject(error);
-      this.#pending.clear();
-      this.#outbox = [];
-    };
-    worker.on('error', dead);
-    worker.on('messageerror', dead);
-    worker.on('exit', (code) => dead(new Error(`The SQLite writer thread exited (${code}).`)));
-    // Like a plain connection, the store keeps the process alive only while a statement is under way.
-    worker.unref();
-    this.#worker = worker;
+    const attached = [{ schema: USAGE_SCHEMA, path: this.#files.usage }];
+    const settings = { path: this.#files.main, attached, pragmas: [...PRAGMAS, ...USAGE_PRAGMAS] };
+    // One after the other: the first creates the files and switches them to WAL.
+    const writer = await WriterThread.start(settings);
     try {
-      // Opened after the writer, which has created the file and switched it to WAL.
-      const reader = new SQLite(this.#path);
+      this.#usageWriter = await WriterThread.start(settings);
+      // Opened after the writers, which have created the files and switched them to WAL.
+      const reader = openConnection(this.#files.main, attached);
+      this.#reader = new StatementCache(reader);
       reader.pragma('busy_timeout = 5000');
       defineDecimalFunctions(reader);
-      this.#reader = new StatementCache(reader);
-      this.#checkpointer = startCheckpointer(this.#path);
+      this.#checkpointer = startCheckpointer(this.#files.main, attached);
     } catch (error) {
-      this.#worker = undefined;
-      await worker.terminate();
+      this.#reader?.close();
+      this.#reader = undefined;
+      await this.#usageWriter?.terminate();
+      this.#usageWriter = undefined;
+      await writer.terminate();
       throw error;
     }
+    this.#writer = writer;
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -195,20 +173,23 @@ class WorkerSqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
-    const worker = this.#worker;
-    if (!worker) return;
+    const writer = this.#writer;
+    if (!writer) return;
+    this.#writer = undefined;
+    this.#closed = new Error('The store is closed.');
     this.#reader?.close();
     this.#reader = undefined;
-    // Closed before the writer, so that the writer's connection is the last one and checkpoints what is left.
+    // Closed before the calls' writer, so that its connection is the last one to each file and checkpoints what is left.
     await stopCheckpointer(this.#checkpointer);
     this.#checkpointer = undefined;
-    // New statements are refused from here on; the writer closes once what it already holds has run.
-    this.#worker = undefined;
-    this.#dead = new Error('The store is closed.');
-    this.#closing = true;
-    worker.ref();
-    await this.#post(worker, { close: true });
-    await worker.terminate();
+    const usageWriter = this.#usageWriter;
+    this.#usageWriter = undefined;
+    try {
+      await usageWriter?.close();
+    } finally {
+      // New statements are refused from here on; the writer closes once what it already holds has run.
+      await writer.close();
+    }
   }
 
   /** A read outside any transaction, on this thread's read connection. */
@@ -217,15 +198,20 @@ class WorkerSqliteDriver implements Driver {
     return { rows: this.#reader.prepare(query.sql).all(query.parameters as unknown[]) };
   }
 
-  async writeBatch(statements: readonly BatchStatement[]): Promise<void> {
+  async writeBatch(statements: readonly BatchStatement[], writer = this.#writer): Promise<void> {
     const batch = statements.map(({ query, changes, rows }) => ({ sql: query.sql, parameters: query.parameters, changes, rows }));
-    const reply = await this.#send({ tx: 0, batch });
+    const reply = await this.#send(writer, { tx: 0, batch });
     if (reply.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
+  }
+
+  /** A batch on the usage file's writer: its statements write only the usage file's tables. */
+  async writeUsageBatch(statements: readonly BatchStatement[]): Promise<void> {
+    await this.writeBatch(statements, this.#usageWriter);
   }
 
   /** A statement run by the writer, in transaction `tx` (0: outside any). */
   async write(query: CompiledQuery, tx: number, flags: { begin?: true; end?: true } = {}): Promise<QueryResult<unknown>> {
-    const reply = await this.#send({ tx, sql: query.sql, parameters: query.parameters, ...flags });
+    const reply = await this.#send(this.#writer, { tx, sql: query.sql, parameters: query.parameters, ...flags });
     if (reply.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
     return {
       rows: reply.rows,
@@ -246,41 +232,9 @@ class WorkerSqliteDriver implements Driver {
     }
   }
 
-  #send(message: { tx: number; batch?: unknown; [field: string]: unknown }): Promise<WriterReply> {
-    const worker = this.#worker;
-    if (!worker) return Promise.reject(this.#dead ?? new Error('The store is not open.'));
-    return this.#post(worker, message, message.tx !== 0 || message.batch !== undefined);
-  }
-
-  /**
-   * Messages go to the writer in bundles, one `postMessage` for all that are ready, as each costs a wake-up
-   * of the writer thread. A statement outside any transaction (an idempotency claim, say) waits for the end
-   * of this turn of the event loop, so that those of many requests travel together; a transaction's
-   * statements and batches go at once (`now`), with whatever waits before them, since the writer waits for
-   * them.
-   */
-  #post(worker: Worker, message: object, now = true): Promise<WriterReply> {
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      if (this.#pending.size === 0) worker.ref();
-      this.#pending.set(id, { resolve, reject });
-      this.#outbox.push({ id, ...message });
-      if (now) this.#flush(worker);
-      else if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => {
-          this.#flushScheduled = false;
-          this.#flush(worker);
-        });
-      }
-    });
-  }
-
-  #flush(worker: Worker): void {
-    if (this.#outbox.length === 0) return;
-    const bundle = this.#outbox;
-    this.#outbox = [];
-    worker.postMessage(bundle);
+  #send(writer: WriterThread | undefined, message: { tx: number; batch?: unknown; [field: string]: unknown }): Promise<WriterReply> {
+    if (!writer) return Promise.reject(this.#closed ?? new Error('The store is not open.'));
+    return writer.send(message);
   }
 }
 
@@ -305,8 +259,8 @@ class WorkerConnection implements DatabaseConnection {
 }
 
 /** The checkpointer's thread; it never keeps the process alive, and one that fails leaves the writer's checkpoints. */
-function startCheckpointer(path: string): Checkpointer {
-  const worker = new Worker(CHECKPOINTER, { workerData: { path, intervalMs: CHECKPOINT_MS } });
+function startCheckpointer(path: string, attached: readonly AttachedFile[]): Checkpointer {
+  const worker = new Worker(CHECKPOINTER, { workerData: { path, attached, intervalMs: CHECKPOINT_MS } });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   worker.on('error', () => {});
   worker.unref();

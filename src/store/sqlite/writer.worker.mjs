@@ -6,11 +6,11 @@
 // open, statements of others wait here, in the order they came, and run once it ends. Statements are
 // prepared once per SQL text. Plain JavaScript, so that it starts the same from src/ and from dist/.
 import { parentPort, workerData } from 'node:worker_threads';
-import SQLite from 'better-sqlite3';
+import { openConnection } from './connection.worker.mjs';
 import { defineDecimalFunctions } from './decimal-functions.worker.mjs';
 
 const STATEMENT_CACHE_SIZE = 500;
-const db = new SQLite(workerData.path);
+const db = openConnection(workerData.path, workerData.attached);
 for (const pragma of workerData.pragmas) db.pragma(pragma);
 defineDecimalFunctions(db);
 const statements = new Map();

@@ -1,0 +1,164 @@
+/**
+ * The embedded store's usage file (src/store/sqlite/usage-file.ts): usage records and their rollups live in a
+ * second SQLite file with a writer of its own, so a usage flush holds up no call's commit; a store that kept
+ * them in its main file has them moved at open, a move cut short loses nothing, and two files that do not
+ * belong together are refused; the checkpointer copies the usage file's WAL back too.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { CompiledQuery, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openShippedStore } from '../../src/server/shipped.js';
+import { embeddedStore } from '../../src/store/open.js';
+import type { Db, UsageRecordTable } from '../../src/store/schema.js';
+import { newId } from '../../src/store/secrets.js';
+import { USAGE_TABLES } from '../../src/store/sqlite/usage-file.js';
+import { writeUsage } from '../../src/store/write-usage.js';
+
+const opened: Db[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((db) => db.destroy()));
+});
+
+async function open(dataDir: string): Promise<Db> {
+  const db = await openShippedStore({ dataDir });
+  opened.push(db);
+  return db;
+}
+
+const record = (entity: string): UsageRecordTable => ({
+  id: newId('use'),
+  request_id: newId('req'),
+  at: new Date().toISOString(),
+  key_id: 'key_test',
+  mode: 'test',
+  entity_id: entity,
+  face: 'ai',
+  action: 'generate',
+  api_version: null,
+  status: 200,
+  error_code: null,
+  latency_ms: 1.5,
+  units: '{}',
+  cost: '0',
+  currency: 'usd',
+  replayed: 0,
+});
+
+/** The names of the tables and indexes a schema of the store's connection holds, by `tbl_name`. */
+function definitions(file: string, schema: 'main' | 'usage'): string[] {
+  const connection = new SQLite(join(file, 'dispatch.sqlite'));
+  try {
+    connection.prepare('attach database ? as usage').run(join(file, 'dispatch-usage.sqlite'));
+    return connection
+      .prepare(`select name from ${schema}.sqlite_master where tbl_name like 'usage%' order by name`)
+      .all()
+      .map((row) => (row as { name: string }).name);
+  } finally {
+    connection.close();
+  }
+}
+
+/** Records written through a store that is then closed. */
+let written: UsageRecordTable[] = [];
+
+async function storeWithRecords(): Promise<string> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-usage-move-'));
+  const db = await openShippedStore({ dataDir });
+  written = [record('a'), record('a'), record('b')];
+  await writeUsage(db, [db.insertInto('usage_records').values(written).compile()]);
+  await db.destroy();
+  return dataDir;
+}
+
+/**
+ * Puts a store's usage tables back in its main file, as stores kept them before the usage file. `keepCopyOf`
+ * stays in the usage file too; `addToMain` is a record only the main file's copy gets.
+ */
+function toOldShape(dataDir: string, { keepCopyOf, addToMain }: { keepCopyOf: string; addToMain?: UsageRecordTable }): void {
+  const connection = new SQLite(join(dataDir, 'dispatch.sqlite'));
+  connection.prepare('attach database ? as usage').run(join(dataDir, 'dispatch-usage.sqlite'));
+  connection.transaction(() => {
+    for (const table of USAGE_TABLES) {
+      const rows = connection.prepare(`select type, sql from usage.sqlite_master where tbl_name = ? and sql is not null order by type = 'table' desc`).all(table);
+      for (const { sql: definition } of rows as { sql: string }[]) connection.exec(definition);
+      connection.exec(`insert into main."${table}" select * from usage."${table}"`);
+      if (table !== keepCopyOf) connection.exec(`drop table usage."${table}"`);
+    }
+    if (addToMain) {
+      const columns = Object.keys(addToMain);
+      connection.prepare(`insert into main.usage_records (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`).run(...Object.values(addToMain));
+    }
+  })();
+  connection.close();
+}
+
+describe('the usage file', () => {
+  it('keeps usage tables out of the main file: a usage batch holds up no write of the calls', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-usage-file-'));
+    const db = await open(dataDir);
+    const store = embeddedStore(db)!;
+    const main = definitions(dataDir, 'main');
+    expect(main.filter((name) => USAGE_TABLES.includes(name))).toEqual([]);
+    expect(definitions(dataDir, 'usage')).toEqual(expect.arrayContaining([...USAGE_TABLES, 'usage_records_partition']));
+    await sql`create table notes (id integer primary key, text text not null)`.execute(db);
+
+    // A usage batch that runs for a good while (counting two million rows) before it writes its record.
+    const slow = CompiledQuery.raw('with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000000) select count(*) as c from n');
+    const written = record('slow');
+    let usageDone = false;
+    const usage = writeUsage(db, [slow, db.insertInto('usage_records').values(written).compile()]).then(() => (usageDone = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await store.writeBatch([{ query: db.insertInto('notes' as never).values({ text: 'a call' } as never).compile() }]);
+    // The call's write committed while the usage batch still ran: one writer would have run them in turn.
+    expect(usageDone).toBe(false);
+    await usage;
+    expect(await db.selectFrom('usage_records').select('id').where('entity_id', '=', 'slow').execute()).toEqual([{ id: written.id }]);
+  });
+
+  it('moves the usage tables of a store that kept them in its main file, and a move cut short loses nothing', async () => {
+    const dataDir = await storeWithRecords();
+    // Back in the shape a store had before the usage file, every usage table in the main file, but for the
+    // records table, also left in the usage file as a move stopped between its copy and its drop leaves it.
+    toOldShape(dataDir, { keepCopyOf: 'usage_records' });
+    expect(definitions(dataDir, 'main')).toEqual(expect.arrayContaining(['usage_records', 'usage_records_partition', 'usage_rollups']));
+
+    const reopened = await open(dataDir);
+    expect(definitions(dataDir, 'main').filter((name) => USAGE_TABLES.includes(name))).toEqual([]);
+    expect(definitions(dataDir, 'usage')).toEqual(expect.arrayContaining([...USAGE_TABLES, 'usage_records_partition', 'usage_rollups_minute']));
+    // Every record once.
+    const ids = (await reopened.selectFrom('usage_records').select('id').orderBy('id').execute()).map((row) => row.id);
+    expect(ids).toEqual(written.map((r) => r.id).sort());
+    // And the moved table is written as before, by the usage file's writer.
+    await writeUsage(reopened, [reopened.insertInto('usage_records').values(record('c')).compile()]);
+    expect(await reopened.selectFrom('usage_records').select('id').where('entity_id', '=', 'c').execute()).toHaveLength(1);
+  });
+
+  it('refuses a store whose two files are from different times, or whose usage file is missing, and drops nothing', async () => {
+    const dataDir = await storeWithRecords();
+    toOldShape(dataDir, { keepCopyOf: 'usage_records', addToMain: record('later') });
+    await expect(openShippedStore({ dataDir })).rejects.toThrow(/hold usage_records, with other rows/);
+    // Both copies are still there, as they were.
+    expect(definitions(dataDir, 'main')).toContain('usage_records');
+    expect(definitions(dataDir, 'usage')).toContain('usage_records');
+
+    const moved = await storeWithRecords();
+    rmSync(join(moved, 'dispatch-usage.sqlite'));
+    await expect(openShippedStore({ dataDir: moved })).rejects.toThrow(/does not hold usage_records/);
+  });
+
+  it('has its WAL copied back by the checkpointer, as the main file does', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-usage-wal-'));
+    const db = await open(dataDir);
+    // The WAL index's header: the last valid frame at byte 16, the frames copied back at byte 96.
+    const shm = () => readFileSync(join(dataDir, 'dispatch-usage.sqlite-shm'));
+    const frames = () => ({ last: shm().readUInt32LE(16), copied: shm().readUInt32LE(96) });
+    // One transaction: a checkpoint between several could start the WAL over, and leave fewer frames in it.
+    const rows = Array.from({ length: 1000 }, () => ({ ...record('wal'), units: JSON.stringify({ note: 'x'.repeat(1000) }) }));
+    await writeUsage(db, [db.insertInto('usage_records').values(rows).compile()]);
+    expect(frames().last).toBeGreaterThan(200);
+    await expect.poll(() => frames().copied === frames().last, { timeout: 3000 }).toBe(true);
+  });
+});
