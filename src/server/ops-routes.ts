@@ -4,7 +4,7 @@
  * the OpenAPI document with this server's address (`/openapi.json`, served-openapi.ts), compressed and with an
  * ETag as the reference page's files (the generated docs under `/docs/` are reference-routes.ts's).
  */
-import { CompiledQuery, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Catalogue } from '../core/catalogue.js';
 import { ApiError } from '../core/errors.js';
 import { sendFixed } from '../core/fixed-body.js';
@@ -30,8 +30,9 @@ export function registerOpsRoutes({ app, sendError, closing }: HttpApp, db: Db, 
     if (closing()) return reply.code(503).send({ status: 'stopping' });
     try {
       await sql`select 1`.execute(db);
-      // The embedded store's usage file has a writer thread of its own (store/sqlite/usage-file.ts): it must answer too.
-      await embeddedStore(db)?.writeUsageBatch([{ query: CompiledQuery.raw('select 1') }]);
+      // The embedded store's usage file has a writer thread of its own (store/sqlite/usage-file.ts): it must run
+      // too. Asked, not sent a statement, which would wait behind a long flush or purge.
+      if (embeddedStore(db)?.usageWriterAlive() === false) throw new Error('The usage file\'s writer thread has stopped.');
       return { status: 'ready' };
     } catch {
       return reply.code(503).send({ status: 'unavailable', store: 'unreachable' });

@@ -57,6 +57,7 @@ export async function openStore(config: StoreConfig): Promise<Db> {
 export interface EmbeddedStore {
   writeBatch(statements: readonly BatchStatement[]): Promise<void>;
   writeUsageBatch(statements: readonly BatchStatement[]): Promise<void>;
+  usageWriterAlive(): boolean;
   read(query: CompiledQuery): unknown[];
 }
 

@@ -94,6 +94,11 @@ export class WorkerSqliteDialect implements Dialect {
     await this.#driver.writeUsageBatch(statements);
   }
 
+  /** Whether the usage file's writer thread still runs: asked without waiting behind its batches. */
+  usageWriterAlive(): boolean {
+    return this.#driver?.usageWriterAlive() ?? false;
+  }
+
   /** A read on this thread's read connection, at once: it sees every commit that finished before it. */
   read(query: CompiledQuery): unknown[] {
     if (!this.#driver) throw new Error('The store is not open.');
@@ -202,6 +207,10 @@ class WorkerSqliteDriver implements Driver {
     const batch = statements.map(({ query, changes, rows }) => ({ sql: query.sql, parameters: query.parameters, changes, rows }));
     const reply = await this.#send(writer, { tx: 0, batch });
     if (reply.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
+  }
+
+  usageWriterAlive(): boolean {
+    return this.#usageWriter?.alive ?? false;
   }
 
   /** A batch on the usage file's writer: its statements write only the usage file's tables. */

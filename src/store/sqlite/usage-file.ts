@@ -47,6 +47,8 @@ export function moveUsageTables(files: { main: string; usage: string }): void {
 }
 
 function moveTable(db: SQLite.Database, table: string, files: { main: string; usage: string }): void {
+  // Nearly every open finds the table moved: a read then, without waiting for either file's writer.
+  if (!holds(db, 'main', table)) return;
   const quoted = `"${table}"`;
   // Immediate: a write transaction from the start, so that two processes opening the store move a table once.
   const copied = db
@@ -55,8 +57,8 @@ function moveTable(db: SQLite.Database, table: string, files: { main: string; us
       if (holds(db, USAGE_SCHEMA, table)) {
         // A move stopped between its two transactions left a whole copy: the same rows. Other rows mean
         // that one of the files was put back from another time, and neither may be dropped.
-        const rows = (schema: string) => (db.prepare(`select count(*) as n from ${schema}.${quoted}`).get() as { n: number }).n;
-        if (rows('main') !== rows(USAGE_SCHEMA)) {
+        const only = (from: string, other: string) => `select * from ${from}.${quoted} except select * from ${other}.${quoted}`;
+        if ((db.prepare(`select exists (${only('main', USAGE_SCHEMA)}) or exists (${only(USAGE_SCHEMA, 'main')}) as differ`).get() as { differ: number }).differ) {
           throw new Error(`Both ${files.main} and its usage file ${files.usage} hold ${table}, with other rows: put the two files of the store back together.`);
         }
         return true;

@@ -84,6 +84,11 @@ export class WriterThread {
     this.#worker = worker;
   }
 
+  /** False once the thread has died or been closed. */
+  get alive(): boolean {
+    return this.#worker !== undefined;
+  }
+
   /**
    * Sends a message to the thread. Messages go in bundles, one `postMessage` for all that are ready, as each
    * costs a wake-up of the thread. A statement outside any transaction (an idempotency claim, say) waits for
