@@ -111,7 +111,19 @@ interface ClaimStatement {
 
 type RunningRow = RunningRecord & { state: 'running'; status: null; body: null; headers: null };
 
-const runningRow = (record: RunningRecord): RunningRow => ({ ...record, state: 'running', status: null, body: null, headers: null });
+// Written out: an object spread here cost more than the rest of the claim's own work.
+const runningRow = (record: RunningRecord): RunningRow => ({
+  scope: record.scope,
+  key: record.key,
+  fingerprint: record.fingerprint,
+  created_at: record.created_at,
+  expires_at: record.expires_at,
+  leased_until: record.leased_until,
+  state: 'running',
+  status: null,
+  body: null,
+  headers: null,
+});
 
 /** The multi-row inserts of `rows`, each with the rows it inserts. */
 function claimStatements(db: Db, rows: RunningRow[]): ClaimStatement[] {

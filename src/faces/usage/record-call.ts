@@ -8,6 +8,7 @@
  */
 import type { AfterAnswer } from '../../core/answer.js';
 import { BATCH_ACTION } from '../../core/dispatch-types.js';
+import { isoTime } from '../../store/instant.js';
 import { newId } from '../../store/secrets.js';
 import { callCostNanos, nanosToDecimal } from './cost.js';
 import type { UsageRecorder } from './recorder.js';
@@ -35,7 +36,7 @@ export function usageStage(recorder: UsageRecorder, { currency, faces }: { curre
     recorder.record({
       id: newId('use', now),
       request_id: call.requestId,
-      at: new Date(now).toISOString(),
+      at: isoTime(now),
       key_id: call.key.id,
       mode: call.mode,
       entity_id: call.entityId ?? '',

@@ -14,6 +14,7 @@ import type { Runtime } from '../runtime.js';
 import type { Stage } from '../stage.js';
 import { ApiError } from '../../core/errors.js';
 import { sha256 } from '../../store/secrets.js';
+import { isoTime } from '../../store/instant.js';
 import { callTimeout } from '../deadline.js';
 
 /** Per-request headers that a replay takes from the new request, not from the stored reply. */
@@ -34,12 +35,12 @@ async function claim(call: RoutedCall, runtime: Runtime, key: string): Promise<R
     scope: `${call.key.id}:${call.mode}:${call.entityId}`,
     key,
     fingerprint: sha256(canonicalJson({ face, action, version: call.apiVersion, payload })),
-    leaseUntil: new Date(now + callTimeout(call, runtime) + runtime.idempotencyLeaseMarginMs).toISOString(),
+    leaseUntil: isoTime(now + callTimeout(call, runtime) + runtime.idempotencyLeaseMarginMs),
   };
   const result = await claimIdempotencyKey(runtime.db, {
     ...claim,
-    now: new Date(now).toISOString(),
-    expiresAt: new Date(now + runtime.idempotencyTtlSeconds * 1000).toISOString(),
+    now: isoTime(now),
+    expiresAt: isoTime(now + runtime.idempotencyTtlSeconds * 1000),
   });
   if (result.claimed) {
     call.idempotency = { ...claim, since: result.since };
