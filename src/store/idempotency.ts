@@ -161,7 +161,8 @@ function postgresCompletions(done: readonly IdempotencyCompletion[]): CompiledQu
 export function completionStatement(db: Db, done: IdempotencyCompletion): CompiledQuery {
   // The reply's body may hold secrets (a new API key, a session token): it is sealed at rest. Its headers
   // (request id, version, deprecation) hold none.
-  return precompiled(db, 'idempotency.complete', completeRunning, { ...done, body: seal(done.body) });
+  const { scope, key, leaseUntil, status, headers } = done;
+  return precompiled(db, 'idempotency.complete', completeRunning, { scope, key, leaseUntil, status, headers, body: seal(done.body) });
 }
 
 /** The reply stored on the record the claim holds. */

@@ -31,23 +31,24 @@ export const claimIdempotency: Stage = (call, runtime) => {
 async function claim(call: RoutedCall, runtime: Runtime, key: string): Promise<Reply | undefined> {
   const { face, action, payload } = call.envelope;
   const now = Date.now();
-  const claim = {
-    scope: `${call.key.id}:${call.mode}:${call.entityId}`,
-    key,
-    fingerprint: sha256(canonicalJson({ face, action, version: call.apiVersion, payload })),
-    leaseUntil: isoTime(now + callTimeout(call, runtime) + runtime.idempotencyLeaseMarginMs),
-  };
+  // Objects written out, not spread: a spread here cost more than the rest of the claim's own work.
+  const scope = `${call.key.id}:${call.mode}:${call.entityId}`;
+  const fingerprint = sha256(canonicalJson({ face, action, version: call.apiVersion, payload }));
+  const leaseUntil = isoTime(now + callTimeout(call, runtime) + runtime.idempotencyLeaseMarginMs);
   const result = await claimIdempotencyKey(runtime.db, {
-    ...claim,
+    scope,
+    key,
+    fingerprint,
+    leaseUntil,
     now: isoTime(now),
     expiresAt: isoTime(now + runtime.idempotencyTtlSeconds * 1000),
   });
   if (result.claimed) {
-    call.idempotency = { ...claim, since: result.since };
+    call.idempotency = { scope, key, fingerprint, leaseUntil, since: result.since };
     return undefined;
   }
   const record = result.record;
-  if (record.fingerprint !== claim.fingerprint) {
+  if (record.fingerprint !== fingerprint) {
     throw new ApiError('idempotency_key_reused', 'This idempotency key was used with a different request.', { param: '/options/idempotencyKey' });
   }
   if (record.state === 'running' || record.status === null || record.body === null) {
@@ -73,5 +74,6 @@ export async function completeIdempotency(call: CallState, db: Db, reply: Reply)
 export function idempotencyCompletion(claim: IdempotencyClaim, reply: Reply): IdempotencyCompletion {
   const headers: Record<string, string> = {};
   for (const name in reply.headers) if (!PER_REQUEST.has(name)) headers[name] = reply.headers[name]!;
-  return { ...claim, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) };
+  const { scope, key, leaseUntil } = claim;
+  return { scope, key, leaseUntil, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) };
 }
