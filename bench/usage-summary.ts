@@ -8,6 +8,7 @@
 import { sql } from 'kysely';
 import type { UsageSummaryPayload } from '../generated/server/types.js';
 import { handlers as usage } from '../src/faces/usage/handlers.js';
+import { shippedCatalogue } from '../src/server/shipped.js';
 import type { Db } from '../src/store/schema.js';
 import { CallTransaction } from '../src/store/transaction.js';
 import { median } from './rounds.js';
@@ -79,13 +80,15 @@ export async function usageSummary(): Promise<SummaryResult> {
 
 async function timeQuestions(store: SeededStore): Promise<SummaryRow[]> {
   const rows: SummaryRow[] = [];
+  const catalogue = shippedCatalogue();
   const range = { from: store.meta.from, to: store.meta.to };
   for (const [scope, entities, entityId, filter] of SCOPES) {
     const read = await readRows(store.db, entities, range);
     for (const [question, payload] of QUESTIONS) {
       const ask = async () => {
         const tx = new CallTransaction(store.db);
-        const ctx = { db: tx.db, mode: SEED.mode, entityId, key: { entities } } as unknown as Context;
+        // The handler prices in the served catalogue's currency.
+        const ctx = { db: tx.db, mode: SEED.mode, entityId, key: { entities }, catalogue } as unknown as Context;
         const started = performance.now();
         const answer = await usage.summary({ ...range, ...payload, ...(filter ? { filter } : {}) }, ctx);
         await tx.commit();
