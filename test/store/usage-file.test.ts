@@ -7,14 +7,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import SQLite from 'better-sqlite3';
 import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openShippedStore } from '../../src/server/shipped.js';
 import { embeddedStore } from '../../src/store/open.js';
 import type { Db, UsageRecordTable } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
-import { USAGE_TABLES } from '../../src/store/sqlite/usage-file.js';
+import { openConnection } from '../../src/store/sqlite/connection.worker.mjs';
+import { USAGE_SCHEMA, USAGE_TABLES } from '../../src/store/sqlite/usage-file.js';
 import { writeUsage } from '../../src/store/write-usage.js';
 
 const opened: Db[] = [];
@@ -47,11 +47,14 @@ const record = (entity: string): UsageRecordTable => ({
   replayed: 0,
 });
 
+/** A plain connection to a store's two files, as the store's own connections open them. */
+const storeConnection = (dataDir: string) =>
+  openConnection(join(dataDir, 'dispatch.sqlite'), [{ schema: USAGE_SCHEMA, path: join(dataDir, 'dispatch-usage.sqlite') }]);
+
 /** The names of the tables and indexes a schema of the store's connection holds, by `tbl_name`. */
-function definitions(file: string, schema: 'main' | 'usage'): string[] {
-  const connection = new SQLite(join(file, 'dispatch.sqlite'));
+function definitions(dataDir: string, schema: 'main' | 'usage'): string[] {
+  const connection = storeConnection(dataDir);
   try {
-    connection.prepare('attach database ? as usage').run(join(file, 'dispatch-usage.sqlite'));
     return connection
       .prepare(`select name from ${schema}.sqlite_master where tbl_name like 'usage%' order by name`)
       .all()
@@ -78,8 +81,7 @@ async function storeWithRecords(): Promise<string> {
  * stays in the usage file too; `addToMain` is a record only the main file's copy gets.
  */
 function toOldShape(dataDir: string, { keepCopyOf, addToMain }: { keepCopyOf: string; addToMain?: UsageRecordTable }): void {
-  const connection = new SQLite(join(dataDir, 'dispatch.sqlite'));
-  connection.prepare('attach database ? as usage').run(join(dataDir, 'dispatch-usage.sqlite'));
+  const connection = storeConnection(dataDir);
   connection.transaction(() => {
     for (const table of USAGE_TABLES) {
       const rows = connection.prepare(`select type, sql from usage.sqlite_master where tbl_name = ? and sql is not null order by type = 'table' desc`).all(table);

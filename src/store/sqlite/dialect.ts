@@ -27,14 +27,9 @@ import {
 import { openConnection } from './connection.worker.mjs';
 import { defineDecimalFunctions } from './decimal-functions.worker.mjs';
 import { StatementCache } from './statement-cache.js';
-import { USAGE_PRAGMAS, USAGE_SCHEMA } from './usage-file.js';
+import { USAGE_PRAGMAS, USAGE_SCHEMA, type StoreFiles } from './usage-file.js';
 import { WriterThread, type AttachedFile, type WriterReply } from './writer-thread.js';
 
-/** The store's files: the main one, and the usage file attached to every connection (usage-file.ts). */
-export interface StoreFiles {
-  main: string;
-  usage: string;
-}
 /** The WAL checkpointer's module (`checkpoint.worker.mjs`), and how often it runs. */
 const CHECKPOINTER = fromProgram('src', 'store', 'sqlite', 'checkpoint.worker.mjs');
 const CHECKPOINT_MS = 250;

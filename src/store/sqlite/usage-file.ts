@@ -17,6 +17,12 @@ import { openConnection } from './connection.worker.mjs';
 
 export const USAGE_SCHEMA = 'usage';
 
+/** The store's files: the main one, and the usage file attached to every connection. */
+export interface StoreFiles {
+  main: string;
+  usage: string;
+}
+
 /** The usage file's settings, as the main file's (WAL, commits that append without a sync). */
 export const USAGE_PRAGMAS = [`${USAGE_SCHEMA}.journal_mode = WAL`, `${USAGE_SCHEMA}.synchronous = NORMAL`];
 
@@ -28,7 +34,7 @@ export const USAGE_TABLES = ['usage_records', 'usage_rollups', 'usage_unit_rollu
  * them all: a store whose usage file is missing, or is another store's, is refused rather than opened
  * without its usage. On a connection of its own, once, when the store opens.
  */
-export function moveUsageTables(files: { main: string; usage: string }): void {
+export function moveUsageTables(files: StoreFiles): void {
   const db = openConnection(files.main, [{ schema: USAGE_SCHEMA, path: files.usage }]);
   try {
     db.pragma('busy_timeout = 5000');
@@ -46,7 +52,7 @@ export function moveUsageTables(files: { main: string; usage: string }): void {
   }
 }
 
-function moveTable(db: SQLite.Database, table: string, files: { main: string; usage: string }): void {
+function moveTable(db: SQLite.Database, table: string, files: StoreFiles): void {
   // Nearly every open finds the table moved: a read then, without waiting for either file's writer.
   if (!holds(db, 'main', table)) return;
   const quoted = `"${table}"`;
