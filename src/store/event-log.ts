@@ -4,8 +4,11 @@
  * emitted, which can come well before its call commits, so the order is the stored time, not the id: a page
  * read while calls commit never skips an event that lands among the pages already read. A page is read from
  * `event_log`, kept in that order by its key, and from `event_log_pending`, the places of the events of the
- * last second or so that the filler (event-log-fill.ts) has not moved yet (on SQLite); each place is in
- * exactly one of them, whichever moment the page is read at.
+ * last second or so that the filler (event-log-fill.ts) has not moved yet (on SQLite). The two are in two
+ * files, and one statement's reads of them are not one snapshot: SQLite begins a statement's read of each
+ * file in the order they are attached, the main file (the pending places) first. The filler deletes a
+ * place only after its copy committed, so a page that finds a place no longer pending finds it copied; one
+ * that finds it in both reads it once.
  * Each event is answered in its wire form (`wireEvent`), the body its webhook deliveries post.
  */
 import { sql, type ExpressionBuilder } from 'kysely';
@@ -29,7 +32,7 @@ export function listEvents(db: Db, p: Partition, query: EventLogQuery): Promise<
 }
 
 /** The query of a page of the log. */
-function eventPage(db: Db, p: Partition, query: EventLogQuery) {
+export function eventPage(db: Db, p: Partition, query: EventLogQuery) {
   const newest = (table: 'event_log' | 'event_log_pending') => {
     let select = db.selectFrom(table).select(['id', 'created_at']).where('mode', '=', p.mode).where('entity_id', '=', p.entityId);
     const types = query.types;
@@ -40,8 +43,9 @@ function eventPage(db: Db, p: Partition, query: EventLogQuery) {
     if (after) select = select.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
     return select.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(query.limit + 1);
   };
-  // Each table's newest places first, so that a page reads no more of either than it can answer.
-  const places = db.selectFrom(newest('event_log').as('filled')).selectAll().unionAll(db.selectFrom(newest('event_log_pending').as('pending')).selectAll());
+  // Each table's newest places first, so that a page reads no more of either than it can answer; a place
+  // the filler has copied and not yet deleted is in both, and read once.
+  const places = db.selectFrom(newest('event_log').as('filled')).selectAll().union(db.selectFrom(newest('event_log_pending').as('pending')).selectAll());
   return db
     .selectFrom(places.as('place'))
     .innerJoin('events', 'events.id', 'place.id')

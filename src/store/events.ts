@@ -9,6 +9,7 @@ import { newId } from './secrets.js';
 import { afterCommit } from './transaction.js';
 import type { CompiledQuery } from 'kysely';
 import { insertRows, insertStatements } from './bulk-insert.js';
+import { writeUsage } from './write-usage.js';
 import { storeKind, type BatchStatement, type EmbeddedStore } from './open.js';
 import { precompiled } from './precompiled.js';
 import type { Db, EventTable, Mode } from './schema.js';
@@ -194,11 +195,14 @@ function newDelivery(eventId: string, endpointId: string, origin: { mode: Mode; 
  * many events. Replays reach back as far as the events are kept.
  */
 export async function purgeEvents(db: Db, before: string): Promise<number> {
-  // On SQLite the places go first, pending ones before moved ones, so that a fill in between cannot move an
-  // old place into the log after the log's were deleted. On PostgreSQL `event_log` is a view of the events.
+  // On SQLite the places go first, pending ones before moved ones, so that a fill of this process cannot
+  // move an old place into the log after the log's were deleted; the log is in the usage file, written by
+  // its writer (event-log-fill.ts). A fill of another process that read the pending places before their
+  // delete may still copy one: the log never lists it (its event is gone), and the next purge deletes it.
+  // On PostgreSQL `event_log` is a view of the events.
   if (storeKind(db) === 'sqlite') {
     await db.deleteFrom('event_log_pending').where('created_at', '<', before).execute();
-    await db.deleteFrom('event_log').where('created_at', '<', before).execute();
+    await writeUsage(db, [db.deleteFrom('event_log').where('created_at', '<', before).compile()]);
   }
   const result = await db.deleteFrom('events').where('created_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -272,6 +272,11 @@ const migrations: Record<string, Migration> = {
   // run (sqlite/usage-file.ts); nothing changes in the schema. Recorded all the same, so that a program from
   // before the usage file refuses the store as one migrated by a newer program, instead of missing the tables.
   '0022_usage_file': { up: async () => undefined },
+  // On SQLite the event log's order (`event_log`) moves into the usage file too, where the usage file's writer
+  // fills it (event-log-fill.ts). Recorded so that a program from before refuses the store: it would read a
+  // place that a fill has copied and not yet deleted twice, and its fill would commit a delete in one file and
+  // the copy in the other as one transaction, which a crash can split.
+  '0023_event_log_in_usage_file': { up: async () => undefined },
 };
 
 /**

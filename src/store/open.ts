@@ -9,7 +9,7 @@ import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDia
 import type pg from 'pg';
 import type { ModuleMigration } from '../core/face-module.js';
 import { migrationSet, type MigrationSet } from './migration-set.js';
-import { WorkerSqliteDialect, type BatchStatement } from './sqlite/dialect.js';
+import { WorkerSqliteDialect, type BatchOptions, type BatchStatement } from './sqlite/dialect.js';
 import { moveUsageTables } from './sqlite/usage-file.js';
 import type { Database, Db } from './schema.js';
 import { log } from '../core/log.js';
@@ -40,7 +40,7 @@ export async function openStore(config: StoreConfig): Promise<Db> {
   const db = config.databaseUrl ? await openPostgres(config.databaseUrl, config.poolSize ?? 10) : openSqlite(config.dataDir);
   try {
     await migrate(db, migrations);
-    // The migrations make a new store's usage tables in its main file, as they did before the usage file was.
+    // The migrations make a new store's usage file tables in its main file, as they did before the usage file was.
     if (!config.databaseUrl) moveUsageTables(storeFiles(config.dataDir));
   } catch (error) {
     await db.destroy();
@@ -56,7 +56,7 @@ export async function openStore(config: StoreConfig): Promise<Db> {
  */
 export interface EmbeddedStore {
   writeBatch(statements: readonly BatchStatement[]): Promise<void>;
-  writeUsageBatch(statements: readonly BatchStatement[]): Promise<void>;
+  writeUsageBatch(statements: readonly BatchStatement[], options?: BatchOptions): Promise<void>;
   usageWriterAlive(): boolean;
   read(query: CompiledQuery): unknown[];
 }

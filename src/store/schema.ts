@@ -63,7 +63,8 @@ export interface EventTable {
 /**
  * An event's place in the event log (its partition, stored time and id, and its type for filtering). On
  * SQLite it is in `event_log_pending` from its event's insert until the log filler (event-log-fill.ts) moves
- * it to `event_log`, which keeps them in log order; on PostgreSQL `event_log` is a view of the events.
+ * it to `event_log` (in the usage file), which keeps them in log order; on PostgreSQL `event_log` is a view
+ * of the events.
  */
 export type EventLogTable = Pick<EventTable, 'mode' | 'entity_id' | 'created_at' | 'id' | 'type'>;
 

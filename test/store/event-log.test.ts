@@ -1,17 +1,20 @@
 /**
  * The event log on every store implementation: an event is listed from its call's commit on, whether its
  * place is still pending (SQLite) or already in the log's order (PostgreSQL, and SQLite once the filler has
- * moved it), whichever way it was written; pages read across both with no duplicates or gaps; fillers running beside writers and each
- * other, as several processes do, move every place exactly once; the retention purge removes places with
- * their events.
+ * moved it), whichever way it was written; pages read across both with no duplicates or gaps, a place
+ * copied and not yet deleted included; fillers running beside writers, readers and each other, as several
+ * processes do, move every place exactly once, and no read misses one; the retention purge removes places
+ * with their events.
  */
+import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fillEventLog } from '../../src/store/event-log-fill.js';
-import { listEvents, type EventLogQuery } from '../../src/store/event-log.js';
+import { deleteCopiedPlaces, fillEventLog, type NewestPlace } from '../../src/store/event-log-fill.js';
+import { eventPage, listEvents, type EventLogQuery } from '../../src/store/event-log.js';
 import { purgeEvents, writeEvents, type EventOrigin } from '../../src/store/events.js';
 import { newId } from '../../src/store/secrets.js';
 import { openShippedStore } from '../../src/server/shipped.js';
-import { storeKind } from '../../src/store/open.js';
+import { embeddedStore, storeKind } from '../../src/store/open.js';
+import { writeUsage } from '../../src/store/write-usage.js';
 import { commitGroupOf } from '../../src/store/commit-group.js';
 import { CallTransaction } from '../../src/store/transaction.js';
 import type { Db, EventTable } from '../../src/store/schema.js';
@@ -91,6 +94,12 @@ describe.each(implementations)('the event log on $name', (impl) => {
     const times = stored.map((e) => e.created_at).sort();
     const [from, to] = [times[4]!, times[13]!];
     expect(await allPages('mixed', { from, to }, 3)).toEqual(logOrder(stored.filter((e) => e.created_at >= from && e.created_at < to)));
+    if (storeKind(db) === 'sqlite') {
+      // Copied into the log as a fill's first step does, and not yet deleted: in both tables, listed once.
+      await writeUsage(db, [sql`insert into event_log select mode, entity_id, created_at, id, type from event_log_pending where entity_id = 'mixed'`.compile(db)]);
+      expect(await places('mixed')).toEqual([8, 17]);
+      for (const limit of [1, 3, 17, 100]) expect(await allPages('mixed', {}, limit)).toEqual(logOrder(stored));
+    }
   });
 
   it('moves every place exactly once with fillers running beside writers and each other', async () => {
@@ -101,9 +110,21 @@ describe.each(implementations)('the event log on $name', (impl) => {
         // Yielding each time: where nothing is ever pending (PostgreSQL) a pass awaits nothing.
         while (writing) await Promise.all([fillEventLog(other), new Promise((resolve) => setImmediate(resolve))]);
       });
+      // A reader beside them: each read lists every event once, and never fewer than the read before.
+      const readCounts: number[] = [];
+      const reader = (async () => {
+        while (writing) {
+          const ids = await allPages('crowd-a', {}, 1000);
+          expect(new Set(ids).size).toBe(ids.length);
+          readCounts.push(ids.length);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
       await Promise.all(['crowd-a', 'crowd-b', 'crowd-c'].map((entity) => emit(entity, 40)));
       writing = false;
-      await Promise.all(fillers);
+      await Promise.all([...fillers, reader]);
+      expect(readCounts.length).toBeGreaterThan(5);
+      expect(readCounts).toEqual([...readCounts].sort((a, b) => a - b));
       await fillEventLog(db);
       for (const entity of ['crowd-a', 'crowd-b', 'crowd-c']) {
         expect(await places(entity)).toEqual([0, 40]);
@@ -112,6 +133,30 @@ describe.each(implementations)('the event log on $name', (impl) => {
     } finally {
       await Promise.all(others.map((other) => other.destroy()));
     }
+  });
+
+  it.runIf(impl.name === 'SQLite')('deletes no place whose rowid a fill could not have copied', async () => {
+    const store = embeddedStore(db)!;
+    await emit('reused', 3);
+    const newest = () => store.read(sql`select rowid, id from event_log_pending order by rowid desc limit 1`.compile(db))[0] as NewestPlace;
+    // A fill that read the newest place, then waited while another moved everything, and new places took
+    // the emptied table's first rowids again: its delete must leave them, for it never copied them.
+    const stale = newest();
+    await fillEventLog(db);
+    await emit('reused', 2, 3);
+    expect(newest().rowid).toBeLessThanOrEqual(stale.rowid);
+    await deleteCopiedPlaces(db, store, stale);
+    expect(await places('reused')).toEqual([2, 3]);
+  });
+
+  it.runIf(impl.name === 'SQLite')('reads a page from the main file first, then the usage file', () => {
+    // What makes a page whole while a fill copies and deletes (event-log.ts): one statement's read of each
+    // file begins at its Transaction instruction, and those run in the order the files are attached.
+    const page = eventPage(db, { mode: 'test', entityId: 'mixed' }, { limit: 10 }).compile();
+    const program = embeddedStore(db)!.read(CompiledQuery.raw(`explain ${page.sql}`, [...page.parameters])) as { opcode: string; p1: number }[];
+    const files = (embeddedStore(db)!.read(CompiledQuery.raw('pragma database_list')) as { seq: number; name: string }[]).map((f) => [f.seq, f.name]);
+    const opened = program.filter((step) => step.opcode === 'Transaction').map((step) => Object.fromEntries(files)[step.p1]);
+    expect(opened).toEqual(['main', 'usage']);
   });
 
   it('purges the places of purged events, moved or pending', async () => {

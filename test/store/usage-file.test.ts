@@ -1,20 +1,23 @@
 /**
- * The embedded store's usage file (src/store/sqlite/usage-file.ts): usage records and their rollups live in a
- * second SQLite file with a writer of its own, so a usage flush holds up no call's commit; a store that kept
- * them in its main file has them moved at open, a move cut short loses nothing, and two files that do not
- * belong together are refused; the checkpointer copies the usage file's WAL back too.
+ * The embedded store's usage file (src/store/sqlite/usage-file.ts): usage records, their rollups and the event
+ * log's order live in a second SQLite file with a writer of its own, so a usage flush holds up no call's
+ * commit; a store that kept them in its main file has them moved at open, a move cut short loses nothing, and
+ * two files that do not belong together are refused before anything moves; the checkpointer copies the usage
+ * file's WAL back too.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openShippedStore } from '../../src/server/shipped.js';
+import { fillEventLog } from '../../src/store/event-log-fill.js';
+import { writeEvents } from '../../src/store/events.js';
 import { embeddedStore } from '../../src/store/open.js';
 import type { Db, UsageRecordTable } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { openConnection } from '../../src/store/sqlite/connection.worker.mjs';
-import { USAGE_SCHEMA, USAGE_TABLES } from '../../src/store/sqlite/usage-file.js';
+import { USAGE_SCHEMA, USAGE_FILE_TABLES } from '../../src/store/sqlite/usage-file.js';
 import { writeUsage } from '../../src/store/write-usage.js';
 
 const opened: Db[] = [];
@@ -51,43 +54,54 @@ const record = (entity: string): UsageRecordTable => ({
 const storeConnection = (dataDir: string) =>
   openConnection(join(dataDir, 'dispatch.sqlite'), [{ schema: USAGE_SCHEMA, path: join(dataDir, 'dispatch-usage.sqlite') }]);
 
-/** The names of the tables and indexes a schema of the store's connection holds, by `tbl_name`. */
+/** The names of the usage file tables, and of their indexes, that a schema of the store's connection holds. */
 function definitions(dataDir: string, schema: 'main' | 'usage'): string[] {
   const connection = storeConnection(dataDir);
   try {
     return connection
-      .prepare(`select name from ${schema}.sqlite_master where tbl_name like 'usage%' order by name`)
-      .all()
+      .prepare(`select name from ${schema}.sqlite_master where tbl_name in (${USAGE_FILE_TABLES.map(() => '?').join(', ')}) order by name`)
+      .all(...USAGE_FILE_TABLES)
       .map((row) => (row as { name: string }).name);
   } finally {
     connection.close();
   }
 }
 
-/** Records written through a store that is then closed. */
+/** Records, and events whose places are in the log, written through a store that is then closed. */
 let written: UsageRecordTable[] = [];
+let logged: string[] = [];
 
 async function storeWithRecords(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-usage-move-'));
   const db = await openShippedStore({ dataDir });
   written = [record('a'), record('a'), record('b')];
   await writeUsage(db, [db.insertInto('usage_records').values(written).compile()]);
+  logged = [newId('evt'), newId('evt')];
+  const origin = { mode: 'test' as const, entityId: 'a', apiVersion: '2026-09-01', requestId: newId('req') };
+  await writeEvents(db, origin, logged.map((id) => ({ id, type: 'keys.key.created', data: {} })));
+  await fillEventLog(db);
   await db.destroy();
   return dataDir;
 }
 
+const loggedIds = async (db: Db) => (await db.selectFrom('event_log').select('id').orderBy('id').execute()).map((row) => row.id);
+
 /**
- * Puts a store's usage tables back in its main file, as stores kept them before the usage file. `keepCopyOf`
- * stays in the usage file too; `addToMain` is a record only the main file's copy gets.
+ * Puts a store's usage file tables (or `tables` of them) back in its main file, as stores kept them before
+ * the usage file held them. The tables of `keepCopyOf` stay in the usage file too; `addToMain` is a record
+ * only the main file's copy gets.
  */
-function toOldShape(dataDir: string, { keepCopyOf, addToMain }: { keepCopyOf: string; addToMain?: UsageRecordTable }): void {
+function toOldShape(
+  dataDir: string,
+  { keepCopyOf = [], addToMain, tables = USAGE_FILE_TABLES }: { keepCopyOf?: readonly string[]; addToMain?: UsageRecordTable; tables?: readonly string[] },
+): void {
   const connection = storeConnection(dataDir);
   connection.transaction(() => {
-    for (const table of USAGE_TABLES) {
+    for (const table of tables) {
       const rows = connection.prepare(`select type, sql from usage.sqlite_master where tbl_name = ? and sql is not null order by type = 'table' desc`).all(table);
       for (const { sql: definition } of rows as { sql: string }[]) connection.exec(definition);
       connection.exec(`insert into main."${table}" select * from usage."${table}"`);
-      if (table !== keepCopyOf) connection.exec(`drop table usage."${table}"`);
+      if (!keepCopyOf.includes(table)) connection.exec(`drop table usage."${table}"`);
     }
     if (addToMain) {
       const columns = Object.keys(addToMain);
@@ -103,8 +117,8 @@ describe('the usage file', () => {
     const db = await open(dataDir);
     const store = embeddedStore(db)!;
     const main = definitions(dataDir, 'main');
-    expect(main.filter((name) => USAGE_TABLES.includes(name))).toEqual([]);
-    expect(definitions(dataDir, 'usage')).toEqual(expect.arrayContaining([...USAGE_TABLES, 'usage_records_partition']));
+    expect(main.filter((name) => USAGE_FILE_TABLES.includes(name))).toEqual([]);
+    expect(definitions(dataDir, 'usage')).toEqual(expect.arrayContaining([...USAGE_FILE_TABLES, 'usage_records_partition']));
     await sql`create table notes (id integer primary key, text text not null)`.execute(db);
 
     // A usage batch that runs for a good while (counting two million rows) before it writes its record.
@@ -123,16 +137,18 @@ describe('the usage file', () => {
   it('moves the usage tables of a store that kept them in its main file, and a move cut short loses nothing', async () => {
     const dataDir = await storeWithRecords();
     // Back in the shape a store had before the usage file, every usage table in the main file, but for the
-    // records table, also left in the usage file as a move stopped between its copy and its drop leaves it.
-    toOldShape(dataDir, { keepCopyOf: 'usage_records' });
+    // records table and the log, also left in the usage file as a move stopped between its copy and its drop
+    // leaves them.
+    toOldShape(dataDir, { keepCopyOf: ['usage_records', 'event_log'] });
     expect(definitions(dataDir, 'main')).toEqual(expect.arrayContaining(['usage_records', 'usage_records_partition', 'usage_rollups']));
 
     const reopened = await open(dataDir);
-    expect(definitions(dataDir, 'main').filter((name) => USAGE_TABLES.includes(name))).toEqual([]);
-    expect(definitions(dataDir, 'usage')).toEqual(expect.arrayContaining([...USAGE_TABLES, 'usage_records_partition', 'usage_rollups_minute']));
+    expect(definitions(dataDir, 'main').filter((name) => USAGE_FILE_TABLES.includes(name))).toEqual([]);
+    expect(definitions(dataDir, 'usage')).toEqual(expect.arrayContaining([...USAGE_FILE_TABLES, 'usage_records_partition', 'usage_rollups_minute']));
     // Every record once.
     const ids = (await reopened.selectFrom('usage_records').select('id').orderBy('id').execute()).map((row) => row.id);
     expect(ids).toEqual(written.map((r) => r.id).sort());
+    expect(await loggedIds(reopened)).toEqual([...logged].sort());
     // And the moved table is written as before, by the usage file's writer.
     await writeUsage(reopened, [reopened.insertInto('usage_records').values(record('c')).compile()]);
     expect(await reopened.selectFrom('usage_records').select('id').where('entity_id', '=', 'c').execute()).toHaveLength(1);
@@ -140,7 +156,7 @@ describe('the usage file', () => {
 
   it('refuses a store whose two files are from different times, or whose usage file is missing, and drops nothing', async () => {
     const dataDir = await storeWithRecords();
-    toOldShape(dataDir, { keepCopyOf: 'usage_records', addToMain: record('later') });
+    toOldShape(dataDir, { keepCopyOf: ['usage_records'], addToMain: record('later') });
     await expect(openShippedStore({ dataDir })).rejects.toThrow(/hold usage_records, with other rows/);
     // Both copies are still there, as they were.
     expect(definitions(dataDir, 'main')).toContain('usage_records');
@@ -149,6 +165,19 @@ describe('the usage file', () => {
     const moved = await storeWithRecords();
     rmSync(join(moved, 'dispatch-usage.sqlite'));
     await expect(openShippedStore({ dataDir: moved })).rejects.toThrow(/does not hold usage_records/);
+
+    // A store from before the event log's order was in the usage file, whose usage file is then missing:
+    // refused before the log moves, so that it is still in the main file when the usage file is put back.
+    const older = await storeWithRecords();
+    toOldShape(older, { tables: ['event_log'] });
+    const usageFile = join(older, 'dispatch-usage.sqlite');
+    const kept = readFileSync(usageFile);
+    rmSync(usageFile);
+    await expect(openShippedStore({ dataDir: older })).rejects.toThrow(/does not hold usage_records/);
+    expect(definitions(older, 'main')).toContain('event_log');
+    writeFileSync(usageFile, kept);
+    expect(await loggedIds(await open(older))).toEqual([...logged].sort());
+    expect(definitions(older, 'main')).not.toContain('event_log');
   });
 
   it('has its WAL copied back by the checkpointer, as the main file does', async () => {

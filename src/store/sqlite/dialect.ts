@@ -54,6 +54,14 @@ export interface BatchStatement {
   rows?: string;
 }
 
+export interface BatchOptions {
+  /**
+   * The commit is synced to disk before the batch is answered, where the files' setting only appends it: for a
+   * batch that a write to the other file will follow and must never outlive, as a power loss could make it.
+   */
+  synced?: boolean;
+}
+
 export class WorkerSqliteDialect implements Dialect {
   readonly #files: StoreFiles;
   #driver: WorkerSqliteDriver | undefined;
@@ -84,9 +92,9 @@ export class WorkerSqliteDialect implements Dialect {
    * Runs write statements of the usage file's tables in one transaction of their own, on that file's writer
    * thread: however long they take, the calls' writer goes on committing (usage-file.ts).
    */
-  async writeUsageBatch(statements: readonly BatchStatement[]): Promise<void> {
+  async writeUsageBatch(statements: readonly BatchStatement[], options: BatchOptions = {}): Promise<void> {
     if (!this.#driver) throw new Error('The store is not open.');
-    await this.#driver.writeUsageBatch(statements);
+    await this.#driver.writeUsageBatch(statements, options);
   }
 
   /** Whether the usage file's writer thread still runs: asked without waiting behind its batches. */
@@ -198,9 +206,9 @@ class WorkerSqliteDriver implements Driver {
     return { rows: this.#reader.prepare(query.sql).all(query.parameters as unknown[]) };
   }
 
-  async writeBatch(statements: readonly BatchStatement[], writer = this.#writer): Promise<void> {
+  async writeBatch(statements: readonly BatchStatement[], writer = this.#writer, options: BatchOptions = {}): Promise<void> {
     const batch = statements.map(({ query, changes, rows }) => ({ sql: query.sql, parameters: query.parameters, changes, rows }));
-    const reply = await this.#send(writer, { tx: 0, batch });
+    const reply = await this.#send(writer, options.synced ? { tx: 0, batch, synced: true } : { tx: 0, batch });
     if (reply.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
   }
 
@@ -209,8 +217,8 @@ class WorkerSqliteDriver implements Driver {
   }
 
   /** A batch on the usage file's writer: its statements write only the usage file's tables. */
-  async writeUsageBatch(statements: readonly BatchStatement[]): Promise<void> {
-    await this.writeBatch(statements, this.#usageWriter);
+  async writeUsageBatch(statements: readonly BatchStatement[], options: BatchOptions = {}): Promise<void> {
+    await this.writeBatch(statements, this.#usageWriter, options);
   }
 
   /** A statement run by the writer, in transaction `tx` (0: outside any). */

@@ -1,8 +1,9 @@
 /**
- * The usage file: on the embedded store, the tables that usage records are written to (the raw records and
- * their rollups) live in a second SQLite file beside the main one, attached to every connection as `usage`,
- * with a writer thread of its own. SQLite lets one transaction at a time write a file: in one file, each
- * usage flush held the calls' commits for as long as it ran. No call writes these tables (a call's transaction
+ * The usage file: on the embedded store, the tables written after their calls, in long batches of their own
+ * (usage records and their rollups, and the event log's order, filled from its pending places), live in a
+ * second SQLite file beside the main one, attached to every connection as `usage`, with a writer thread of
+ * its own. SQLite lets one transaction at a time write a file: in one file, each usage flush and each fill of
+ * the log held the calls' commits for as long as it ran. No call writes these tables (a call's transaction
  * may read them), so the two files are written side by side.
  *
  * A store made before the file existed has these tables in its main file: each is moved at open, in two
@@ -26,13 +27,16 @@ export interface StoreFiles {
 /** The usage file's settings, as the main file's (WAL, commits that append without a sync). */
 export const USAGE_PRAGMAS = [`${USAGE_SCHEMA}.journal_mode = WAL`, `${USAGE_SCHEMA}.synchronous = NORMAL`];
 
-/** The tables the usage recorder writes (faces/usage/recorder.ts), and its purge. */
-export const USAGE_TABLES = ['usage_records', 'usage_rollups', 'usage_unit_rollups', 'usage_rollups_coarse', 'usage_unit_rollups_coarse'];
+/**
+ * The tables the usage recorder writes (faces/usage/recorder.ts), and its purge; and the event log's order,
+ * which the log's filler writes (event-log-fill.ts).
+ */
+export const USAGE_FILE_TABLES = ['usage_records', 'usage_rollups', 'usage_unit_rollups', 'usage_rollups_coarse', 'usage_unit_rollups_coarse', 'event_log'];
 
 /**
- * Moves each usage table still in the main file into the usage file, then makes sure the usage file holds
- * them all: a store whose usage file is missing, or is another store's, is refused rather than opened
- * without its usage. On a connection of its own, once, when the store opens.
+ * Makes sure the usage file holds each of its tables, moving those still in the main file: a store whose
+ * usage file is missing, or is another store's, is refused rather than opened without its usage. On a
+ * connection of its own, once, when the store opens.
  */
 export function moveUsageTables(files: StoreFiles): void {
   const db = openConnection(files.main, [{ schema: USAGE_SCHEMA, path: files.usage }]);
@@ -40,13 +44,15 @@ export function moveUsageTables(files: StoreFiles): void {
     db.pragma('busy_timeout = 5000');
     // Each commit is on disk before the next begins: the copy survives even a power loss before the drop.
     for (const schema of ['main', USAGE_SCHEMA]) db.pragma(`${schema}.synchronous = FULL`);
-    for (const table of USAGE_TABLES) moveTable(db, table, files);
-    const missing = USAGE_TABLES.filter((table) => !holds(db, USAGE_SCHEMA, table));
+    // Checked before anything moves: a table moved into a usage file that is then refused would be missing
+    // from the main file and from the usage file put back beside it.
+    const missing = USAGE_FILE_TABLES.filter((table) => !holds(db, 'main', table) && !holds(db, USAGE_SCHEMA, table));
     if (missing.length > 0) {
       throw new Error(
         `The usage file ${files.usage} does not hold ${missing.join(', ')}: it is missing, or it is not the usage file of ${files.main}. Put the two files of the store back together.`,
       );
     }
+    for (const table of USAGE_FILE_TABLES) moveTable(db, table, files);
   } finally {
     db.close();
   }

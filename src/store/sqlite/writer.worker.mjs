@@ -37,6 +37,21 @@ function prepare(sql) {
  */
 const runBatch = (statements) => db.transaction(() => statements.forEach(runExpecting))();
 
+/**
+ * A batch whose commit is on disk before it is answered (`synchronous = FULL` on every file for it), where a
+ * write that follows in the other file must never outlive it, even through a power loss.
+ */
+function runBatchSynced(statements) {
+  const schemas = ['main', ...(workerData.attached ?? []).map((file) => file.schema)];
+  const before = schemas.map((schema) => db.pragma(`${schema}.synchronous`, { simple: true }));
+  for (const schema of schemas) db.pragma(`${schema}.synchronous = FULL`);
+  try {
+    runBatch(statements);
+  } finally {
+    schemas.forEach((schema, i) => db.pragma(`${schema}.synchronous = ${before[i]}`));
+  }
+}
+
 function runExpecting(s, index) {
   const statement = prepare(s.sql);
   if (s.rows !== undefined) {
@@ -51,7 +66,7 @@ const unmet = (index, what) => Object.assign(new Error(`Statement ${index} of th
 
 function execute(message) {
   if (message.batch) {
-    runBatch(message.batch);
+    (message.synced ? runBatchSynced : runBatch)(message.batch);
     return { rows: [] };
   }
   const statement = prepare(message.sql);
