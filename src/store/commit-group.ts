@@ -7,7 +7,9 @@
  * committed. Writes that may trail their calls (usage records) never join a group (write-usage.ts).
  *
  * Every statement is compiled once (precompiled.ts, bulk-insert.ts). On the embedded store a whole group is
- * one message to the writer thread, run there as one transaction; on PostgreSQL it is one transaction.
+ * one message to the writer thread, run there as one transaction. On PostgreSQL the calls that only emitted
+ * events commit first by one statement where no endpoint subscribes to them (unsubscribed-events.ts); the
+ * rest of the group is one transaction.
  *
  * Should a group fail (one call's claim was taken over, say), it is rolled back and each write is run again
  * in a transaction of its own, so that only the write at fault fails.
@@ -17,6 +19,7 @@ import { completeIdempotencyKeys, completionStatement, type IdempotencyCompletio
 import { embeddedStore, storeKind, type BatchStatement, type EmbeddedStore } from './open.js';
 import type { Db } from './schema.js';
 import { CallTransaction } from './transaction.js';
+import { writeUnsubscribedEvents } from './unsubscribed-events.js';
 
 /**
  * What one call writes: its events and its stored reply. A stored reply must complete the claim the call
@@ -90,11 +93,16 @@ export class CommitGroup {
   }
 
   async #commitGroup(): Promise<void> {
-    const group = this.#waiting.splice(0, MAX_GROUP);
+    let group = this.#waiting.splice(0, MAX_GROUP);
     if (group.length === 0) return;
     this.#committing += 1;
     try {
-      await (this.#embedded ? this.#runBatch(this.#embedded, group) : this.#runInTransaction(group));
+      if (this.#embedded) await this.#runBatch(this.#embedded, group);
+      else {
+        // Those committed by the one statement are answered; what is left (should it fail, all) goes on.
+        group = await this.#writeUnsubscribed(group);
+        if (group.length > 0) await this.#runInTransaction(group);
+      }
       for (const g of group) g.resolve();
     } catch (error) {
       // A batch of the embedded store that failed is run again write by write, whatever its size: it may have
@@ -119,6 +127,22 @@ export class CommitGroup {
     const events = eventStatements(store, db, batches);
     await store.writeBatch(events.statements.length > 0 ? [...events.statements, ...statements] : statements);
     events.committed?.();
+  }
+
+  /**
+   * Commits the writes that are only events, of partitions no endpoint subscribes to, by one statement
+   * (PostgreSQL); answers them, and returns the rest of the group.
+   */
+  async #writeUnsubscribed(group: Waiting[]): Promise<Waiting[]> {
+    const eventsOnly = group.filter(({ write }) => write.events && !write.completion);
+    if (eventsOnly.length === 0) return group;
+    const unwritten = new Set(await writeUnsubscribedEvents(this.#db, eventsOnly.map(({ write }) => write.events!)));
+    const rest: Waiting[] = [];
+    for (const g of group) {
+      if (!g.write.events || g.write.completion || unwritten.has(g.write.events)) rest.push(g);
+      else g.resolve();
+    }
+    return rest;
   }
 
   async #runInTransaction(group: readonly Waiting[]): Promise<void> {

@@ -105,7 +105,7 @@ export function eventStatements(store: EmbeddedStore, db: Db, batches: readonly 
 /** An enabled endpoint, as the fan-out reads it. */
 type Endpoint = { id: string; mode: Mode; entity_id: string; event_types: string };
 
-function eventRows(batches: readonly EventBatch[], now: string): EventTable[] {
+export function eventRows(batches: readonly EventBatch[], now: string): EventTable[] {
   const rows: EventTable[] = [];
   for (const { origin, events } of batches) {
     for (const event of events) {

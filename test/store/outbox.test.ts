@@ -159,6 +159,38 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       expect([(await recordOf(goodClaim)).state, (await recordOf(badClaim)).state]).toEqual(['done', 'running']);
     });
 
+    it('writes a group whose calls only emitted events, subscribed to or not, beside replies, each event once', async () => {
+      const group = new CommitGroup(db);
+      const [quiet, subscribedEntity, replying] = [newId('ent'), newId('ent'), newId('ent')];
+      const subscribed = await endpoint(subscribedEntity, ['auth.*']);
+      const held = await claim(replying);
+      await Promise.all([
+        group.commit({ events: { origin: origin(quiet), events: [event(), event('keys.key.created')] } }),
+        group.commit({ events: { origin: origin(subscribedEntity), events: [event(), event('keys.key.created')] } }),
+        group.commit({ events: { origin: origin(quiet, 'live'), events: [event()] } }),
+        group.commit({ events: { origin: origin(replying), events: [event()] }, completion: reply(held) }),
+      ]);
+      expect([await eventCount(quiet), await eventCount(subscribedEntity), await eventCount(replying)]).toEqual([3, 2, 1]);
+      expect(await deliveriesTo(subscribed)).toEqual(['auth.signup.succeeded']);
+      expect(await recordOf(held)).toEqual({ state: 'done', status: 200 });
+      // Each call's events are answered as committed: another connection sees them.
+      expect(await eventCountVia(other, quiet)).toBe(3);
+    });
+
+    it('fails only the call at fault when a group of events fails: an event id written before', async () => {
+      const group = new CommitGroup(db);
+      const [first, second, third] = [newId('ent'), newId('ent'), newId('ent')];
+      const taken = event();
+      await writeEvents(db, origin(first), [taken]);
+      const outcomes = await Promise.allSettled([
+        group.commit({ events: { origin: origin(second), events: [event()] } }),
+        group.commit({ events: { origin: origin(third), events: [event(), { ...taken }] } }),
+        group.commit({ events: { origin: origin(second), events: [event()] } }),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect([await eventCount(first), await eventCount(second), await eventCount(third)]).toEqual([1, 2, 0]);
+    });
+
     it.runIf(impl.name === 'SQLite')('refuses a batch whose endpoints changed after they were read, and writes none of it', async () => {
       const store = embeddedStore(db)!;
       const entity = newId('ent');
