@@ -8,15 +8,16 @@
  *
  * Every statement is compiled once (precompiled.ts, bulk-insert.ts). On the embedded store a whole group is
  * one message to the writer thread, run there as one transaction. On PostgreSQL the calls that only emitted
- * events commit first by one statement where no endpoint subscribes to them (unsubscribed-events.ts); the
- * rest of the group is one transaction.
+ * events, in partitions with no enabled endpoint, commit first by one statement (unsubscribed-events.ts);
+ * the rest of the group is one transaction.
  *
- * Should a group fail (one call's claim was taken over, say), it is rolled back and each write is run again
- * in a transaction of its own, so that only the write at fault fails.
+ * Should a group fail (one call's claim was taken over, say), it is rolled back and each of its writes not
+ * yet committed is run again in a transaction of its own, so that only the write at fault fails.
  */
 import { eventStatements, writeEventBatches, type EventBatch } from './events.js';
 import { completeIdempotencyKeys, completionStatement, type IdempotencyCompletion } from './idempotency.js';
 import { embeddedStore, storeKind, type BatchStatement, type EmbeddedStore } from './open.js';
+import { forgetEndpoints } from './partition-endpoints.js';
 import type { Db } from './schema.js';
 import { CallTransaction } from './transaction.js';
 import { writeUnsubscribedEvents } from './unsubscribed-events.js';
@@ -106,7 +107,8 @@ export class CommitGroup {
       for (const g of group) g.resolve();
     } catch (error) {
       // A batch of the embedded store that failed is run again write by write, whatever its size: it may have
-      // failed only because an endpoint changed between the read of endpoints and the batch.
+      // failed only because an endpoint changed since the endpoints were read, whose copies go with it.
+      if (this.#embedded) forgetEndpoints(this.#db);
       if (group.length === 1 && !this.#embedded) group[0]!.reject(error);
       else for (const g of group) await this.#runInTransaction([g]).then(g.resolve, g.reject);
     } finally {

@@ -11,6 +11,7 @@ import type { CompiledQuery } from 'kysely';
 import { insertRows, insertStatements } from './bulk-insert.js';
 import { writeUsage } from './write-usage.js';
 import { storeKind, type BatchStatement, type EmbeddedStore } from './open.js';
+import { endpointsOfPartitions, partitionKey, type Endpoint } from './partition-endpoints.js';
 import { precompiled } from './precompiled.js';
 import type { Db, EventTable, Mode } from './schema.js';
 
@@ -73,7 +74,7 @@ export async function writeEventBatches(db: Db, batches: readonly EventBatch[]):
   const rows = eventRows(batches, now);
   if (rows.length === 0) return;
   await insertRows(db, 'events', rows);
-  const { rows: endpoints } = await db.executeQuery<Endpoint>(endpointsOf(db, batches));
+  const { rows: endpoints } = await db.executeQuery<Endpoint>(endpointsOf(db, partitionsOf(batches)));
   const deliveries = deliveryRows(batches, endpoints, now);
   if (deliveries.length > 0) {
     await insertRows(db, 'webhook_deliveries', deliveries);
@@ -83,16 +84,18 @@ export async function writeEventBatches(db: Db, batches: readonly EventBatch[]):
 
 /**
  * The same writes as statements for one batch of the embedded store (one message to its writer, one
- * transaction). The endpoints are read here, before the batch runs, so that the deliveries can be made; the
- * batch reads them again and commits only if it finds the same, so a change in between fails it rather
- * than missing an endpoint. `committed` is to be run once the batch has committed.
+ * transaction). The endpoints are known here, before the batch runs (read, or copied from an earlier group's
+ * read: partition-endpoints.ts), so that the deliveries can be made; the batch reads them again and commits
+ * only if it finds the same, so a change since fails it rather than missing an endpoint. `committed` is to be
+ * run once the batch has committed.
  */
 export function eventStatements(store: EmbeddedStore, db: Db, batches: readonly EventBatch[]): { statements: BatchStatement[]; committed?: () => void } {
   const now = new Date().toISOString();
   const rows = eventRows(batches, now);
   if (rows.length === 0) return { statements: [] };
-  const endpointsQuery = endpointsOf(db, batches);
-  const endpoints = store.read(endpointsQuery) as Endpoint[];
+  const partitions = partitionsOf(batches);
+  const endpointsQuery = endpointsOf(db, partitions);
+  const endpoints = endpointsOfPartitions(db, store, partitions, (unseen) => endpointsOf(db, unseen));
   const deliveries = deliveryRows(batches, endpoints, now);
   const statements: BatchStatement[] = [
     ...insertStatements(db, 'events', rows).map((query) => ({ query })),
@@ -101,9 +104,6 @@ export function eventStatements(store: EmbeddedStore, db: Db, batches: readonly 
   ];
   return deliveries.length > 0 ? { statements, committed: announce } : { statements };
 }
-
-/** An enabled endpoint, as the fan-out reads it. */
-type Endpoint = { id: string; mode: Mode; entity_id: string; event_types: string };
 
 export function eventRows(batches: readonly EventBatch[], now: string): EventTable[] {
   const rows: EventTable[] = [];
@@ -125,10 +125,15 @@ export function eventRows(batches: readonly EventBatch[], now: string): EventTab
   return rows;
 }
 
-/** The enabled endpoints of the batches' partitions, each partition once: compiled once per number of partitions. */
-function endpointsOf(db: Db, batches: readonly EventBatch[]): CompiledQuery {
+/** The batches' partitions, each once, by key. */
+function partitionsOf(batches: readonly EventBatch[]): Map<string, EventOrigin> {
   const partitions = new Map<string, EventOrigin>();
-  for (const { origin } of batches) partitions.set(`${origin.mode}:${origin.entityId}`, origin);
+  for (const { origin } of batches) partitions.set(partitionKey(origin.mode, origin.entityId), origin);
+  return partitions;
+}
+
+/** The enabled endpoints of the partitions, in id order: compiled once per number of partitions. */
+function endpointsOf(db: Db, partitions: ReadonlyMap<string, EventOrigin>): CompiledQuery {
   const values: Record<string, string> = {};
   let i = 0;
   for (const origin of partitions.values()) {

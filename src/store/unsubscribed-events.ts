@@ -12,6 +12,7 @@
  */
 import { CompiledQuery } from 'kysely';
 import { eventRows, type EventBatch } from './events.js';
+import { partitionKey } from './partition-endpoints.js';
 import type { Db } from './schema.js';
 
 const COLUMNS = ['id', 'mode', 'entity_id', 'type', 'api_version', 'request_id', 'idempotency_key', 'data', 'created_at'] as const;
@@ -35,14 +36,12 @@ select distinct mode, entity_id from endpoints`;
  */
 export async function writeUnsubscribedEvents(db: Db, batches: readonly EventBatch[]): Promise<EventBatch[]> {
   const partitions = new Map<string, { mode: string; entityId: string }>();
-  for (const { origin } of batches) partitions.set(partitionOf(origin.mode, origin.entityId), origin);
+  for (const { origin } of batches) partitions.set(partitionKey(origin.mode, origin.entityId), origin);
   const rows = eventRows(batches, new Date().toISOString());
   const parameters: unknown[] = [[...partitions.values()].map((p) => p.mode), [...partitions.values()].map((p) => p.entityId)];
   for (const column of COLUMNS) parameters.push(rows.map((row) => row[column]));
   const { rows: subscribed } = await db.executeQuery<{ mode: string; entity_id: string }>(CompiledQuery.raw(STATEMENT, parameters));
   if (subscribed.length === 0) return [];
-  const withEndpoints = new Set(subscribed.map((s) => partitionOf(s.mode, s.entity_id)));
-  return batches.filter(({ origin }) => withEndpoints.has(partitionOf(origin.mode, origin.entityId)));
+  const withEndpoints = new Set(subscribed.map((s) => partitionKey(s.mode, s.entity_id)));
+  return batches.filter(({ origin }) => withEndpoints.has(partitionKey(origin.mode, origin.entityId)));
 }
-
-const partitionOf = (mode: string, entityId: string) => `${mode}:${entityId}`;

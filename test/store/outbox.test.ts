@@ -12,6 +12,8 @@ import { openShippedStore } from '../../src/server/shipped.js';
 import type { Db, Mode } from '../../src/store/schema.js';
 import { afterCommit, CallTransaction } from '../../src/store/transaction.js';
 import { ClaimNoLongerHeld, CommitGroup } from '../../src/store/commit-group.js';
+import { writeUnsubscribedEvents } from '../../src/store/unsubscribed-events.js';
+import { endpointsOfPartitions, partitionKey } from '../../src/store/partition-endpoints.js';
 import { insertEndpoint, leaseDueDeliveries, loadDeliveries, settleDelivery } from '../../src/faces/webhooks/store.js';
 import { implementations, type StoreLocation } from './implementations.js';
 
@@ -189,6 +191,88 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       ]);
       expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
       expect([await eventCount(first), await eventCount(second), await eventCount(third)]).toEqual([1, 2, 0]);
+    });
+
+    it.runIf(impl.name === 'PostgreSQL')('writes, by one statement, the events of partitions with no enabled endpoint, and leaves the others', async () => {
+      const [quiet, subscribedEntity, disabledOnly] = [newId('ent'), newId('ent'), newId('ent')];
+      // An endpoint in one mode leaves the other mode's partition of the same entity without one.
+      await endpoint(subscribedEntity, ['billing.*']);
+      await endpoint(disabledOnly, ['*'], { status: 'disabled' });
+      const batches = [
+        { origin: origin(quiet), events: [event(), event('keys.key.created')] },
+        { origin: origin(subscribedEntity), events: [event()] },
+        { origin: origin(subscribedEntity, 'live'), events: [event()] },
+        { origin: origin(disabledOnly), events: [event()] },
+      ];
+      // Every enabled endpoint sends its partition's events to the transaction, whatever it subscribes to.
+      expect(await writeUnsubscribedEvents(db, batches)).toEqual([batches[1]]);
+      const modes = async (entity: string) => (await db.selectFrom('events').select('mode').where('entity_id', '=', entity).execute()).map((r) => r.mode);
+      expect([await eventCount(quiet), await eventCount(disabledOnly)]).toEqual([2, 1]);
+      expect(await modes(subscribedEntity)).toEqual(['live']);
+    });
+
+    it('delivers to an endpoint made after a group found its partition without one, and to one changed since', async () => {
+      const group = new CommitGroup(db);
+      const entity = newId('ent');
+      await group.commit({ events: { origin: origin(entity), events: [event()] } });
+      // Made after the group above knew the partition: the next group finds it all the same.
+      const made = await endpoint(entity, ['auth.*']);
+      await group.commit({ events: { origin: origin(entity), events: [event('auth.login.succeeded')] } });
+      await group.commit({ events: { origin: origin(entity), events: [event('keys.key.created')] } });
+      expect(await deliveriesTo(made)).toEqual(['auth.login.succeeded']);
+      // Subscribed to other types since.
+      await db.updateTable('webhook_endpoints').set({ event_types: JSON.stringify(['keys.*']) }).where('id', '=', made).execute();
+      await group.commit({ events: { origin: origin(entity), events: [event('keys.key.created')] } });
+      await group.commit({ events: { origin: origin(entity), events: [event('auth.login.succeeded')] } });
+      expect(await deliveriesTo(made)).toEqual(['auth.login.succeeded', 'keys.key.created']);
+      expect(await eventCount(entity)).toBe(5);
+    });
+
+    it.runIf(impl.name === 'SQLite')('keeps copies of endpoints for a bounded number of partitions, and reads again past it', async () => {
+      const store = embeddedStore(db)!;
+      const subscribedEntity = newId('ent');
+      const made = await endpoint(subscribedEntity, ['*']);
+      const asked: string[][] = [];
+      const read = (unseen: ReadonlyMap<string, { mode: Mode; entityId: string }>) => {
+        asked.push([...unseen.keys()]);
+        const pairs = [...unseen.values()];
+        return db
+          .selectFrom('webhook_endpoints')
+          .select(['id', 'mode', 'entity_id', 'event_types'])
+          .where('status', '=', 'enabled')
+          .where((eb) => eb.or(pairs.map((p) => eb.and([eb('mode', '=', p.mode), eb('entity_id', '=', p.entityId)]))))
+          .orderBy('id')
+          .compile();
+      };
+      const partitions = (entities: string[]) => new Map(entities.map((entityId) => [partitionKey('test', entityId), { mode: 'test' as Mode, entityId }]));
+      const subscribed = partitions([subscribedEntity]);
+      expect(endpointsOfPartitions(db, store, subscribed, read).map((e) => e.id)).toEqual([made]);
+      expect(endpointsOfPartitions(db, store, subscribed, read).map((e) => e.id)).toEqual([made]);
+      expect(asked).toHaveLength(1);
+      // 9,960 partitions more, sixty at a time as groups meet them: 9,961 copies, under the bound of 10,000.
+      for (let i = 0; i < 9_960; i += 60) endpointsOfPartitions(db, store, partitions(Array.from({ length: 60 }, (_, n) => `crowd-${i + n}`)), read);
+      asked.length = 0;
+      // Forty unseen ones would pass it: the copies start over, and the group's known partitions are read too.
+      const mixed = new Map([...partitions(['crowd-0', ...Array.from({ length: 40 }, () => newId('ent'))]), ...subscribed]);
+      expect(endpointsOfPartitions(db, store, mixed, read).map((e) => e.id)).toEqual([made]);
+      expect(asked).toEqual([[...mixed.keys()]]);
+      asked.length = 0;
+      expect(endpointsOfPartitions(db, store, subscribed, read).map((e) => e.id)).toEqual([made]);
+      expect(asked).toEqual([]);
+    });
+
+    it('runs again only the writes not yet committed when the rest of a group fails', async () => {
+      const group = new CommitGroup(db);
+      const [quiet, subscribedEntity, first] = [newId('ent'), newId('ent'), newId('ent')];
+      await endpoint(subscribedEntity, ['*']);
+      const taken = event();
+      await writeEvents(db, origin(first), [taken]);
+      const outcomes = await Promise.allSettled([
+        group.commit({ events: { origin: origin(quiet), events: [event()] } }),
+        group.commit({ events: { origin: origin(subscribedEntity), events: [{ ...taken }] } }),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
+      expect([await eventCount(quiet), await eventCount(subscribedEntity)]).toEqual([1, 0]);
     });
 
     it.runIf(impl.name === 'SQLite')('refuses a batch whose endpoints changed after they were read, and writes none of it', async () => {
