@@ -99,7 +99,7 @@ async function openPostgres(url: string, max: number): Promise<Db> {
 
 const postgresPools = new WeakMap<Db, pg.Pool>();
 
-/** The connection pool of a PostgreSQL store (for LISTEN, which needs a connection of its own); undefined for SQLite. */
+/** The connection pool of a PostgreSQL store (for LISTEN, which needs a connection of its own, and prepared statements); undefined for SQLite. */
 export function postgresPool(db: Db): pg.Pool | undefined {
   return postgresPools.get(db);
 }
