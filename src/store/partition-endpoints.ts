@@ -35,13 +35,15 @@ export function endpointsOfPartitions<P>(db: Db, store: EmbeddedStore, partition
       known.clear();
       unseen = new Map(partitions);
     }
-    for (const key of unseen.keys()) known.set(key, []);
-    for (const endpoint of store.read(read(unseen)) as Endpoint[]) known.get(partitionKey(endpoint.mode, endpoint.entity_id))?.push(endpoint);
+    // Kept only once read: a read that fails leaves no copy saying "none".
+    const fresh = new Map<string, Endpoint[]>([...unseen.keys()].map((key) => [key, []]));
+    for (const endpoint of store.read(read(unseen)) as Endpoint[]) fresh.get(partitionKey(endpoint.mode, endpoint.entity_id))?.push(endpoint);
+    for (const [key, endpoints] of fresh) known.set(key, endpoints);
   }
   const found: Endpoint[] = [];
   for (const key of partitions.keys()) found.push(...known.get(key)!);
-  // The order of the batch's own read (`order by id`): ids are ASCII, which SQLite and JavaScript sort alike.
-  return found.length > 1 ? found.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) : found;
+  // The order of the batch's own read (`order by id`, SQLite's bytewise order of UTF-8 text).
+  return found.length > 1 ? found.sort((a, b) => Buffer.compare(Buffer.from(a.id), Buffer.from(b.id))) : found;
 }
 
 /** Drops every copy of `db`'s endpoints: a batch found other endpoints than its copies said. */

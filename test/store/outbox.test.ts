@@ -3,11 +3,11 @@
  * lazily, committed or rolled back whole, closed afterwards, with effects that wait for the commit), the
  * fan-out of events to subscribed endpoints, and the delivery queue leased by competing connections.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../src/store/secrets.js';
 import { eventStatements, purgeEvents, writeEventBatches, writeEvents, type EventOrigin } from '../../src/store/events.js';
 import { claimIdempotencyKey } from '../../src/store/idempotency.js';
-import { embeddedStore, storeKind } from '../../src/store/open.js';
+import { embeddedStore, postgresPool, storeKind } from '../../src/store/open.js';
 import { openShippedStore } from '../../src/server/shipped.js';
 import type { Db, Mode } from '../../src/store/schema.js';
 import { afterCommit, CallTransaction } from '../../src/store/transaction.js';
@@ -209,6 +209,16 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       const modes = async (entity: string) => (await db.selectFrom('events').select('mode').where('entity_id', '=', entity).execute()).map((r) => r.mode);
       expect([await eventCount(quiet), await eventCount(disabledOnly)]).toEqual([2, 1]);
       expect(await modes(subscribedEntity)).toEqual(['live']);
+
+      // A statement that fails for its own content (an event id written before) keeps its connection.
+      const pool = postgresPool(db)!;
+      const connections = pool.totalCount;
+      await expect(writeUnsubscribedEvents(db, [{ origin: origin(quiet), events: [batches[0]!.events[0]!] }])).rejects.toMatchObject({ code: '23505' });
+      expect(pool.totalCount).toBe(connections);
+      // A handle derived from the store's, with no pool of its own, writes the same way.
+      const derived = db.withoutPlugins();
+      expect(await writeUnsubscribedEvents(derived, [{ origin: origin(quiet), events: [event()] }])).toEqual([]);
+      expect(await eventCount(quiet)).toBe(3);
     });
 
     it('delivers to an endpoint made after a group found its partition without one, and to one changed since', async () => {
@@ -229,9 +239,25 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
     });
 
     it.runIf(impl.name === 'SQLite')('keeps copies of endpoints for a bounded number of partitions, and reads again past it', async () => {
+      // A store of its own, so that no other test's partitions count towards the bound.
+      const location = await impl.create();
+      const db = await openShippedStore(location.config);
+      try {
+        await copiesBounded(db);
+      } finally {
+        await db.destroy();
+        await location.remove();
+      }
+    });
+
+    async function copiesBounded(db: Db) {
       const store = embeddedStore(db)!;
       const subscribedEntity = newId('ent');
-      const made = await endpoint(subscribedEntity, ['*']);
+      const made = newId('wh');
+      await insertEndpoint(db, {
+        id: made, mode: 'test', entity_id: subscribedEntity, url: 'https://example.com/hooks', description: null, event_types: '["*"]', status: 'enabled',
+        disabled_reason: null, secret: 'whsec_x', previous_secret: null, previous_secret_expires_at: null, created_at: iso(), updated_at: iso(),
+      });
       const asked: string[][] = [];
       const read = (unseen: ReadonlyMap<string, { mode: Mode; entityId: string }>) => {
         asked.push([...unseen.keys()]);
@@ -259,7 +285,7 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       asked.length = 0;
       expect(endpointsOfPartitions(db, store, subscribed, read).map((e) => e.id)).toEqual([made]);
       expect(asked).toEqual([]);
-    });
+    }
 
     it('runs again only the writes not yet committed when the rest of a group fails', async () => {
       const group = new CommitGroup(db);
@@ -267,12 +293,44 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       await endpoint(subscribedEntity, ['*']);
       const taken = event();
       await writeEvents(db, origin(first), [taken]);
-      const outcomes = await Promise.allSettled([
-        group.commit({ events: { origin: origin(quiet), events: [event()] } }),
-        group.commit({ events: { origin: origin(subscribedEntity), events: [{ ...taken }] } }),
+      const rollbacks = vi.spyOn(CallTransaction.prototype, 'rollback');
+      try {
+        const outcomes = await Promise.allSettled([
+          group.commit({ events: { origin: origin(quiet), events: [event()] } }),
+          group.commit({ events: { origin: origin(subscribedEntity), events: [{ ...taken }] } }),
+        ]);
+        expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
+        expect([await eventCount(quiet), await eventCount(subscribedEntity)]).toEqual([1, 0]);
+        // Only the faulty write's transaction rolled back: the committed one was not run again.
+        expect(rollbacks).toHaveBeenCalledTimes(1);
+      } finally {
+        rollbacks.mockRestore();
+      }
+    });
+
+    it.runIf(impl.name === 'SQLite')('commits a batch of several partitions whose endpoints come from the copies of earlier groups', async () => {
+      const store = embeddedStore(db)!;
+      const [a, b] = [newId('ent'), newId('ent')];
+      const endpoints = [await endpoint(a, ['*']), await endpoint(b, ['*']), await endpoint(a, ['auth.*']), await endpoint(b, ['keys.*'])];
+      // Each partition's endpoints copied by a group of its own, then both in one batch, in id order across them.
+      for (const entity of [a, b]) await store.writeBatch(eventStatements(store, db, [{ origin: origin(entity), events: [event('keys.key.created')] }]).statements);
+      const both = eventStatements(store, db, [
+        { origin: origin(a), events: [event()] },
+        { origin: origin(b), events: [event()] },
       ]);
-      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected']);
-      expect([await eventCount(quiet), await eventCount(subscribedEntity)]).toEqual([1, 0]);
+      await store.writeBatch(both.statements);
+      expect(await Promise.all(endpoints.map(deliveriesTo))).toEqual([
+        ['auth.signup.succeeded', 'keys.key.created'],
+        ['auth.signup.succeeded', 'keys.key.created'],
+        ['auth.signup.succeeded'],
+        ['keys.key.created'],
+      ]);
+      // An endpoint made through another connection to the store: the copies no longer hold, and the batch says so.
+      await insertEndpoint(other, {
+        id: newId('wh'), mode: 'test', entity_id: a, url: 'https://example.com/hooks', description: null, event_types: '["*"]', status: 'enabled',
+        disabled_reason: null, secret: 'whsec_x', previous_secret: null, previous_secret_expires_at: null, created_at: iso(), updated_at: iso(),
+      });
+      await expect(store.writeBatch(eventStatements(store, db, [{ origin: origin(a), events: [event()] }]).statements)).rejects.toMatchObject({ code: 'BATCH_UNMET' });
     });
 
     it.runIf(impl.name === 'SQLite')('refuses a batch whose endpoints changed after they were read, and writes none of it', async () => {
