@@ -139,12 +139,9 @@ export class CommitGroup {
     const eventsOnly = group.filter(({ write }) => write.events && !write.completion);
     if (eventsOnly.length === 0) return group;
     const unwritten = new Set(await writeUnsubscribedEvents(this.#db, eventsOnly.map(({ write }) => write.events!)));
-    const rest: Waiting[] = [];
-    for (const g of group) {
-      if (!g.write.events || g.write.completion || unwritten.has(g.write.events)) rest.push(g);
-      else g.resolve();
-    }
-    return rest;
+    const written = new Set(eventsOnly.filter(({ write }) => !unwritten.has(write.events!)));
+    for (const g of written) g.resolve();
+    return group.filter((g) => !written.has(g));
   }
 
   async #runInTransaction(group: readonly Waiting[]): Promise<void> {

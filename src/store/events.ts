@@ -126,7 +126,7 @@ export function eventRows(batches: readonly EventBatch[], now: string): EventTab
 }
 
 /** The batches' partitions, each once, by key. */
-function partitionsOf(batches: readonly EventBatch[]): Map<string, EventOrigin> {
+export function partitionsOf(batches: readonly EventBatch[]): Map<string, EventOrigin> {
   const partitions = new Map<string, EventOrigin>();
   for (const { origin } of batches) partitions.set(partitionKey(origin.mode, origin.entityId), origin);
   return partitions;

@@ -12,7 +12,7 @@
  * statement anew cost PostgreSQL more than running it).
  */
 import { CompiledQuery } from 'kysely';
-import { eventRows, type EventBatch } from './events.js';
+import { eventRows, partitionsOf, type EventBatch } from './events.js';
 import { postgresPool } from './open.js';
 import { partitionKey } from './partition-endpoints.js';
 import type { Db } from './schema.js';
@@ -38,8 +38,7 @@ select distinct mode, entity_id from endpoints`;
  * not at all.
  */
 export async function writeUnsubscribedEvents(db: Db, batches: readonly EventBatch[]): Promise<EventBatch[]> {
-  const partitions = new Map<string, { mode: string; entityId: string }>();
-  for (const { origin } of batches) partitions.set(partitionKey(origin.mode, origin.entityId), origin);
+  const partitions = partitionsOf(batches);
   const rows = eventRows(batches, new Date().toISOString());
   const parameters: unknown[] = [[...partitions.values()].map((p) => p.mode), [...partitions.values()].map((p) => p.entityId)];
   for (const column of COLUMNS) parameters.push(rows.map((row) => row[column]));

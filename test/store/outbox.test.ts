@@ -39,9 +39,10 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
   const event = (type = 'auth.signup.succeeded', endpointId?: string) => ({ id: newId('evt'), type, data: { n: 1 }, ...(endpointId ? { endpointId } : {}) });
   const eventCount = async (entityId: string) => (await db.selectFrom('events').select('id').where('entity_id', '=', entityId).execute()).length;
 
-  async function endpoint(entityId: string, eventTypes: string[], options: { mode?: Mode; status?: 'enabled' | 'disabled' } = {}) {
+  /** An endpoint of the partition, inserted through `options.on` (by default the test's store). */
+  async function endpoint(entityId: string, eventTypes: string[], options: { mode?: Mode; status?: 'enabled' | 'disabled'; on?: Db } = {}) {
     const id = newId('wh');
-    await insertEndpoint(db, {
+    await insertEndpoint(options.on ?? db, {
       id, mode: options.mode ?? 'test', entity_id: entityId, url: 'https://example.com/hooks', description: null,
       event_types: JSON.stringify(eventTypes), status: options.status ?? 'enabled', disabled_reason: null,
       secret: 'whsec_x', previous_secret: null, previous_secret_expires_at: null, created_at: iso(), updated_at: iso(),
@@ -253,11 +254,7 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
     async function copiesBounded(db: Db) {
       const store = embeddedStore(db)!;
       const subscribedEntity = newId('ent');
-      const made = newId('wh');
-      await insertEndpoint(db, {
-        id: made, mode: 'test', entity_id: subscribedEntity, url: 'https://example.com/hooks', description: null, event_types: '["*"]', status: 'enabled',
-        disabled_reason: null, secret: 'whsec_x', previous_secret: null, previous_secret_expires_at: null, created_at: iso(), updated_at: iso(),
-      });
+      const made = await endpoint(subscribedEntity, ['*'], { on: db });
       const asked: string[][] = [];
       const read = (unseen: ReadonlyMap<string, { mode: Mode; entityId: string }>) => {
         asked.push([...unseen.keys()]);
@@ -326,10 +323,7 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
         ['keys.key.created'],
       ]);
       // An endpoint made through another connection to the store: the copies no longer hold, and the batch says so.
-      await insertEndpoint(other, {
-        id: newId('wh'), mode: 'test', entity_id: a, url: 'https://example.com/hooks', description: null, event_types: '["*"]', status: 'enabled',
-        disabled_reason: null, secret: 'whsec_x', previous_secret: null, previous_secret_expires_at: null, created_at: iso(), updated_at: iso(),
-      });
+      await endpoint(a, ['*'], { on: other });
       await expect(store.writeBatch(eventStatements(store, db, [{ origin: origin(a), events: [event()] }]).statements)).rejects.toMatchObject({ code: 'BATCH_UNMET' });
     });
 
