@@ -31,10 +31,15 @@ export async function fillEventLog(db: Db): Promise<void> {
   // Only the embedded store has places pending: PostgreSQL's log is the events' own index (event-log-migration.ts).
   const store = embeddedStore(db);
   if (!store) return;
-  const newest = store.read(sql`select rowid, id from event_log_pending order by rowid desc limit 1`.compile(db))[0] as NewestPlace | undefined;
+  const newest = newestPlace(db, store);
   if (!newest) return;
   await copyPlaces(db, store, newest);
   await deleteCopiedPlaces(db, store, newest);
+}
+
+/** The newest pending place, read at once on this thread; undefined when none is pending. */
+export function newestPlace(db: Db, store: EmbeddedStore): NewestPlace | undefined {
+  return store.read(sql`select rowid, id from event_log_pending order by rowid desc limit 1`.compile(db))[0] as NewestPlace | undefined;
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteCopiedPlaces, fillEventLog, type NewestPlace } from '../../src/store/event-log-fill.js';
+import { deleteCopiedPlaces, fillEventLog, newestPlace } from '../../src/store/event-log-fill.js';
 import { eventPage, listEvents, type EventLogQuery } from '../../src/store/event-log.js';
 import { purgeEvents, writeEvents, type EventOrigin } from '../../src/store/events.js';
 import { newId } from '../../src/store/secrets.js';
@@ -138,7 +138,7 @@ describe.each(implementations)('the event log on $name', (impl) => {
   it.runIf(impl.name === 'SQLite')('deletes no place whose rowid a fill could not have copied', async () => {
     const store = embeddedStore(db)!;
     await emit('reused', 3);
-    const newest = () => store.read(sql`select rowid, id from event_log_pending order by rowid desc limit 1`.compile(db))[0] as NewestPlace;
+    const newest = () => newestPlace(db, store)!;
     // A fill that read the newest place, then waited while another moved everything, and new places took
     // the emptied table's first rowids again: its delete must leave them, for it never copied them.
     const stale = newest();
