@@ -8,15 +8,12 @@
  * deliveries; the statement tells which.
  *
  * The rows go in as one array per column (`unnest`), so the text is the same whatever the number of events
- * and partitions: it is a prepared statement, which each connection parses and plans once (parsing a
- * statement anew cost PostgreSQL more than running it).
+ * and partitions: it is a prepared statement (prepared-statement.ts).
  */
-import { CompiledQuery } from 'kysely';
 import { eventRows, partitionsOf, type EventBatch } from './events.js';
-import { postgresPool } from './open.js';
 import { partitionKey } from './partition-endpoints.js';
+import { runPrepared } from './prepared-statement.js';
 import type { Db } from './schema.js';
-import { isStoreUnavailable } from './unavailable.js';
 
 const COLUMNS = ['id', 'mode', 'entity_id', 'type', 'api_version', 'request_id', 'idempotency_key', 'data', 'created_at'] as const;
 
@@ -42,30 +39,10 @@ export async function writeUnsubscribedEvents(db: Db, batches: readonly EventBat
   const rows = eventRows(batches, new Date().toISOString());
   const parameters: unknown[] = [[...partitions.values()].map((p) => p.mode), [...partitions.values()].map((p) => p.entityId)];
   for (const column of COLUMNS) parameters.push(rows.map((row) => row[column]));
-  const { rows: subscribed } = await run(db, parameters);
+  const { rows: subscribed } = await runPrepared<Subscribed>(db, 'events.unsubscribed', STATEMENT, parameters);
   if (subscribed.length === 0) return [];
   const withEndpoints = new Set(subscribed.map((s) => partitionKey(s.mode, s.entity_id)));
   return batches.filter(({ origin }) => withEndpoints.has(partitionKey(origin.mode, origin.entityId)));
 }
 
 type Subscribed = { mode: string; entity_id: string };
-
-/**
- * The statement, prepared on the connection it runs on. A connection is given back to the pool as it is
- * after an error of the statement's own (a duplicate event id, say), and dropped only when it was lost. A
- * handle derived from the store's (`withPlugin`, say) has no pool of its own: it runs the statement unprepared.
- */
-async function run(db: Db, parameters: unknown[]): Promise<{ rows: Subscribed[] }> {
-  const pool = postgresPool(db);
-  if (!pool) return db.executeQuery<Subscribed>(CompiledQuery.raw(STATEMENT, parameters));
-  const client = await pool.connect();
-  let lost: Error | undefined;
-  try {
-    return await client.query<Subscribed>({ name: 'events.unsubscribed', text: STATEMENT, values: parameters });
-  } catch (error) {
-    if (isStoreUnavailable(error)) lost = error as Error;
-    throw error;
-  } finally {
-    client.release(lost);
-  }
-}

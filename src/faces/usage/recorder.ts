@@ -1,20 +1,21 @@
 /**
  * Writes usage records off the hot path (docs/contract.md § Usage): calls are buffered and written every
  * `flushMs` (or sooner when `flushAt` are waiting), each flush in transactions of its own, never a call's
- * (store/write-usage.ts), so no call waits for it and its failure fails no call: the raw records, and the
+ * (store/write-usage.ts; on PostgreSQL one statement each, postgres-flush.ts), so no call waits for it and its failure fails no call: the raw records, and the
  * minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records; each
  * transaction holds whole entities' records with their rollups (flush-parts.ts). One flush runs at a time. A
  * graceful stop flushes what is buffered; a crash loses at most one flush window. While the store is unreachable, records wait (up to
  * `maxBuffered`, the oldest dropped beyond, counted) and flushes back off; a record the store refuses for its
  * content is dropped and counted, never retried forever in front of the others.
  */
-import type { CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../../store/schema.js';
 import { insertStatements } from '../../store/bulk-insert.js';
 import { writeUsage } from '../../store/write-usage.js';
+import { storeKind } from '../../store/open.js';
 import { isStoreUnavailable } from '../../store/unavailable.js';
 import type { UsageFeed } from './feed.js';
 import { partsOf } from './flush-parts.js';
+import { writeFlushOnPostgres } from './postgres-flush.js';
 import { rollupStatements, type RecordWithCost } from './rollups.js';
 import { log } from '../../core/log.js';
 
@@ -28,7 +29,7 @@ export interface UsageRecorderOptions {
   /** Where written records go next (`usage.live`). */
   feed?: UsageFeed;
   /** Announces each flush to the other processes of a shared store (`usage.live` across processes). */
-  relay?: { announce(ids: readonly string[]): CompiledQuery[] };
+  relay?: { notices(ids: readonly string[]): string[] };
 }
 
 /** The longest wait between attempts while the store is unreachable. */
@@ -153,12 +154,8 @@ export class UsageRecorder {
 
   /** Writes the records and their rollups in one transaction, then hands them to live followers. */
   async #commit(rows: RecordWithCost[]): Promise<void> {
-    const statements = [
-      ...insertStatements(this.#db, 'usage_records', rows.map((r) => r.row)),
-      ...rollupStatements(this.#db, rows),
-      ...(this.#relay?.announce(rows.map((r) => r.row.id)) ?? []),
-    ];
-    await writeUsage(this.#db, statements);
+    if (storeKind(this.#db) === 'postgres') await writeFlushOnPostgres(this.#db, rows, this.#relay?.notices(rows.map((r) => r.row.id)) ?? []);
+    else await writeUsage(this.#db, [...insertStatements(this.#db, 'usage_records', rows.map((r) => r.row)), ...rollupStatements(this.#db, rows)]);
     if (this.#feed?.followed) this.#feed.publish(rows.map((r) => r.row));
   }
 

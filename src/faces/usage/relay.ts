@@ -5,14 +5,14 @@
  * reads the records other processes announced and hands them to its feed, beside those it wrote itself. A
  * lost connection is opened again, with back-off, for as long as someone follows.
  */
-import { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import type { Db } from '../../store/schema.js';
 import { newId } from '../../store/secrets.js';
 import type { UsageFeed } from './feed.js';
 import { log } from '../../core/log.js';
 
-const CHANNEL = 'dispatch_usage';
+/** The channel of the notices (`pg_notify`). */
+export const USAGE_CHANNEL = 'dispatch_usage';
 /** Ids per notice: 200 ids of 30 characters stay well under PostgreSQL's 8000-byte payload limit. */
 const IDS_PER_NOTICE = 200;
 const MAX_RETRY_MS = 10_000;
@@ -41,14 +41,14 @@ export class UsageRelay {
     feed.onFollowed = (followed) => (followed ? void this.#listen() : this.#stop());
   }
 
-  /** The statements that announce a flush's records, to run in its transaction. */
-  announce(ids: readonly string[]): CompiledQuery[] {
-    const statements: CompiledQuery[] = [];
+  /** The notices that announce a flush's records, for its transaction to send on USAGE_CHANNEL. */
+  notices(ids: readonly string[]): string[] {
+    const notices: string[] = [];
     for (let i = 0; i < ids.length; i += IDS_PER_NOTICE) {
       const notice: Notice = { origin: this.origin, ids: ids.slice(i, i + IDS_PER_NOTICE) };
-      statements.push(CompiledQuery.raw('select pg_notify($1, $2)', [CHANNEL, JSON.stringify(notice)]));
+      notices.push(JSON.stringify(notice));
     }
-    return statements;
+    return notices;
   }
 
   close(): void {
@@ -70,7 +70,7 @@ export class UsageRelay {
     client.on('end', () => this.#lost(client));
     try {
       await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
+      await client.query(`LISTEN ${USAGE_CHANNEL}`);
       this.#retryMs = 250;
     } catch (error) {
       this.#lost(client, error as Error);

@@ -24,8 +24,18 @@ export interface RecordWithCost {
 const CALL_KEY = ['mode', 'entity_id', 'key_id', 'face', 'action', 'status'] as const;
 const ADDED = ['calls', 'errors', 'replayed', 'cost_nanos', 'latency_ms_sum', ...LATENCY_COLUMNS] as const;
 
-/** The statements that add `records` to the rollups of every grain. */
-export function rollupStatements(db: Db, records: readonly RecordWithCost[]): CompiledQuery[] {
+export type RollupTable = 'usage_rollups' | 'usage_rollups_coarse' | 'usage_unit_rollups' | 'usage_unit_rollups_coarse';
+
+/** What a flush adds to one table: its rows in key order, the columns that name a row and those added up. */
+export interface RollupWrite {
+  table: RollupTable;
+  rows: Rollup[];
+  key: readonly string[];
+  added: readonly string[];
+}
+
+/** What `records` add to the rollups of every grain, table by table. */
+export function rollupWrites(records: readonly RecordWithCost[]): RollupWrite[] {
   // Minutes from the records; hours from the minutes and days from the hours, which are far fewer.
   const minutes = callRollups(records);
   const hours = coarsen(minutes, 'hour', ADDED);
@@ -34,14 +44,19 @@ export function rollupStatements(db: Db, records: readonly RecordWithCost[]): Co
   const unitHours = coarsen(unitMinutes, 'hour', ['amount']);
   const unitDays = coarsen(unitHours, 'day', ['amount']);
   return [
-    ...upserts(db, 'usage_rollups', inKeyOrder(minutes), ['minute', ...CALL_KEY], ADDED),
-    ...upserts(db, 'usage_rollups_coarse', [...inKeyOrder(hours), ...inKeyOrder(days)], ['grain', 'period', ...CALL_KEY], ADDED),
-    ...upserts(db, 'usage_unit_rollups', inKeyOrder(unitMinutes), ['minute', ...CALL_KEY, 'unit'], ['amount']),
-    ...upserts(db, 'usage_unit_rollups_coarse', [...inKeyOrder(unitHours), ...inKeyOrder(unitDays)], ['grain', 'period', ...CALL_KEY, 'unit'], ['amount']),
+    { table: 'usage_rollups', rows: inKeyOrder(minutes), key: ['minute', ...CALL_KEY], added: ADDED },
+    { table: 'usage_rollups_coarse', rows: [...inKeyOrder(hours), ...inKeyOrder(days)], key: ['grain', 'period', ...CALL_KEY], added: ADDED },
+    { table: 'usage_unit_rollups', rows: inKeyOrder(unitMinutes), key: ['minute', ...CALL_KEY, 'unit'], added: ['amount'] },
+    { table: 'usage_unit_rollups_coarse', rows: [...inKeyOrder(unitHours), ...inKeyOrder(unitDays)], key: ['grain', 'period', ...CALL_KEY, 'unit'], added: ['amount'] },
   ];
 }
 
-type Rollup = Record<string, unknown>;
+/** The statements that add `records` to the rollups of every grain. */
+export function rollupStatements(db: Db, records: readonly RecordWithCost[]): CompiledQuery[] {
+  return rollupWrites(records).flatMap((write) => upserts(db, write));
+}
+
+export type Rollup = Record<string, unknown>;
 
 /** The records added up per minute and key: one row per key, as an upsert may touch a row once. */
 function callRollups(records: readonly RecordWithCost[]): Map<string, Rollup> {
@@ -120,9 +135,7 @@ function inKeyOrder<T>(byKey: Map<string, T>): T[] {
   return [...byKey.keys()].sort().map((key) => byKey.get(key)!);
 }
 
-type RollupTable = 'usage_rollups' | 'usage_rollups_coarse' | 'usage_unit_rollups' | 'usage_unit_rollups_coarse';
-
-function upserts(db: Db, table: RollupTable, rows: Rollup[], key: readonly string[], added: readonly string[]): CompiledQuery[] {
+function upserts(db: Db, { table, rows, key, added }: RollupWrite): CompiledQuery[] {
   // Built only when its SQL is not yet known (multiRowStatements): the statements of a flush are its rows' values.
   return multiRowStatements(db, `${table}:upsert`, rows, (chunk) => {
     const set = Object.fromEntries(

@@ -1,0 +1,71 @@
+/**
+ * A part of a usage flush on PostgreSQL, written by one prepared statement: its records, what they add to
+ * the rollups of every grain, and the notices that announce them (relay.ts). As multi-row inserts, a part was
+ * a round trip per statement, and each statement's text, its rows' values written into it, was parsed and
+ * planned anew: that cost PostgreSQL more than the writes. Here each table's rows go in as one array per
+ * column (`unnest`), so the text is the same for any number of rows and is prepared once per connection
+ * (store/prepared-statement.ts); one statement commits alone, all of it or nothing.
+ *
+ * The rollup rows of each table go in key order (rollups.ts), so that processes adding to the same rows lock
+ * them in the same order; the statement's parts run in the same order in every process, the text being one.
+ */
+import { runPrepared } from '../../store/prepared-statement.js';
+import type { Db, UsageRecordTable } from '../../store/schema.js';
+import { LATENCY_COLUMNS } from './latency.js';
+import { USAGE_CHANNEL } from './relay.js';
+import { rollupWrites, type RecordWithCost, type RollupWrite } from './rollups.js';
+
+const RECORD_COLUMNS = [
+  'id', 'request_id', 'at', 'key_id', 'mode', 'entity_id', 'face', 'action', 'api_version', 'status', 'error_code', 'latency_ms', 'units', 'cost', 'currency', 'replayed',
+] as const satisfies readonly (keyof UsageRecordTable)[];
+
+/** The type of each column that is not text, in every usage table (migrations.ts, exact-sums-migration.ts). */
+const COLUMN_TYPES: Record<string, string> = {
+  status: 'integer',
+  replayed: 'integer',
+  calls: 'integer',
+  errors: 'integer',
+  latency_ms: 'double precision',
+  latency_ms_sum: 'double precision',
+  cost_nanos: 'bigint',
+  amount: 'numeric',
+  ...Object.fromEntries(LATENCY_COLUMNS.map((column) => [column, 'integer'])),
+};
+
+/** The tables' parts of the statement, each with the columns it takes, in the order of its parameters. */
+interface Part {
+  columns: readonly string[];
+  sql: (parameters: string) => string;
+}
+
+const quoted = (columns: readonly string[]) => columns.map((column) => `"${column}"`).join(', ');
+const inserted = (table: string, columns: readonly string[]) => (parameters: string) =>
+  `insert into ${table} (${quoted(columns)}) select * from unnest(${parameters})`;
+
+/** The rollups' columns and conflict targets, known from any flush: the writes of no records say them. */
+const ROLLUPS: readonly Part[] = rollupWrites([]).map(({ table, key, added }: RollupWrite) => {
+  const sets = added.map((column) => `"${column}" = ${table}."${column}" + excluded."${column}"`).join(', ');
+  const columns = [...key, ...added];
+  return { columns, sql: (parameters) => `${inserted(table, columns)(parameters)} on conflict (${quoted(key)}) do update set ${sets}` };
+});
+
+const PARTS: readonly Part[] = [{ columns: RECORD_COLUMNS, sql: inserted('usage_records', RECORD_COLUMNS) }, ...ROLLUPS];
+
+/** The statement: each table's part a data-modifying `with` of its own, and the notices sent at the end. */
+const STATEMENT = (() => {
+  let next = 1;
+  const arrays = (columns: readonly string[]) => columns.map((column) => `$${next++}::${COLUMN_TYPES[column] ?? 'text'}[]`).join(', ');
+  const parts = PARTS.map((part, i) => `part${i} as (${part.sql(arrays(part.columns))})`);
+  return `with ${parts.join(',\n')}\nselect pg_notify('${USAGE_CHANNEL}', notice) from unnest($${next}::text[]) as notice`;
+})();
+
+/** Writes `records`, what they add to the rollups, and `notices` (payloads on the relay's channel), at once. */
+export async function writeFlushOnPostgres(db: Db, records: readonly RecordWithCost[], notices: readonly string[]): Promise<void> {
+  const tables = [records.map(({ row }) => row as unknown as Record<string, unknown>), ...rollupWrites(records).map((write) => write.rows)];
+  const parameters: unknown[] = [];
+  PARTS.forEach((part, i) => {
+    for (const column of part.columns) parameters.push(tables[i]!.map((row) => row[column]));
+  });
+  parameters.push(notices);
+  await runPrepared(db, 'usage.flush', STATEMENT, parameters);
+}

@@ -1,0 +1,113 @@
+/**
+ * A usage flush on PostgreSQL as one prepared statement (postgres-flush.ts): it writes, byte for byte, what
+ * the multi-row statements the embedded store runs wrote there, first rows and added-to rows alike; its
+ * notices reach a listener once it commits; it is prepared on the connection it ran on; and it writes
+ * nothing when one of its rows is refused.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { openShippedStore } from '../../src/server/shipped.js';
+import { insertStatements } from '../../src/store/bulk-insert.js';
+import { postgresPool } from '../../src/store/open.js';
+import type { Db } from '../../src/store/schema.js';
+import { writeUsage } from '../../src/store/write-usage.js';
+import { writeFlushOnPostgres } from '../../src/faces/usage/postgres-flush.js';
+import { rollupStatements, type RecordWithCost } from '../../src/faces/usage/rollups.js';
+import { createTestDatabase } from '../helpers/postgres.js';
+import { usageRecord } from '../helpers/usage-record.js';
+
+const TABLES = ['usage_records', 'usage_rollups', 'usage_rollups_coarse', 'usage_unit_rollups', 'usage_unit_rollups_coarse'];
+
+/** Texts an array literal or a statement could mistake for its own syntax, and floats without a short form. */
+const ODD = ['NULL', 'a,b', '{x}', 'say "hi"', 'back\\slash', "it's", ' spaced ', '', 'line\u2028break', 'ünï', '😀'];
+
+function records(count: number, at: Date): RecordWithCost[] {
+  return Array.from({ length: count }, (_, i) => {
+    const units = { inputTokens: i, outputTokens: 0.1 + 0.2 * i, [`odd ${ODD[i % ODD.length]}`]: 1e-7 * i };
+    const row = usageRecord({
+      at: new Date(at.getTime() + i * 37_000).toISOString(),
+      entity_id: `e${i % 3}`,
+      key_id: `key_${i % 2}`,
+      face: i % 4 === 0 ? 'payments' : 'ai',
+      status: i % 5 === 0 ? 429 : 200,
+      error_code: i % 5 === 0 ? ODD[i % ODD.length]! : null,
+      api_version: i % 7 === 0 ? null : '2026-09-01',
+      latency_ms: (0.1 + 0.2) * i,
+      units: JSON.stringify(units),
+      cost: ODD[i % ODD.length]!,
+      replayed: i % 6 === 0 ? 1 : 0,
+    });
+    // Above 2^53, where a float would round.
+    return { row, costNanos: 9_007_199_254_740_993n + BigInt(i), units };
+  });
+}
+
+describe('the usage flush on PostgreSQL', () => {
+  const databases: { url: string; drop: () => Promise<void> }[] = [];
+  const stores: Db[] = [];
+  const open = async () => {
+    const database = await createTestDatabase();
+    databases.push(database);
+    const db = await openShippedStore({ dataDir: '/nonexistent', databaseUrl: database.url });
+    stores.push(db);
+    return db;
+  };
+  let prepared: Db;
+  let statements: Db;
+  beforeAll(async () => {
+    [prepared, statements] = [await open(), await open()];
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((db) => db.destroy()));
+    await Promise.all(databases.map((database) => database.drop()));
+  });
+
+  /** Every row of every usage table, as PostgreSQL prints it, in order. */
+  const contents = async (db: Db) => {
+    const pool = postgresPool(db)!;
+    const tables: Record<string, string[]> = {};
+    for (const table of TABLES) tables[table] = (await pool.query<{ row: string }>(`select t::text as row from ${table} t order by 1`)).rows.map((r) => r.row);
+    return tables;
+  };
+
+  it('writes what the multi-row statements write, and adds to the rows they would add to', async () => {
+    const at = new Date('2026-11-29T10:58:30.000Z');
+    // The second flush falls on the first's minutes, hours and days, and on new ones.
+    const flushes = [records(40, at), records(25, new Date(at.getTime() + 600_000))];
+    for (const flush of flushes) {
+      await writeFlushOnPostgres(prepared, flush, []);
+      await writeUsage(statements, [...insertStatements(statements, 'usage_records', flush.map((r) => r.row)), ...rollupStatements(statements, flush)]);
+    }
+    const written = await contents(prepared);
+    expect(written).toEqual(await contents(statements));
+    expect(written.usage_records).toHaveLength(65);
+    // Rows were added to, not only inserted: some minute holds calls of both flushes.
+    const calls = (await postgresPool(prepared)!.query<{ calls: number }>('select max(calls) as calls from usage_rollups_coarse')).rows[0]!.calls;
+    expect(calls).toBeGreaterThan(1);
+  });
+
+  it('sends its notices once it commits, and is prepared on its connection', async () => {
+    const listener = new pg.Client({ connectionString: databases[0]!.url });
+    await listener.connect();
+    try {
+      const heard: string[] = [];
+      listener.on('notification', (message) => heard.push(message.payload!));
+      await listener.query('LISTEN dispatch_usage');
+      await writeFlushOnPostgres(prepared, records(3, new Date()), ['first', 'second']);
+      await expect.poll(() => heard, { timeout: 2000 }).toEqual(['first', 'second']);
+      // The pool hands out the connection given back last: the one the statement ran on.
+      const names = (await postgresPool(prepared)!.query<{ name: string }>('select name from pg_prepared_statements')).rows.map((r) => r.name);
+      expect(names).toContain('usage.flush');
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it('writes nothing of a flush whose row is refused', async () => {
+    const before = await contents(prepared);
+    const flush = records(4, new Date());
+    flush[2]!.row.face = 'a\u0000i';
+    await expect(writeFlushOnPostgres(prepared, flush, [])).rejects.toThrow(/0x00/);
+    expect(await contents(prepared)).toEqual(before);
+  });
+});
