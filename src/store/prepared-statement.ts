@@ -12,21 +12,28 @@ import { isStoreUnavailable } from './unavailable.js';
 
 /**
  * Runs `text` as the statement `name`, prepared on the connection it runs on. A connection is given back to
- * the pool as it is after an error of the statement's own (a duplicate key, say), and dropped only when it
- * was lost. A handle derived from the store's (`withPlugin`, say) has no pool of its own: it runs the
- * statement unprepared.
+ * the pool as it is after an error of the statement's own (a duplicate key, say), and dropped when it was
+ * lost, or when it no longer holds the statement node-postgres prepared on it (a pooler between that hands
+ * out another server connection, a `DEALLOCATE`): then the statement runs once more, unprepared, since
+ * nothing of it ran. A handle derived from the store's (`withPlugin`, say) has no pool of its own: it runs
+ * the statement unprepared.
  */
 export async function runPrepared<Row>(db: Db, name: string, text: string, values: unknown[]): Promise<{ rows: Row[] }> {
   const pool = postgresPool(db);
-  if (!pool) return db.executeQuery<Row>(CompiledQuery.raw(text, values));
-  const client = await pool.connect();
-  let lost: Error | undefined;
-  try {
-    return await client.query<Row & object>({ name, text, values });
-  } catch (error) {
-    if (isStoreUnavailable(error)) lost = error as Error;
-    throw error;
-  } finally {
-    client.release(lost);
+  if (pool) {
+    const client = await pool.connect();
+    let dropped: Error | undefined;
+    try {
+      return await client.query<Row & object>({ name, text, values });
+    } catch (error) {
+      if (isStoreUnavailable(error) || lostStatement(error)) dropped = error as Error;
+      if (!lostStatement(error)) throw error;
+    } finally {
+      client.release(dropped);
+    }
   }
+  return db.executeQuery<Row>(CompiledQuery.raw(text, values));
 }
+
+/** PostgreSQL's codes for a prepared statement it does not have (26000) or has already (42P05): neither ran it. */
+const lostStatement = (error: unknown) => ['26000', '42P05'].includes((error as { code?: unknown }).code as string);

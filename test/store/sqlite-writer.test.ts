@@ -1,7 +1,7 @@
 /**
  * The embedded store's writer thread (src/store/sqlite/): one transaction at a time, statements of others
  * held until it ends and then run in order, statements outside transactions sent together committed together
- * but failing alone, reads outside transactions never waiting, a writer freed by every way a transaction can
+ * but failing alone (batches sent with them too, each whole or not at all), reads outside transactions never waiting, a writer freed by every way a transaction can
  * end, and the WAL checkpointed beside it.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openShippedStore } from '../../src/server/shipped.js';
+import { embeddedStore } from '../../src/store/open.js';
 
 let db: Kysely<any>;
 const rows = async () => (await db.selectFrom('notes').select('text').orderBy('id').execute()).map((r) => r.text);
@@ -113,6 +114,40 @@ describe('the SQLite writer thread', () => {
     expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
     expect(await rows()).toEqual([...before, 'committed 1', 'committed 2']);
     expect(await db.selectFrom('children').selectAll().execute()).toEqual([]);
+  });
+
+  it('commits the statements of bundles that came while it was busy together, failing only the one at fault', async () => {
+    const store = embeddedStore(db)!;
+    const before = await rows();
+    // A batch that holds the writer while the next bundles come: a count over a long series.
+    const series = sql`with recursive c (x) as (select 1 union all select x + 1 from c where x < 1000000) select count(*) as n from c`.compile(db);
+    const busy = store.writeBatch([{ query: series, rows: JSON.stringify([{ n: 1_000_000 }]) }]);
+    const bundles: Promise<unknown>[] = [];
+    for (const send of [() => db.insertInto('notes').values({ text: 'while busy 1' }).execute(), () => db.insertInto('children').values({ parent: 998 }).execute(), () => db.insertInto('notes').values({ text: 'while busy 2' }).execute()]) {
+      bundles.push(send());
+      // Each statement goes in a bundle of its own, posted at the end of this turn.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const outcomes = await Promise.allSettled([busy, ...bundles]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+    expect(await rows()).toEqual([...before, 'while busy 1', 'while busy 2']);
+  });
+
+  it('runs a batch sent with statements outside transactions in their transaction, whole or not at all', async () => {
+    const store = embeddedStore(db)!;
+    const insert = (text: string) => ({ query: db.insertInto('notes').values({ text }).compile() });
+    const before = await rows();
+    // Sent from an immediate queued before the statements' own flush: the batch takes them along, in one bundle.
+    const batches = new Promise<[PromiseSettledResult<void>, PromiseSettledResult<void>]>((resolve) =>
+      setImmediate(() => resolve(Promise.allSettled([store.writeBatch([insert('batch 1'), insert('bundled 1')]), store.writeBatch([insert('batch 2')])] as const))),
+    );
+    const statements = Promise.allSettled([db.insertInto('notes').values({ text: 'bundled 1' }).execute(), db.insertInto('notes').values({ text: 'bundled 2' }).execute()]);
+    const [[refused, written], [first, second]] = await Promise.all([batches, statements]);
+    // The first batch met a row of the statements before it, and left nothing of its own; the rest committed.
+    expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_CONSTRAINT_UNIQUE' } });
+    expect([written.status, first.status, second.status]).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    expect(await rows()).toEqual([...before, 'bundled 1', 'bundled 2', 'batch 2']);
   });
 
   it('on closing, rolls back the open transaction, runs the statements held outside any, then refuses more at once', async () => {

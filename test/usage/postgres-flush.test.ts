@@ -1,8 +1,9 @@
 /**
  * A usage flush on PostgreSQL as one prepared statement (postgres-flush.ts): it writes, byte for byte, what
- * the multi-row statements the embedded store runs wrote there, first rows and added-to rows alike; its
- * notices reach a listener once it commits; it is prepared on the connection it ran on; and it writes
- * nothing when one of its rows is refused.
+ * the multi-row statements the embedded store runs wrote there, first rows and added-to rows alike, table
+ * after table in their order; its notices reach a listener once it commits; it is prepared on the connection
+ * it ran on, and run again elsewhere when that connection lost it; and it writes nothing when one of its rows
+ * is refused.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
@@ -101,6 +102,35 @@ describe('the usage flush on PostgreSQL', () => {
     } finally {
       await listener.end();
     }
+  });
+
+  it('writes the tables in the order the multi-row statements did, so that processes of both lock alike', async () => {
+    const db = await open();
+    const pool = postgresPool(db)!;
+    await pool.query(`create table written (n serial, name text);
+      create function log_write() returns trigger language plpgsql as $$ begin insert into written (name) values (tg_table_name); return new; end $$`);
+    for (const table of TABLES) await pool.query(`create trigger log_${table} before insert on ${table} for each row execute function log_write()`);
+    const flush = records(2, new Date('2026-11-29T10:58:30.000Z'));
+    const order = async () => [...new Set((await pool.query<{ name: string }>('select name from written order by n')).rows.map((r) => r.name))];
+    await writeUsage(db, [...insertStatements(db, 'usage_records', flush.map((r) => r.row)), ...rollupStatements(db, flush)]);
+    const before = await order();
+    expect(before).toEqual(TABLES);
+    await pool.query('truncate written');
+    await writeFlushOnPostgres(db, flush, []);
+    expect(await order()).toEqual(before);
+  });
+
+  it('runs again, on another connection, a statement its connection no longer holds', async () => {
+    await writeFlushOnPostgres(prepared, records(2, new Date()), []);
+    const pool = postgresPool(prepared)!;
+    const count = async () => (await pool.query<{ n: string }>('select count(*) as n from usage_records')).rows[0]!.n;
+    const before = Number(await count());
+    // What a pooler handing out another server connection, or a DEALLOCATE, leaves: node-postgres thinks it prepared.
+    await pool.query('deallocate all');
+    await writeFlushOnPostgres(prepared, records(3, new Date()), []);
+    expect(Number(await count())).toBe(before + 3);
+    await writeFlushOnPostgres(prepared, records(1, new Date()), []);
+    expect(Number(await count())).toBe(before + 4);
   });
 
   it('writes nothing of a flush whose row is refused', async () => {

@@ -7,7 +7,10 @@
  * (store/prepared-statement.ts); one statement commits alone, all of it or nothing.
  *
  * The rollup rows of each table go in key order (rollups.ts), so that processes adding to the same rows lock
- * them in the same order; the statement's parts run in the same order in every process, the text being one.
+ * them in the same order, and the tables are written in the order the multi-row statements wrote them (the
+ * records, then minutes, hours and days, then units): PostgreSQL runs the parts of a `with` in an order of its
+ * own choosing (the reverse of the text, as it happens), so each part waits for the one before it, by a
+ * condition on that part's returned rows that is checked once before it writes anything.
  */
 import { runPrepared } from '../../store/prepared-statement.js';
 import type { Db, UsageRecordTable } from '../../store/schema.js';
@@ -15,9 +18,11 @@ import { LATENCY_COLUMNS } from './latency.js';
 import { USAGE_CHANNEL } from './relay.js';
 import { rollupWrites, type RecordWithCost, type RollupWrite } from './rollups.js';
 
-const RECORD_COLUMNS = [
-  'id', 'request_id', 'at', 'key_id', 'mode', 'entity_id', 'face', 'action', 'api_version', 'status', 'error_code', 'latency_ms', 'units', 'cost', 'currency', 'replayed',
-] as const satisfies readonly (keyof UsageRecordTable)[];
+/** Every column of a record: a column added to the table and not here fails to compile. */
+const RECORD_COLUMNS = Object.keys({
+  id: true, request_id: true, at: true, key_id: true, mode: true, entity_id: true, face: true, action: true, api_version: true,
+  status: true, error_code: true, latency_ms: true, units: true, cost: true, currency: true, replayed: true,
+} satisfies Record<keyof UsageRecordTable, true>);
 
 /** The type of each column that is not text, in every usage table (migrations.ts, exact-sums-migration.ts). */
 const COLUMN_TYPES: Record<string, string> = {
@@ -35,28 +40,33 @@ const COLUMN_TYPES: Record<string, string> = {
 /** The tables' parts of the statement, each with the columns it takes, in the order of its parameters. */
 interface Part {
   columns: readonly string[];
-  sql: (parameters: string) => string;
+  sql: (source: string) => string;
 }
 
 const quoted = (columns: readonly string[]) => columns.map((column) => `"${column}"`).join(', ');
-const inserted = (table: string, columns: readonly string[]) => (parameters: string) =>
-  `insert into ${table} (${quoted(columns)}) select * from unnest(${parameters})`;
+/** `source` is the arrays, the closing parenthesis of `unnest` and any condition. */
+const inserted = (table: string, columns: readonly string[]) => (source: string) => `insert into ${table} (${quoted(columns)}) select * from unnest(${source}`;
 
 /** The rollups' columns and conflict targets, known from any flush: the writes of no records say them. */
 const ROLLUPS: readonly Part[] = rollupWrites([]).map(({ table, key, added }: RollupWrite) => {
   const sets = added.map((column) => `"${column}" = ${table}."${column}" + excluded."${column}"`).join(', ');
   const columns = [...key, ...added];
-  return { columns, sql: (parameters) => `${inserted(table, columns)(parameters)} on conflict (${quoted(key)}) do update set ${sets}` };
+  return { columns, sql: (source) => `${inserted(table, columns)(source)} on conflict (${quoted(key)}) do update set ${sets}` };
 });
 
 const PARTS: readonly Part[] = [{ columns: RECORD_COLUMNS, sql: inserted('usage_records', RECORD_COLUMNS) }, ...ROLLUPS];
 
-/** The statement: each table's part a data-modifying `with` of its own, and the notices sent at the end. */
+/**
+ * The statement: each table's part a data-modifying `with` of its own, after the part before it, and the
+ * notices sent once the last is written.
+ */
 const STATEMENT = (() => {
   let next = 1;
   const arrays = (columns: readonly string[]) => columns.map((column) => `$${next++}::${COLUMN_TYPES[column] ?? 'text'}[]`).join(', ');
-  const parts = PARTS.map((part, i) => `part${i} as (${part.sql(arrays(part.columns))})`);
-  return `with ${parts.join(',\n')}\nselect pg_notify('${USAGE_CHANNEL}', notice) from unnest($${next}::text[]) as notice`;
+  // A condition on no column of the row: PostgreSQL checks it once, before the first row, so the part before runs whole first.
+  const after = (i: number) => (i === 0 ? '' : ` where (select count(*) from part${i - 1}) >= 0`);
+  const parts = PARTS.map((part, i) => `part${i} as (${part.sql(`${arrays(part.columns)})${after(i)}`)} returning 1)`);
+  return `with ${parts.join(',\n')}\nselect pg_notify('${USAGE_CHANNEL}', notice) from unnest($${next}::text[]) as notice${after(PARTS.length)}`;
 })();
 
 /** Writes `records`, what they add to the rollups, and `notices` (payloads on the relay's channel), at once. */

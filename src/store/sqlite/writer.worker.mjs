@@ -31,9 +31,10 @@ function prepare(sql) {
 }
 
 /**
- * Several statements in one transaction of their own, as one message: nothing else runs between them. A
- * statement may say what it must find, the rows it must change (`changes`) or the rows it must read
- * (`rows`, as JSON): when it does not, all of them are rolled back.
+ * Several statements in one transaction, as one message: nothing else runs between them. A statement may say
+ * what it must find, the rows it must change (`changes`) or the rows it must read (`rows`, as JSON): when it
+ * does not, all of them are rolled back. Run while the bundle's transaction is open (runLoose), it is a
+ * savepoint of that transaction (better-sqlite3 nests a transaction so).
  */
 const runBatch = (statements) => db.transaction(() => statements.forEach(runExpecting))();
 
@@ -114,8 +115,9 @@ function handle(message) {
 /**
  * Statements outside any transaction that come in one bundle run together in one transaction of their own
  * (each still alone in its effect: SQLite undoes a failing statement and goes on), since a commit each would
- * write the same pages to the WAL again and again. Their replies wait for that commit. Undefined while none
- * is open; each entry holds the message, to run it again, and its reply.
+ * write the same pages to the WAL again and again. So do the bundle's batches, each in a savepoint, whole or
+ * not at all: a turn's idempotency claims and its group commit then share one commit. Their replies wait for
+ * that commit. Undefined while none is open; each entry holds the message, to run it again, and its reply.
  */
 let loose;
 
@@ -165,16 +167,17 @@ function runEachAlone(held) {
   }
 }
 
-/** Runs every held message that may run now, in order. */
-function drain() {
+/** Runs every held message that may run now, in order; `end`: and commits the statements run outside transactions. */
+function drain(end = true) {
   for (let ready = next(); ready; ready = next()) {
-    if (ready.tx === 0 && !ready.batch) runLoose(ready);
+    // A synced batch keeps a transaction of its own: its commit alone is made durable before it is answered.
+    if (ready.tx === 0 && !ready.synced) runLoose(ready);
     else {
       endLoose();
       handle(ready);
     }
   }
-  endLoose();
+  if (end) endLoose();
 }
 
 /** The next held message that may run now: the open transaction's, or any when none is open. */
@@ -198,7 +201,21 @@ function close(message) {
   handle(message);
 }
 
-// Messages come in bundles (all that the main thread had ready), and the replies to a bundle leave as one.
+/**
+ * Messages come in bundles (all that the main thread had ready). The bundles that arrived while the thread
+ * was busy are all handled before the statements outside transactions commit, in one commit for all of them
+ * (a commit writes every page it changed to the WAL, and a turn's claims and the group commits that follow
+ * change the same pages), then the replies leave as one. An immediate runs once the port has handed over
+ * every message waiting for it.
+ */
+let settling = false;
+
+function settle() {
+  settling = false;
+  endLoose();
+  parentPort.postMessage(replies.splice(0));
+}
+
 parentPort.on('message', (bundle) => {
   for (const message of bundle) {
     if (!message.close) waiting.push(message);
@@ -207,7 +224,10 @@ parentPort.on('message', (bundle) => {
       close(message);
     }
   }
-  drain();
-  parentPort.postMessage(replies.splice(0));
+  drain(false);
+  if (!settling) {
+    settling = true;
+    setImmediate(settle);
+  }
 });
 parentPort.postMessage({ ready: true });
