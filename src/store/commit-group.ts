@@ -7,7 +7,7 @@
  * committed. Writes that may trail their calls (usage records) never join a group (write-usage.ts).
  *
  * Every statement is compiled once (precompiled.ts, bulk-insert.ts). On the embedded store a whole group is
- * one message to the writer thread, run there as one transaction. On PostgreSQL the calls that only emitted
+ * one message to the writer thread, run there whole or not at all. On PostgreSQL the calls that only emitted
  * events, in partitions with no enabled endpoint, commit first by one statement (unsubscribed-events.ts);
  * the rest of the group is one transaction.
  *

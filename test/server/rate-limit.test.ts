@@ -277,6 +277,43 @@ describe('redis limiter across processes', () => {
   });
 });
 
+describe('redis limiter, one turn of checks', () => {
+  it('asks Redis once for the checks of a turn, deciding each in the order made, as one after the other', async () => {
+    const { limiter } = redisHarness();
+    await limiter.check([policy('warm', 1, 60)]);
+    const monitor = await admin.monitor();
+    const scripts: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.some((arg) => arg.startsWith(PREFIX))) scripts.push(args);
+    });
+    try {
+      const shared = policy('token', 3, 60);
+      const spent = policy('entity', 1, 60);
+      expect((await limiter.check([spent])).allowed).toBe(true);
+      const decisions = await Promise.all([
+        limiter.check([shared]),
+        // Refused on its spent policy: it takes nothing from the shared one.
+        limiter.check([shared, spent]),
+        limiter.check([shared]),
+        limiter.check([shared], 2),
+        limiter.check([shared]),
+        limiter.check([shared]),
+      ]);
+      expect(decisions.map((d) => d.allowed)).toEqual([true, false, true, false, true, false]);
+      expect(decisions.map((d) => d.policies[0]!.remaining)).toEqual([2, 2, 1, 1, 0, 0]);
+      expect(decisions[1]!.violated).toEqual(['entity']);
+      expect(decisions[3]!.violated).toEqual(['token']);
+      // The monitor also lists the commands a script runs, and may list the check before the turn late.
+      const asked = () => scripts.filter(([command, ...args]) => /^eval/i.test(command!) && args.includes(`${PREFIX}rl:${shared.key}`)).length;
+      await expect.poll(asked).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(asked()).toBe(1);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+});
+
 describe('redis limiter when Redis is unreachable', () => {
   const DOWN = 'redis://127.0.0.1:6390';
 

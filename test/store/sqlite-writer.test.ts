@@ -1,7 +1,8 @@
 /**
  * The embedded store's writer thread (src/store/sqlite/): one transaction at a time, statements of others
  * held until it ends and then run in order, statements outside transactions sent together committed together
- * but failing alone (batches sent with them too, each whole or not at all), reads outside transactions never waiting, a writer freed by every way a transaction can
+ * but failing alone (batches sent with them, and what came while the writer was busy, too; a batch whole or
+ * not at all), reads outside transactions never waiting, a writer freed by every way a transaction can
  * end, and the WAL checkpointed beside it.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -123,7 +124,14 @@ describe('the SQLite writer thread', () => {
     const series = sql`with recursive c (x) as (select 1 union all select x + 1 from c where x < 1000000) select count(*) as n from c`.compile(db);
     const busy = store.writeBatch([{ query: series, rows: JSON.stringify([{ n: 1_000_000 }]) }]);
     const bundles: Promise<unknown>[] = [];
-    for (const send of [() => db.insertInto('notes').values({ text: 'while busy 1' }).execute(), () => db.insertInto('children').values({ parent: 998 }).execute(), () => db.insertInto('notes').values({ text: 'while busy 2' }).execute()]) {
+    // What is committed when the first of them is answered: with one commit for all, the last one's row too.
+    let seenByFirst: string[] = [];
+    for (const send of [
+      () => db.insertInto('notes').values({ text: 'while busy 1' }).execute().then(async () => void (seenByFirst = await rows())),
+      () => db.insertInto('children').values({ parent: 998 }).execute(),
+      // Slow too: had the first been answered on its own commit, it could not have seen this one's row.
+      () => store.writeBatch([{ query: db.insertInto('notes').values({ text: 'while busy 2' }).compile() }, { query: series, rows: JSON.stringify([{ n: 1_000_000 }]) }]),
+    ]) {
       bundles.push(send());
       // Each statement goes in a bundle of its own, posted at the end of this turn.
       await new Promise((resolve) => setImmediate(resolve));
@@ -132,6 +140,19 @@ describe('the SQLite writer thread', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[2] as PromiseRejectedResult).reason).toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
     expect(await rows()).toEqual([...before, 'while busy 1', 'while busy 2']);
+    expect(seenByFirst).toEqual([...before, 'while busy 1', 'while busy 2']);
+  });
+
+  it('answers what it holds every millisecond or so while messages keep coming', async () => {
+    const store = embeddedStore(db)!;
+    // Forty batches of a few milliseconds each, all sent at once: the writer is never out of messages.
+    const series = sql`with recursive c (x) as (select 1 union all select x + 1 from c where x < 30000) select count(*) as n from c`.compile(db);
+    const answered = await Promise.all(
+      Array.from({ length: 40 }, () => store.writeBatch([{ query: series, rows: JSON.stringify([{ n: 30_000 }]) }]).then(() => performance.now())),
+    );
+    // Replies held until the writer ran out of messages would all have come at one or two instants.
+    const instants = new Set(answered.map((at) => Math.round(at * 2)));
+    expect(instants.size).toBeGreaterThanOrEqual(10);
   });
 
   it('runs a batch sent with statements outside transactions in their transaction, whole or not at all', async () => {

@@ -1,9 +1,12 @@
 /**
  * GCRA rate limiter (see limiter.ts) kept in Redis, so that every server process sharing one Redis enforces
- * one limit (docs/contract.md § Rate limits). Each check is a single Lua script: it reads the clock with `TIME` (one clock for all
- * processes, whatever their own clocks say), decides every policy, and writes all buckets or none. Redis runs
- * a script without interleaving other commands, so concurrent checks from several processes cannot both take
- * the last slot. Keys live in one Redis; a Redis Cluster would need the keys of one call in one hash slot.
+ * one limit (docs/contract.md § Rate limits). The checks of one turn of the event loop are one Lua script call:
+ * it reads the clock with `TIME` (one clock for all processes, whatever their own clocks say) and decides each
+ * check in turn on every policy it names, writing all of that check's buckets or none. Redis runs a script
+ * without interleaving other commands, so concurrent checks from several processes cannot both take the last
+ * slot. One call a turn, where each check was a script call of its own, costs Redis and the process a command
+ * per turn instead of one per call. Keys live in one Redis; a Redis Cluster would need the keys of one
+ * process's turn in one hash slot.
  *
  * When Redis cannot be reached the limiter either refuses (`RateLimiterUnavailableError`, which the server
  * answers with 503 `provider_unavailable`) or lets the call through unchecked and counts it
@@ -20,53 +23,76 @@ export interface RedisRateLimiterOptions {
 }
 
 /**
- * KEYS: bucket keys. ARGV: cost, epsilon, then limit and window (ms) per key. Returns allowed (1/0) followed by
- * remaining, resetMs and retryMs per key — the same formulas as memory.ts. Numbers leave the script as whole
- * numbers (Lua numbers become integer replies), and TATs are stored with %.17g so that no precision is lost.
+ * The checks of one turn of the event loop, in the order they were made, as if each were a script of its own
+ * run one after the other (a later check sees what an earlier one consumed), at one clock reading. KEYS:
+ * every check's bucket keys, check after check. ARGV: epsilon, then per check its cost, its number of keys,
+ * and a limit and window (ms) per key. Returns, per check, allowed (1/0) followed by remaining, resetMs and
+ * retryMs per key — the same formulas as memory.ts. Numbers leave the script as whole numbers (Lua numbers
+ * become integer replies), and TATs are stored with %.17g so that no precision is lost.
  */
 const GCRA_SCRIPT = `
 if redis.replicate_commands then redis.replicate_commands() end -- Redis < 5 needs this to write after TIME
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-local cost = tonumber(ARGV[1])
-local eps = tonumber(ARGV[2])
-local stored, pending, waits = {}, {}, {}
-local allowed = true
-for i, key in ipairs(KEYS) do
-  local limit = tonumber(ARGV[1 + 2 * i])
-  local window = tonumber(ARGV[2 + 2 * i])
-  if stored[key] == nil then stored[key] = tonumber(redis.call('GET', key)) or now end
-  local tat = math.max(pending[key] or stored[key], now)
-  local newTat = tat + cost * window / limit
-  local wait = newTat - window - now
-  if cost <= limit and wait <= eps then
-    pending[key] = newTat
-    waits[i] = 0
-  else
-    allowed = false
-    waits[i] = math.max(wait, 1)
+local eps = tonumber(ARGV[1])
+local tats, written, out = {}, {}, {}
+local a, k = 2, 1
+while a <= #ARGV do
+  local cost = tonumber(ARGV[a])
+  local n = tonumber(ARGV[a + 1])
+  a = a + 2
+  local keys, limits, windows, pending, waits = {}, {}, {}, {}, {}
+  local allowed = true
+  for i = 1, n do
+    local key = KEYS[k]
+    keys[i], limits[i], windows[i] = key, tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+    k, a = k + 1, a + 2
+    if tats[key] == nil then tats[key] = tonumber(redis.call('GET', key)) or now end
+    local tat = math.max(pending[key] or tats[key], now)
+    local newTat = tat + cost * windows[i] / limits[i]
+    local wait = newTat - windows[i] - now
+    if cost <= limits[i] and wait <= eps then
+      pending[key] = newTat
+      waits[i] = 0
+    else
+      allowed = false
+      waits[i] = math.max(wait, 1)
+    end
+  end
+  out[#out + 1] = allowed and 1 or 0
+  for i = 1, n do
+    local tat = math.max((allowed and pending[keys[i]]) or tats[keys[i]], now)
+    local remaining = math.min(limits[i], math.max(0, math.floor((now + windows[i] - tat + eps) / (windows[i] / limits[i]))))
+    local reset = math.max(0, math.ceil(tat - now - eps))
+    local retry = 0
+    if waits[i] > 0 then retry = math.max(1, math.ceil(waits[i] - eps)) end
+    out[#out + 1] = remaining
+    out[#out + 1] = reset
+    out[#out + 1] = retry
+  end
+  if allowed then
+    for key, tat in pairs(pending) do
+      tats[key] = tat
+      written[key] = true
+    end
   end
 end
-if allowed then
-  for key, tat in pairs(pending) do
-    redis.call('SET', key, string.format('%.17g', tat), 'PX', math.max(1, math.ceil(tat - now)))
-  end
-end
-local out = { allowed and 1 or 0 }
-for i, key in ipairs(KEYS) do
-  local limit = tonumber(ARGV[1 + 2 * i])
-  local window = tonumber(ARGV[2 + 2 * i])
-  local tat = math.max((allowed and pending[key]) or stored[key], now)
-  local remaining = math.min(limit, math.max(0, math.floor((now + window - tat + eps) / (window / limit))))
-  local reset = math.max(0, math.ceil(tat - now - eps))
-  local retry = 0
-  if waits[i] > 0 then retry = math.max(1, math.ceil(waits[i] - eps)) end
-  out[#out + 1] = remaining
-  out[#out + 1] = reset
-  out[#out + 1] = retry
+for key in pairs(written) do
+  redis.call('SET', key, string.format('%.17g', tats[key]), 'PX', math.max(1, math.ceil(tats[key] - now)))
 end
 return out
 `;
+
+/** A check waiting for the turn's script: its bucket keys, its arguments, and where its decision goes. */
+interface Waiting {
+  policies: PolicyCheck[];
+  cost: number;
+  keys: string[];
+  /** Limit and window (ms) per key. */
+  args: number[];
+  resolve: (decision: RateDecision) => void;
+  reject: (error: unknown) => void;
+}
 
 const COMMAND = 'dispatchRateLimitGcra';
 
@@ -89,6 +115,8 @@ export class RedisRateLimiter implements RateLimiter {
    */
   private openUntil = 0;
   private probing = false;
+  /** The checks of this turn, asked together at its end. */
+  private waiting: Waiting[] = [];
   /** Settles once the first connection is ready or has failed (at most `FIRST_CONNECTION_MS`). */
   private readonly firstConnection: Promise<void>;
   private connecting = true;
@@ -130,25 +158,53 @@ export class RedisRateLimiter implements RateLimiter {
     const args = policies.flatMap((p) => [p.limit, p.windowSeconds * 1000]);
     if (this.connecting) await this.firstConnection;
     if (this.probing || Date.now() < this.openUntil) return this.cannotCheck(new Error('Redis failed moments ago; not asked again yet.'));
+    // The check after the circuit opened probes Redis; every other waits for none until it has answered.
+    if (this.openUntil > 0) this.probing = true;
+    return new Promise((resolve, reject) => {
+      if (this.waiting.length === 0) setImmediate(() => void this.checkWaiting());
+      this.waiting.push({ policies, cost, keys, args, resolve, reject });
+    });
+  }
+
+  /** Asks Redis about the checks of this turn, by one script call. */
+  private async checkWaiting(): Promise<void> {
+    const batch = this.waiting;
+    this.waiting = [];
     const probe = this.openUntil > 0;
-    this.probing = probe;
+    const keys: string[] = [];
+    const args: number[] = [EPSILON_MS];
+    for (const check of batch) {
+      keys.push(...check.keys);
+      args.push(check.cost, check.keys.length, ...check.args);
+    }
     let reply: number[];
     try {
-      reply = await this.redis[COMMAND](keys.length, ...keys, cost, EPSILON_MS, ...args);
+      reply = await this.redis[COMMAND](keys.length, ...keys, ...args);
       this.openUntil = 0;
     } catch (error) {
       // Every failure counts as "cannot check": a refused connection, a time-out, or a Redis that is loading or read-only.
       this.openUntil = Date.now() + CIRCUIT_OPEN_MS;
-      return this.cannotCheck(error);
+      for (const check of batch) {
+        try {
+          check.resolve(this.cannotCheck(error));
+        } catch (refused) {
+          check.reject(refused);
+        }
+      }
+      return;
     } finally {
       if (probe) this.probing = false;
     }
-    const outcomes = policies.map((_, i): PolicyOutcome => ({
-      remaining: reply[1 + 3 * i]!,
-      resetMs: reply[2 + 3 * i]!,
-      retryMs: reply[3 + 3 * i]!,
-    }));
-    return toDecision(policies, outcomes, reply[0] === 1);
+    let at = 0;
+    for (const { policies, resolve } of batch) {
+      const outcomes = policies.map((_, i): PolicyOutcome => ({
+        remaining: reply[at + 1 + 3 * i]!,
+        resetMs: reply[at + 2 + 3 * i]!,
+        retryMs: reply[at + 3 + 3 * i]!,
+      }));
+      resolve(toDecision(policies, outcomes, reply[at] === 1));
+      at += 1 + 3 * policies.length;
+    }
   }
 
   private cannotCheck(error: unknown): RateDecision {
@@ -173,8 +229,8 @@ export class RedisRateLimiter implements RateLimiter {
  * - `connectTimeout` (1 s) and `commandTimeout` (250 ms) bound a Redis that drops packets or stops answering,
  *   and the limiter's circuit breaker keeps calls from paying even that more than once a second;
  * - `retryStrategy` keeps reconnecting in the background (at most 1 s apart), so limits resume on their own;
- * - `enableAutoPipelining` sends the checks of the calls of one turn of the event loop in one write, which a
- *   busy server makes many of, instead of a write and a read each.
+ * - `enableAutoPipelining` sends the commands of one turn of the event loop in one write, instead of a write
+ *   and a read each (the limiter's checks of a turn are one command already).
  * Errors are reported by `check`; the listener only keeps ioredis from printing each failed reconnection.
  */
 export function createRedis(url: string): Redis {

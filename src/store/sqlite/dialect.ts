@@ -80,8 +80,9 @@ export class WorkerSqliteDialect implements Dialect {
   }
 
   /**
-   * Runs write statements in one transaction of their own, sent to the writer as one message: the writer is
-   * held for the time they take to run, not for a round trip per statement (group commits use it).
+   * Runs write statements as one transaction, whole or not at all, sent to the writer as one message: the
+   * writer is held for the time they take to run, not for a round trip per statement (group commits use it).
+   * The writer may commit it with others that reached it meanwhile (writer.worker.mjs).
    */
   async writeBatch(statements: readonly BatchStatement[]): Promise<void> {
     if (!this.#driver) throw new Error('The store is not open.');

@@ -17,7 +17,7 @@ const statements = new Map();
 /** The transaction that holds the connection, or 0. */
 let active = 0;
 const waiting = [];
-/** Replies to the bundle being handled. */
+/** Replies not sent yet: they leave together once what they answer has committed (settle). */
 const replies = [];
 
 function prepare(sql) {
@@ -115,9 +115,11 @@ function handle(message) {
 /**
  * Statements outside any transaction that come in one bundle run together in one transaction of their own
  * (each still alone in its effect: SQLite undoes a failing statement and goes on), since a commit each would
- * write the same pages to the WAL again and again. So do the bundle's batches, each in a savepoint, whole or
- * not at all: a turn's idempotency claims and its group commit then share one commit. Their replies wait for
- * that commit. Undefined while none is open; each entry holds the message, to run it again, and its reply.
+ * write the same pages to the WAL again and again; so do the bundles that came while the thread was busy
+ * (settle, below), and their batches, each in a savepoint, whole or not at all (its deferred foreign keys, which
+ * the schema does not use, are checked at the shared commit). Their replies wait for that commit; should it
+ * fail, every entry runs again on its own. Undefined while none is open; each entry holds the message, to run
+ * it again, and its reply.
  */
 let loose;
 
@@ -203,20 +205,26 @@ function close(message) {
 
 /**
  * Messages come in bundles (all that the main thread had ready). The bundles that arrived while the thread
- * was busy are all handled before the statements outside transactions commit, in one commit for all of them
- * (a commit writes every page it changed to the WAL, and a turn's claims and the group commits that follow
- * change the same pages), then the replies leave as one. An immediate runs once the port has handed over
- * every message waiting for it.
+ * was busy are handled before the statements outside transactions commit, in one commit for all of them (a
+ * commit writes every page it changed to the WAL, and the claims and groups of a busy server change the same
+ * pages), then the replies leave as one. An immediate runs once the port has handed over the messages waiting
+ * for it; a thread that never runs out of messages settles once what it holds has waited MAX_HOLD_MS, so no
+ * reply waits longer than that and one message.
  */
+const MAX_HOLD_MS = 1;
+/** When the oldest reply not yet sent began to wait (its message arrived), or -1. */
+let heldSince = -1;
 let settling = false;
 
 function settle() {
   settling = false;
+  heldSince = -1;
   endLoose();
-  parentPort.postMessage(replies.splice(0));
+  if (replies.length > 0) parentPort.postMessage(replies.splice(0));
 }
 
 parentPort.on('message', (bundle) => {
+  if (heldSince === -1) heldSince = performance.now();
   for (const message of bundle) {
     if (!message.close) waiting.push(message);
     else {
@@ -225,7 +233,8 @@ parentPort.on('message', (bundle) => {
     }
   }
   drain(false);
-  if (!settling) {
+  if (performance.now() - heldSince >= MAX_HOLD_MS) settle();
+  else if (!settling) {
     settling = true;
     setImmediate(settle);
   }
