@@ -158,6 +158,7 @@ describe.each([
     const { limiter } = harness();
     await expect(limiter.check([policy('zero', 0, 1)])).rejects.toThrow(RangeError);
     await expect(limiter.check([policy('token', 1, 1)], -1)).rejects.toThrow(RangeError);
+    await expect(limiter.check([policy('eternal', 1, 1e12)])).rejects.toThrow(RangeError);
   });
 });
 
@@ -311,6 +312,16 @@ describe('redis limiter, one turn of checks', () => {
     } finally {
       monitor.disconnect();
     }
+  });
+
+  it('decides a turn of thousands of checks in order, over as many calls as it takes', async () => {
+    const { limiter } = redisHarness();
+    // A window so long that nothing replenishes while the calls run one after the other.
+    const p = policy('token', 1000, 1e9);
+    const decisions = await Promise.all(Array.from({ length: 20_000 }, () => limiter.check([p, policy('entity', 5, 60)])));
+    expect(decisions.map((d) => d.allowed)).toEqual(Array.from({ length: 20_000 }, (_, i) => i < 1000));
+    expect(decisions[999]!.policies[0]!.remaining).toBe(0);
+    expect((limiter as RedisRateLimiter).unavailableCount).toBe(0);
   });
 });
 

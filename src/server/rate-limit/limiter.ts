@@ -82,11 +82,15 @@ export interface PolicyOutcome {
 }
 
 /** Rejects what GCRA cannot express, before any state is touched. */
+/** The longest window a policy may have: a century. */
+const MAX_WINDOW_SECONDS = 100 * 365 * 24 * 3600;
+
 export function validateChecks(policies: PolicyCheck[], cost: number): void {
   if (!Number.isFinite(cost) || cost < 0) throw new RangeError(`Rate-limit cost must be a finite number >= 0, not ${cost}.`);
   for (const p of policies) {
     if (!Number.isInteger(p.limit) || p.limit < 1) throw new RangeError(`Policy "${p.name}": limit must be a whole number >= 1.`);
-    if (!(p.windowSeconds > 0) || !Number.isFinite(p.windowSeconds)) throw new RangeError(`Policy "${p.name}": windowSeconds must be > 0.`);
+    // Bounded so that a bucket's expiry in ms stays a whole number Redis takes (a century is far beyond any policy).
+    if (!(p.windowSeconds > 0) || !(p.windowSeconds <= MAX_WINDOW_SECONDS)) throw new RangeError(`Policy "${p.name}": windowSeconds must be > 0 and at most ${MAX_WINDOW_SECONDS}.`);
   }
 }
 

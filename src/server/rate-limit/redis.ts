@@ -86,6 +86,8 @@ return out
 /** A check waiting for the turn's script: its bucket keys, its arguments, and where its decision goes. */
 interface Waiting {
   policies: PolicyCheck[];
+  /** The check that probes Redis after the circuit opened: its call, answered or not, ends the probe. */
+  probe: boolean;
   cost: number;
   keys: string[];
   /** Limit and window (ms) per key. */
@@ -95,6 +97,8 @@ interface Waiting {
 }
 
 const COMMAND = 'dispatchRateLimitGcra';
+/** Checks per script call: a few thousand arguments, well within one call and a millisecond or two of Redis. */
+const CHECKS_PER_CALL = 500;
 
 /** How long Redis is left alone after a failure before one call probes it again. */
 const CIRCUIT_OPEN_MS = 1000;
@@ -159,18 +163,27 @@ export class RedisRateLimiter implements RateLimiter {
     if (this.connecting) await this.firstConnection;
     if (this.probing || Date.now() < this.openUntil) return this.cannotCheck(new Error('Redis failed moments ago; not asked again yet.'));
     // The check after the circuit opened probes Redis; every other waits for none until it has answered.
-    if (this.openUntil > 0) this.probing = true;
+    const probe = this.openUntil > 0;
+    if (probe) this.probing = true;
     return new Promise((resolve, reject) => {
       if (this.waiting.length === 0) setImmediate(() => void this.checkWaiting());
-      this.waiting.push({ policies, cost, keys, args, resolve, reject });
+      this.waiting.push({ policies, probe, cost, keys, args, resolve, reject });
     });
   }
 
-  /** Asks Redis about the checks of this turn, by one script call. */
+  /**
+   * Asks Redis about the checks of this turn, by one script call per CHECKS_PER_CALL of them, one call after
+   * the other: each sees what the one before consumed, and none grows past what a call can carry or waits
+   * behind the others past the command time-out.
+   */
   private async checkWaiting(): Promise<void> {
-    const batch = this.waiting;
+    const waiting = this.waiting;
     this.waiting = [];
-    const probe = this.openUntil > 0;
+    for (let i = 0; i < waiting.length; i += CHECKS_PER_CALL) await this.checkBatch(waiting.slice(i, i + CHECKS_PER_CALL));
+  }
+
+  private async checkBatch(batch: Waiting[]): Promise<void> {
+    const probe = batch.some((check) => check.probe);
     const keys: string[] = [];
     const args: number[] = [EPSILON_MS];
     for (const check of batch) {
