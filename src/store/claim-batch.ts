@@ -8,6 +8,7 @@
  */
 import type { CompiledQuery } from 'kysely';
 import { chunks, multiRowStatements } from './bulk-insert.js';
+import { embeddedStore } from './open.js';
 import type { Db } from './schema.js';
 import { isStoreUnavailable } from './unavailable.js';
 
@@ -97,10 +98,14 @@ class ClaimBatch {
     }
   }
 
-  /** The keys `statement` inserted. */
+  /**
+   * The keys `statement` inserted. On the embedded store it goes to the writer at once, not at the end of
+   * the next turn as a lone statement would: it is this turn's claims already, and every call in it waits.
+   */
   async #run(statement: CompiledQuery): Promise<Set<string>> {
-    const { rows: claimed } = await this.#db.executeQuery<{ scope: string; key: string }>(statement);
-    return new Set(claimed.map(keyOf));
+    const embedded = embeddedStore(this.#db);
+    const { rows } = embedded ? await embedded.writeNow(statement) : await this.#db.executeQuery(statement);
+    return new Set((rows as { scope: string; key: string }[]).map(keyOf));
   }
 }
 

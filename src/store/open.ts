@@ -5,7 +5,7 @@
  * which several server processes can share. Both run the same migrations and the same typed queries.
  */
 import { join } from 'node:path';
-import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type CompiledQuery } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Kysely, Migrator, PostgresAdapter, PostgresDialect, sql, type CompiledQuery, type QueryResult } from 'kysely';
 import type pg from 'pg';
 import type { ModuleMigration } from '../core/face-module.js';
 import { migrationSet, type MigrationSet } from './migration-set.js';
@@ -59,6 +59,7 @@ export interface EmbeddedStore {
   writeUsageBatch(statements: readonly BatchStatement[], options?: BatchOptions): Promise<void>;
   usageWriterAlive(): boolean;
   read(query: CompiledQuery): unknown[];
+  writeNow(query: CompiledQuery): Promise<QueryResult<unknown>>;
 }
 
 const embeddedStores = new WeakMap<Db, EmbeddedStore>();

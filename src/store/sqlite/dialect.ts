@@ -103,6 +103,15 @@ export class WorkerSqliteDialect implements Dialect {
     return this.#driver?.usageWriterAlive() ?? false;
   }
 
+  /**
+   * A statement outside any transaction, sent to the writer at once, where one goes at the end of the turn
+   * to travel with others: for a statement that already gathers a turn's writes (claim-batch.ts).
+   */
+  async writeNow(query: CompiledQuery): Promise<QueryResult<unknown>> {
+    if (!this.#driver) throw new Error('The store is not open.');
+    return this.#driver.write(query, 0, {}, true);
+  }
+
   /** A read on this thread's read connection, at once: it sees every commit that finished before it. */
   read(query: CompiledQuery): unknown[] {
     if (!this.#driver) throw new Error('The store is not open.');
@@ -222,9 +231,9 @@ class WorkerSqliteDriver implements Driver {
     await this.writeBatch(statements, this.#usageWriter, options);
   }
 
-  /** A statement run by the writer, in transaction `tx` (0: outside any). */
-  async write(query: CompiledQuery, tx: number, flags: { begin?: true; end?: true } = {}): Promise<QueryResult<unknown>> {
-    const reply = await this.#send(this.#writer, { tx, sql: query.sql, parameters: query.parameters, ...flags });
+  /** A statement run by the writer, in transaction `tx` (0: outside any); `now`: sent at once (writer-thread.ts). */
+  async write(query: CompiledQuery, tx: number, flags: { begin?: true; end?: true } = {}, now = false): Promise<QueryResult<unknown>> {
+    const reply = await this.#send(this.#writer, { tx, sql: query.sql, parameters: query.parameters, ...flags }, now);
     if (reply.error) throw Object.assign(new Error(reply.error.message), { code: reply.error.code });
     return {
       rows: reply.rows,
@@ -245,9 +254,9 @@ class WorkerSqliteDriver implements Driver {
     }
   }
 
-  #send(writer: WriterThread | undefined, message: { tx: number; batch?: unknown; [field: string]: unknown }): Promise<WriterReply> {
+  #send(writer: WriterThread | undefined, message: { tx: number; batch?: unknown; [field: string]: unknown }, now?: boolean): Promise<WriterReply> {
     if (!writer) return Promise.reject(this.#closed ?? new Error('The store is not open.'));
-    return writer.send(message);
+    return writer.send(message, now);
   }
 }
 

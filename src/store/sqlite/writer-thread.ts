@@ -92,13 +92,14 @@ export class WriterThread {
   /**
    * Sends a message to the thread. Messages go in bundles, one `postMessage` for all that are ready, as each
    * costs a wake-up of the thread. A statement outside any transaction (an idempotency claim, say) waits for
-   * the end of this turn of the event loop, so that those of many requests travel together; a transaction's
-   * statements and batches go at once, with whatever waits before them, since the thread waits for them.
+   * the end of this turn of the event loop, so that those of many requests travel together, unless `now`
+   * says it gathers them already; a transaction's statements and batches go at once, with whatever waits
+   * before them, since the thread waits for them.
    */
-  send(message: { tx: number; batch?: unknown; [field: string]: unknown }): Promise<WriterReply> {
+  send(message: { tx: number; batch?: unknown; [field: string]: unknown }, now = false): Promise<WriterReply> {
     const worker = this.#worker;
     if (!worker) return Promise.reject(this.#dead ?? new Error('The store is not open.'));
-    return this.#post(worker, message, message.tx !== 0 || message.batch !== undefined);
+    return this.#post(worker, message, now || message.tx !== 0 || message.batch !== undefined);
   }
 
   /** Refuses new messages from here on and closes the connection once what the thread holds has run. */
