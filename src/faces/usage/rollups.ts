@@ -5,8 +5,8 @@
  * rows. Each addition is an upsert that adds counts, costs, latency buckets and units to the row of its
  * period and key; one statement per table per chunk of rows (on PostgreSQL, one for every table:
  * postgres-flush.ts), the rows of a statement in key order, so that processes upserting the same rows lock
- * them in the same order and never deadlock. Costs are added up as
- * integer nano-units and units as exact decimals (store/exact-decimal.ts), never as floats.
+ * them in the same order and never deadlock. Costs are added up as integer nano-units and units as exact
+ * decimals (store/exact-decimal.ts), never as floats.
  */
 import { sql, type CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../../store/schema.js';

@@ -81,10 +81,10 @@ export interface PolicyOutcome {
   retryMs: number;
 }
 
-/** Rejects what GCRA cannot express, before any state is touched. */
 /** The longest window a policy may have: a century. */
 const MAX_WINDOW_SECONDS = 100 * 365 * 24 * 3600;
 
+/** Rejects what GCRA cannot express, before any state is touched. */
 export function validateChecks(policies: PolicyCheck[], cost: number): void {
   if (!Number.isFinite(cost) || cost < 0) throw new RangeError(`Rate-limit cost must be a finite number >= 0, not ${cost}.`);
   for (const p of policies) {
