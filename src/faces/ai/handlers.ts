@@ -11,21 +11,18 @@ export const handlers: AiHandlers = {
   async generate(payload, ctx) {
     const model = forMode(ctx, ctx.providers.ai);
     const streamed = ctx.stream.active;
-    const result = await model.generate({
-      model: payload.model,
-      prompt: payload.prompt,
-      input: payload.input,
-      maxTokens: payload.maxTokens,
-      // Versions before 2026-09-01 send `temperature` at the top level.
-      temperature: payload.sampling?.temperature ?? payload.temperature,
-      topP: payload.sampling?.topP,
-      // Read only by a model that can be cut short (a live provider, a stream): the call's abort machinery
-      // is made on first use.
-      get signal() {
-        return ctx.signal;
-      },
-      ...(streamed ? { onDelta: (text: string) => ctx.stream.delta(text) } : {}),
-    });
+    const result = await model.generate(
+      withCallSignal(ctx, {
+        model: payload.model,
+        prompt: payload.prompt,
+        input: payload.input,
+        maxTokens: payload.maxTokens,
+        // Versions before 2026-09-01 send `temperature` at the top level.
+        temperature: payload.sampling?.temperature ?? payload.temperature,
+        topP: payload.sampling?.topP,
+        ...(streamed ? { onDelta: (text: string) => ctx.stream.delta(text) } : {}),
+      }),
+    );
     ctx.reportUnits({ inputTokens: result.tokens.input, outputTokens: result.tokens.output });
     ctx.emit('ai.generate.completed', { model: result.model, tokens: result.tokens, streamed });
     return result;
@@ -33,15 +30,13 @@ export const handlers: AiHandlers = {
 
   async embed(payload, ctx) {
     const model = forMode(ctx, ctx.providers.embeddings);
-    const result = await model.embed({
-      model: payload.model,
-      input: typeof payload.input === 'string' ? [payload.input] : payload.input,
-      dimensions: payload.dimensions,
-      // Read only by a live provider, as for generate.
-      get signal() {
-        return ctx.signal;
-      },
-    });
+    const result = await model.embed(
+      withCallSignal(ctx, {
+        model: payload.model,
+        input: typeof payload.input === 'string' ? [payload.input] : payload.input,
+        dimensions: payload.dimensions,
+      }),
+    );
     ctx.reportUnits({ inputTokens: result.tokens.input });
     return result;
   },
@@ -50,6 +45,27 @@ export const handlers: AiHandlers = {
     return { items: [...forMode(ctx, ctx.settings.aiModels)] };
   },
 };
+
+/**
+ * A request to a model whose `signal` is the call's, read only by a model that can be cut short (a live
+ * provider, a stream): the call's abort machinery is made on first use. The getter is the class's, shared:
+ * an object literal with a getter of its own gets a hidden class of its own in V8 (its getter is a new
+ * closure each time), and on a busy server those outlived young collections by the megabyte
+ * (docs/benchmarks.md).
+ */
+class CallSignal {
+  readonly #ctx: HandlerContext;
+
+  constructor(ctx: HandlerContext) {
+    this.#ctx = ctx;
+  }
+
+  get signal(): AbortSignal {
+    return this.#ctx.signal;
+  }
+}
+
+const withCallSignal = <T extends object>(ctx: HandlerContext, fields: T): T & { readonly signal: AbortSignal } => Object.assign(new CallSignal(ctx), fields);
 
 /** The test backend for test keys; the live one for live keys, or 503 when no provider is configured. */
 function forMode<T>(ctx: HandlerContext, backends: { test: T; live?: T }): T {
