@@ -6,6 +6,7 @@ export interface EmbeddingRequest {
   input: string[];
   /** The length of each vector; without it the model's own. */
   dimensions?: number;
+  /** The call's, made when first read: a getter of the request's class, which a spread of the request leaves out. */
   signal: AbortSignal;
 }
 

@@ -8,6 +8,7 @@ export interface TextGenerationRequest {
   maxTokens?: number;
   temperature?: number;
   topP?: number;
+  /** The call's, made when first read: a getter of the request's class, which a spread of the request leaves out. */
   signal: AbortSignal;
   /**
    * Asks for the answer as it is generated: called with each piece of text, in order; the pieces

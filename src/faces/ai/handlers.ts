@@ -6,13 +6,15 @@
 import type { AiHandlers } from '../../../generated/server/types.js';
 import type { HandlerContext } from '../../core/context.js';
 import { ApiError } from '../../core/errors.js';
+import type { EmbeddingRequest } from '../../providers/embedding-model.js';
+import type { TextGenerationRequest } from '../../providers/text-model.js';
 
 export const handlers: AiHandlers = {
   async generate(payload, ctx) {
     const model = forMode(ctx, ctx.providers.ai);
     const streamed = ctx.stream.active;
     const result = await model.generate(
-      withCallSignal(ctx, {
+      withCallSignal<TextGenerationRequest>(ctx, {
         model: payload.model,
         prompt: payload.prompt,
         input: payload.input,
@@ -31,7 +33,7 @@ export const handlers: AiHandlers = {
   async embed(payload, ctx) {
     const model = forMode(ctx, ctx.providers.embeddings);
     const result = await model.embed(
-      withCallSignal(ctx, {
+      withCallSignal<EmbeddingRequest>(ctx, {
         model: payload.model,
         input: typeof payload.input === 'string' ? [payload.input] : payload.input,
         dimensions: payload.dimensions,
@@ -49,9 +51,8 @@ export const handlers: AiHandlers = {
 /**
  * A request to a model whose `signal` is the call's, read only by a model that can be cut short (a live
  * provider, a stream): the call's abort machinery is made on first use. The getter is the class's, shared:
- * an object literal with a getter of its own gets a hidden class of its own in V8 (its getter is a new
- * closure each time), and on a busy server those outlived young collections by the megabyte
- * (docs/benchmarks.md).
+ * V8 makes an object literal with a getter of its own in dictionary mode, by a slower path, on every call,
+ * and on a busy server five times as much then outlived each young collection (docs/benchmarks.md).
  */
 class CallSignal {
   readonly #ctx: HandlerContext;
@@ -65,7 +66,9 @@ class CallSignal {
   }
 }
 
-const withCallSignal = <T extends object>(ctx: HandlerContext, fields: T): T & { readonly signal: AbortSignal } => Object.assign(new CallSignal(ctx), fields);
+/** A model's request of `fields`, whose signal is the call's; the request type names the fields it may have. */
+const withCallSignal = <R extends { signal: AbortSignal }>(ctx: HandlerContext, fields: Omit<R, 'signal'>): Omit<R, 'signal'> & CallSignal =>
+  Object.assign(new CallSignal(ctx), fields);
 
 /** The test backend for test keys; the live one for live keys, or 503 when no provider is configured. */
 function forMode<T>(ctx: HandlerContext, backends: { test: T; live?: T }): T {
