@@ -8,12 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { openShippedStore } from '../../src/server/shipped.js';
-import { insertStatements } from '../../src/store/bulk-insert.js';
 import { postgresPool } from '../../src/store/open.js';
 import type { Db } from '../../src/store/schema.js';
 import { writeUsage } from '../../src/store/write-usage.js';
 import { writeFlushOnPostgres } from '../../src/faces/usage/postgres-flush.js';
-import { rollupStatements, type RecordWithCost } from '../../src/faces/usage/rollups.js';
+import { flushStatements } from '../../src/faces/usage/recorder.js';
+import type { RecordWithCost } from '../../src/faces/usage/rollups.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { usageRecord } from '../helpers/usage-record.js';
 
@@ -77,7 +77,7 @@ describe('the usage flush on PostgreSQL', () => {
     const flushes = [records(40, at), records(25, new Date(at.getTime() + 600_000))];
     for (const flush of flushes) {
       await writeFlushOnPostgres(prepared, flush, []);
-      await writeUsage(statements, [...insertStatements(statements, 'usage_records', flush.map((r) => r.row)), ...rollupStatements(statements, flush)]);
+      await writeUsage(statements, flushStatements(statements, flush));
     }
     const written = await contents(prepared);
     expect(written).toEqual(await contents(statements));
@@ -112,7 +112,7 @@ describe('the usage flush on PostgreSQL', () => {
     for (const table of TABLES) await pool.query(`create trigger log_${table} before insert on ${table} for each row execute function log_write()`);
     const flush = records(2, new Date('2026-11-29T10:58:30.000Z'));
     const order = async () => [...new Set((await pool.query<{ name: string }>('select name from written order by n')).rows.map((r) => r.name))];
-    await writeUsage(db, [...insertStatements(db, 'usage_records', flush.map((r) => r.row)), ...rollupStatements(db, flush)]);
+    await writeUsage(db, flushStatements(db, flush));
     const before = await order();
     expect(before).toEqual(TABLES);
     await pool.query('truncate written');

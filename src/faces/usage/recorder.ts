@@ -9,6 +9,7 @@
  * beyond, counted) and flushes back off; a record the store refuses for its content is dropped and counted,
  * never retried forever in front of the others.
  */
+import type { CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../../store/schema.js';
 import { insertStatements } from '../../store/bulk-insert.js';
 import { writeUsage } from '../../store/write-usage.js';
@@ -156,7 +157,7 @@ export class UsageRecorder {
   /** Writes the records and their rollups in one transaction, then hands them to live followers. */
   async #commit(rows: RecordWithCost[]): Promise<void> {
     if (storeKind(this.#db) === 'postgres') await writeFlushOnPostgres(this.#db, rows, this.#relay?.notices(rows.map((r) => r.row.id)) ?? []);
-    else await writeUsage(this.#db, [...insertStatements(this.#db, 'usage_records', rows.map((r) => r.row)), ...rollupStatements(this.#db, rows)]);
+    else await writeUsage(this.#db, flushStatements(this.#db, rows));
     if (this.#feed?.followed) this.#feed.publish(rows.map((r) => r.row));
   }
 
@@ -184,3 +185,10 @@ export class UsageRecorder {
   }
 }
 
+/**
+ * A flush as multi-row statements, the records' and then the rollups', to run in one transaction: the
+ * embedded store's way (on PostgreSQL one statement does it all: postgres-flush.ts).
+ */
+export function flushStatements(db: Db, rows: readonly RecordWithCost[]): CompiledQuery[] {
+  return [...insertStatements(db, 'usage_records', rows.map((r) => r.row)), ...rollupStatements(db, rows)];
+}
