@@ -242,8 +242,9 @@ export class RedisRateLimiter implements RateLimiter {
  * - `connectTimeout` (1 s) and `commandTimeout` (250 ms) bound a Redis that drops packets or stops answering,
  *   and the limiter's circuit breaker keeps calls from paying even that more than once a second;
  * - `retryStrategy` keeps reconnecting in the background (at most 1 s apart), so limits resume on their own;
- * - `enableAutoPipelining` sends the commands of one turn of the event loop in one write, instead of a write
- *   and a read each (the limiter's checks of a turn are one command already).
+ * - auto-pipelining stays off: the limiter already sends a turn's checks as one command, and ioredis would
+ *   wrap each such command in a pipeline of its own, which cost shared-mode calls about a tenth of their
+ *   throughput (docs/benchmarks.md).
  * Errors are reported by `check`; the listener only keeps ioredis from printing each failed reconnection.
  */
 export function createRedis(url: string): Redis {
@@ -255,7 +256,6 @@ export function createRedis(url: string): Redis {
     // A limit check normally takes well under a millisecond; a Redis slower than this is treated as down.
     commandTimeout: 250,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
-    enableAutoPipelining: true,
   });
   redis.on('error', () => {});
   return redis;
