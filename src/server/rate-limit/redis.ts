@@ -239,7 +239,7 @@ export class RedisRateLimiter implements RateLimiter {
  *   connection itself, so start-up loses nothing);
  * - `maxRetriesPerRequest: 0` fails commands as soon as a connection attempt fails, instead of holding them
  *   through reconnections;
- * - `connectTimeout` (1 s) and `commandTimeout` (250 ms) bound a Redis that drops packets or stops answering,
+ * - `connectTimeout` (1 s) and `commandTimeout` (`commandTimeoutMs`, 250 ms) bound a Redis that drops packets or stops answering,
  *   and the limiter's circuit breaker keeps calls from paying even that more than once a second;
  * - `retryStrategy` keeps reconnecting in the background (at most 1 s apart), so limits resume on their own;
  * - auto-pipelining stays off: the limiter already sends a turn's checks as one command, and ioredis would
@@ -247,14 +247,14 @@ export class RedisRateLimiter implements RateLimiter {
  *   throughput (docs/benchmarks.md).
  * Errors are reported by `check`; the listener only keeps ioredis from printing each failed reconnection.
  */
-export function createRedis(url: string): Redis {
+export function createRedis(url: string, { commandTimeoutMs = 250 }: { commandTimeoutMs?: number } = {}): Redis {
   const redis = new Redis(url, {
     // A command while disconnected fails at once instead of waiting in a queue for the reconnection.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     connectTimeout: 1000,
     // A limit check normally takes well under a millisecond; a Redis slower than this is treated as down.
-    commandTimeout: 250,
+    commandTimeout: commandTimeoutMs,
     retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
   });
   redis.on('error', () => {});
