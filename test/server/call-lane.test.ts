@@ -54,6 +54,8 @@ describe('the requests the lane takes', () => {
     expect(takes('POST', '/do', { ...JSON_HEADERS, 'content-type': 'application/json; charset=latin1' })).toBe(false);
     expect(takes('POST', '/do', { ...JSON_HEADERS, 'content-type': 'text/plain' })).toBe(false);
     expect(takes('POST', '/do', { 'content-type': 'application/json', 'transfer-encoding': 'chunked' })).toBe(false);
+    // A stated length does not make a chunked body the lane's.
+    expect(takes('POST', '/do', { ...JSON_HEADERS, 'transfer-encoding': 'chunked' })).toBe(false);
     expect(takes('POST', '/do', { ...JSON_HEADERS, 'content-length': '0' })).toBe(false);
     expect(takes('POST', '/do', { ...JSON_HEADERS, 'content-length': '1001' })).toBe(false);
   });
