@@ -1,49 +1,35 @@
 /**
- * The server's metrics, loaded on first use: the registry (prometheus.ts) is built at the first observed call
- * or the first scrape of `GET /metrics`, not at start, because prom-client and its process collectors would
- * otherwise add ~20 ms to every start, all of it before the first call could be answered. Calls observed
- * while it loads wait in order and are counted once it has.
+ * The server's metrics: its calls, counted as they are answered (call-counts.ts), and the process metrics of
+ * prom-client (prometheus.ts), whose registry is built at the first scrape of `GET /metrics`, not at start:
+ * prom-client and its process collectors would otherwise add ~20 ms to every start, all of it before the
+ * first call could be answered.
  */
-import { log } from '../core/log.js';
-import type { CallMetrics } from './prometheus.js';
-
-type Observation = Parameters<CallMetrics['observeCall']>;
+import type { Registry } from 'prom-client';
+import { CallCounts } from './call-counts.js';
 
 export interface Metrics {
-  observeCall(...observation: Observation): void;
+  observeCall(face: string, action: string, status: number, seconds: number): void;
   /** The Prometheus exposition of everything observed so far. */
   scrape(): Promise<{ contentType: string; text: string }>;
 }
 
 export function createMetrics(options: { rateLimitUnavailable: () => number }): Metrics {
-  let loaded: CallMetrics | undefined;
-  let loading: Promise<CallMetrics> | undefined;
-  const waiting: Observation[] = [];
+  const calls = new CallCounts();
+  let registry: Promise<Registry> | undefined;
   const load = () =>
-    (loading ??= import('./prometheus.js').then(
-      ({ callMetrics }) => {
-        loaded = callMetrics(options);
-        for (const observation of waiting.splice(0)) loaded.observeCall(...observation);
-        return loaded;
-      },
+    (registry ??= import('./prometheus.js').then(
+      ({ processRegistry }) => processRegistry(options),
       (error: unknown) => {
-        // Tried again at the next call or scrape.
-        loading = undefined;
+        // Tried again at the next scrape.
+        registry = undefined;
         throw error;
       },
     ));
   return {
-    observeCall(...observation) {
-      if (loaded) return loaded.observeCall(...observation);
-      waiting.push(observation);
-      if (waiting.length > 1) return;
-      load().catch((error: unknown) => {
-        log.error({ err: error, uncounted: waiting.splice(0).length }, 'metrics did not load; the calls observed meanwhile are not counted');
-      });
-    },
+    observeCall: (face, action, status, seconds) => calls.observe(face, action, status, seconds),
     async scrape() {
-      const { registry } = await load();
-      return { contentType: registry.contentType, text: await registry.metrics() };
+      const loaded = await load();
+      return { contentType: loaded.contentType, text: `${await loaded.metrics()}\n${calls.exposition()}` };
     },
   };
 }
