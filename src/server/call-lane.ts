@@ -149,7 +149,7 @@ function writeReply(raw: ServerResponse, reply: Reply, { close = false, varyOrig
   if (close) head.push('connection', 'close');
   let typed = false;
   for (const name in reply.headers) {
-    const lower = name.toLowerCase();
+    const lower = lowerCase(name);
     if (lower === 'content-length') continue;
     typed ||= lower === 'content-type';
     head.push(lower, reply.headers[name]!);
@@ -167,4 +167,17 @@ function writeReply(raw: ServerResponse, reply: Reply, { close = false, varyOrig
   head.push('content-length', String(Buffer.byteLength(text)));
   raw.writeHead(reply.status, head);
   raw.end(text);
+}
+
+/** Header names in lower case, each made once: the names come from the code, a few dozen in all. */
+const lowered = new Map<string, string>();
+
+function lowerCase(name: string): string {
+  let lower = lowered.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    // A bound all the same, should a face name its headers from what it is sent.
+    if (lowered.size < 1_000) lowered.set(name, lower);
+  }
+  return lower;
 }
