@@ -239,8 +239,8 @@ export class RedisRateLimiter implements RateLimiter {
  *   connection itself, so start-up loses nothing);
  * - `maxRetriesPerRequest: 0` fails commands as soon as a connection attempt fails, instead of holding them
  *   through reconnections;
- * - `connectTimeout` (1 s) and `commandTimeout` (`commandTimeoutMs`, 250 ms) bound a Redis that drops packets or stops answering,
- *   and the limiter's circuit breaker keeps calls from paying even that more than once a second;
+ * - `connectTimeout` (1 s) and `commandTimeout` (`commandTimeoutMs`, 250 ms) bound a Redis that drops packets or
+ *   stops answering, and the limiter's circuit breaker keeps calls from paying even that more than once a second;
  * - `retryStrategy` keeps reconnecting in the background (at most 1 s apart), so limits resume on their own;
  * - auto-pipelining stays off: the limiter already sends a turn's checks as one command, and ioredis would
  *   wrap each such command in a pipeline of its own, which cost shared-mode calls about a tenth of their
