@@ -51,17 +51,26 @@ let ticksPerSecond: number | undefined;
 
 /**
  * CPU seconds (user + system, all threads) a process has used so far, from /proc/<pid>/stat; NaN where
- * there is no /proc. Fields 14 and 15 count clock ticks; they follow the command name, which may itself
- * hold spaces and parentheses, so counting starts after its closing parenthesis (at field 3).
+ * there is no /proc.
  */
-export function cpuSeconds(pid: number): number {
+export const cpuSeconds = (pid: number): number => cpuSecondsOf(`/proc/${pid}/stat`);
+
+/** CPU seconds a process's main thread (the one whose id is the process's) has used so far; NaN without /proc. */
+export const mainThreadCpuSeconds = (pid: number): number => cpuSecondsOf(`/proc/${pid}/task/${pid}/stat`);
+
+/**
+ * User + system CPU seconds from a /proc stat file. Fields 14 and 15 count clock ticks; they follow the
+ * command name, which may itself hold spaces and parentheses, so counting starts after its closing
+ * parenthesis (at field 3).
+ */
+function cpuSecondsOf(path: string): number {
   try {
     ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
   } catch {
     ticksPerSecond = 100;
   }
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(path, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[14 - 3]) + Number(fields[15 - 3])) / ticksPerSecond;
   } catch {

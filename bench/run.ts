@@ -1,11 +1,13 @@
 /**
- * `npm run bench [-- http|outbox|usage|payments|email|templates|storage|generator|scale|mcp ...]`: the named sections, or all of them in that order.
+ * `npm run bench [-- http|outbox|usage|usage-stage|payments|email|templates|storage|generator|scale|mcp ...]`: the named sections, or all of them in that order.
  * - http: the real server against the bare node:http floor, bare Fastify and the server a team would write by
  *   hand instead in the same run (req/s, p99, server CPU per request, their ratio to the floor and ours to the
  *   hand-written server's), writing bench/results/http.json;
  * - outbox: what writing an event adds to a call, and webhook deliveries per second against raw POSTs;
  * - usage: the pipeline row with the usage stage on and off, `usage.ingest` events/s, and `usage.summary`
  *   over a month of a million records, on SQLite and PostgreSQL, writing bench/results/usage.json;
+ * - usage-stage: the usage stage alone, fed calls at a steady rate in a process without HTTP, in CPU µs a
+ *   record (every thread and the main thread), writing bench/results/usage-stage.json;
  * - payments: payment intents per second (`payments.createIntent`, created and confirmed in one call on the
  *   test-mode sandbox) beside the pipeline row on the same servers, on SQLite and PostgreSQL + Redis (intents/s,
  *   p99, intents/s ÷ pipeline req/s), writing bench/results/payments.json;
@@ -31,6 +33,7 @@ const sections: Record<string, () => Promise<void>> = {
   http: async () => (await import('./http-bench.js')).httpBench(),
   outbox: async () => (await import('./outbox.js')).outbox(),
   usage: async () => (await import('./usage.js')).usage(),
+  'usage-stage': async () => (await import('./usage-stage.js')).usageStage(),
   payments: async () => (await import('./payments.js')).payments(),
   email: async () => (await import('./email.js')).email(),
   templates: async () => (await import('./templates.js')).templates(),
