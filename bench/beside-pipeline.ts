@@ -6,12 +6,10 @@
  * section using it (payments, email, …) names its call and checks a sample answer, so that a 200 that did
  * less than the row says cannot pass for it. Results go to bench/results/<section>.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTestDatabase } from '../test/helpers/postgres.js';
 import { CONNECTIONS, doTarget, PIPELINE_CALL, startChild, type Started } from './http.js';
 import { BENCH_KEYS } from './keys.js';
+import { writeResults } from './results-file.js';
 import { mediansOf, runRounds, warnings, type Row } from './rounds.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -87,17 +85,11 @@ export async function besidePipeline(bench: BesidePipeline): Promise<void> {
     warnings(rows, rounds);
     for (const { measured } of pairs) await checkSample(measured, bench);
 
-    const file = new URL(`./results/${bench.section}.json`, import.meta.url);
-    mkdirSync(new URL('.', file), { recursive: true });
-    const json = {
-      timestamp: new Date().toISOString(),
-      node: process.version,
+    writeResults(bench.section, {
       settings: { seconds: SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, keys: BENCH_KEYS, call: bench.call },
       modes: results,
       rows: rows.map((row) => ({ name: row.name, median: medians(row), rounds: rounds.get(row) })),
-    };
-    writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
-    console.log(`Results: ${relative(process.cwd(), fileURLToPath(file))}`);
+    });
   } finally {
     // The servers must be gone before their database is dropped under them.
     await Promise.all(servers.map((server) => server.stop()));

@@ -8,12 +8,10 @@
  * bench/results/http.json.
  */
 import { randomInt } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createTestDatabase as createBenchDatabase } from '../test/helpers/postgres.js';
 import { CONNECTIONS, PIPELINE_CALL as generate, startChild, type Started } from './http.js';
 import { BENCH_KEYS } from './keys.js';
+import { writeResults } from './results-file.js';
 import { mediansOf, runRounds, warnings, type Medians, type Row } from './rounds.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -145,17 +143,11 @@ export async function httpBench(): Promise<void> {
     const failed = ((await sample.json()) as { data: { results: { status: number }[] } }).data.results.filter((r) => r.status !== 200).length;
     if (failed > 0) console.log(`Warning: ${failed} of ${BATCH_ITEMS} requests of a sample batch failed; the items/s above count them.`);
 
-    const file = new URL('./results/http.json', import.meta.url);
-    mkdirSync(new URL('.', file), { recursive: true });
-    const json = {
-      timestamp: new Date().toISOString(),
-      node: process.version,
+    writeResults('http', {
       settings: { seconds: SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, keys: BENCH_KEYS, batchItems: BATCH_ITEMS, nodeArgs: process.env.BENCH_NODE_ARGS ?? '' },
       rows: rows.map((row) => ({ name: row.name, expectedStatus: row.expect ?? '2xx', median: medians(row), rounds: rounds.get(row) })),
       comparisons,
-    };
-    writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
-    console.log(`Results: ${relative(process.cwd(), fileURLToPath(file))}`);
+    });
   } finally {
     // The servers must be gone before their database is dropped under them.
     await Promise.all(servers.map((server) => server.stop()));

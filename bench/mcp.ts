@@ -9,10 +9,8 @@
  *   server whose limit is above the catalogue's size) and the meta tools (the default limit, 40).
  * The table is also written to bench/results/mcp.json.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { emitMcpTools } from '../src/generate/emit-mcp.js';
 import { fromRoot } from '../src/package-root.js';
 import { DEFAULT_MCP_TOOL_LIMIT } from '../src/server/server.js';
@@ -21,6 +19,7 @@ import type { McpToolsFile } from '../src/spec/mcp/tool-types.js';
 import { CONNECTIONS, doTarget, PIPELINE_CALL, startChild, type LoadOptions, type Started } from './http.js';
 import { BENCH_KEYS } from './keys.js';
 import { estimateTokens, toolListText } from './mcp-tokens.js';
+import { writeResults } from './results-file.js';
 import { mediansOf, runRounds, warnings, type Medians, type Row } from './rounds.js';
 import { LARGE } from './scratch-catalogue.js';
 
@@ -101,16 +100,10 @@ export async function mcp(): Promise<void> {
   console.log(`\ntools/list for a key that may call every tool: its result's JSON text, tokens at 4 characters a token`);
   console.table(Object.fromEntries(sizes.map((s) => [`${s.catalogue} (${s.tools} tools), ${s.mode}`, { characters: s.characters, tokens: s.tokens }])));
 
-  const file = new URL('./results/mcp.json', import.meta.url);
-  mkdirSync(new URL('.', file), { recursive: true });
-  const json = {
-    timestamp: new Date().toISOString(),
-    node: process.version,
+  writeResults('mcp', {
     machine,
     settings: { seconds: SECONDS, rounds: ROUNDS, warmupSeconds: WARMUP_SECONDS, connections: CONNECTIONS, keys: BENCH_KEYS, tool: TOOL },
     calls,
     toolList: sizes,
-  };
-  writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
-  console.log(`Results: ${relative(process.cwd(), fileURLToPath(file))}`);
+  });
 }

@@ -7,10 +7,9 @@
  * difference of two rows of about 100 µs a call, each moving by several µs from round to round; measured alone,
  * a change of a few microseconds to how calls are recorded shows.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { AfterAnswer, AnsweredCall, Reply } from '../src/core/answer.js';
 import { usageStage as makeUsageStage } from '../src/faces/usage/record-call.js';
 import { UsageRecorder } from '../src/faces/usage/recorder.js';
@@ -19,6 +18,7 @@ import type { KeyRecord } from '../src/store/keys.js';
 import { newId } from '../src/store/secrets.js';
 import { mainThreadCpuSeconds } from './http.js';
 import { BENCH_KEYS } from './keys.js';
+import { writeResults } from './results-file.js';
 import { median } from './rounds.js';
 
 /** Calls a second: about what the http section's `ai.generate` row answers on two cores. */
@@ -29,31 +29,31 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const UNITS = { inputTokens: 7, outputTokens: 10 };
 const REPLY: Reply = { status: 200, headers: {}, body: {} };
 
-export interface UsageStageResult {
+/** CPU µs of every thread of the process, and of its main thread alone. */
+type Cpu = { total: number; mainThread: number };
+
+export type UsageStageResult = {
   settings: Record<string, unknown>;
   /** Medians over the rounds, in µs a record; NaN for the main thread where there is no /proc. */
-  microsPerRecord: { total: number; mainThread: number };
-  rounds: { total: number; mainThread: number }[];
-}
-
-/** CPU µs a record of every thread and of the main thread, over `records` made since `since`. */
-function cpuSince(since: { total: number; main: number }, records: number) {
-  const { user, system } = process.cpuUsage();
-  return { total: (user + system - since.total) / records, mainThread: ((mainThreadCpuSeconds(process.pid) - since.main) * 1e6) / records };
-}
-
-const cpuNow = () => {
-  const { user, system } = process.cpuUsage();
-  return { total: user + system, main: mainThreadCpuSeconds(process.pid) };
+  microsPerRecord: Cpu;
+  rounds: Cpu[];
 };
+
+/** CPU µs used so far by every thread of this process and by its main thread. */
+function cpuNow(): Cpu {
+  const { user, system } = process.cpuUsage();
+  return { total: user + system, mainThread: mainThreadCpuSeconds(process.pid) * 1e6 };
+}
+
+/** CPU µs a record of every thread and of the main thread, over `records` made since `since` (cpuNow). */
+function cpuSince(since: Cpu, records: number): Cpu {
+  const now = cpuNow();
+  return { total: (now.total - since.total) / records, mainThread: (now.mainThread - since.mainThread) / records };
+}
 
 /** Runs the measurement and writes it to bench/results/usage-stage.json. */
 export async function usageStage(): Promise<void> {
-  const result = await measure();
-  const file = new URL('./results/usage-stage.json', import.meta.url);
-  mkdirSync(new URL('.', file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify({ timestamp: new Date().toISOString(), node: process.version, ...result }, null, 2)}\n`);
-  console.log(`Results: ${relative(process.cwd(), fileURLToPath(file))}`);
+  writeResults('usage-stage', await measure());
 }
 
 async function measure(): Promise<UsageStageResult> {
@@ -90,7 +90,7 @@ async function measure(): Promise<UsageStageResult> {
     // Warm: the stage, its statements prepared, the store's pages.
     await feed(2, stage);
     await recorder.flush();
-    const rounds: { total: number; mainThread: number }[] = [];
+    const rounds: Cpu[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       let since = cpuNow();
       const loop = cpuSince(since, await feed(SECONDS));
