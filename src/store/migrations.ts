@@ -8,6 +8,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 import type { ModuleMigration } from '../core/face-module.js';
 import { eventLogFilledLater } from './event-log-migration.js';
 import { exactMeterSums } from './exact-sums-migration.js';
+import { usageRecordPacks } from './usage-packs-migration.js';
 
 const migrations: Record<string, Migration> = {
   '0001_keys_and_auth': {
@@ -277,6 +278,8 @@ const migrations: Record<string, Migration> = {
   // place that a fill has copied and not yet deleted twice, and its fill would commit a delete in one file and
   // the copy in the other as one transaction, which a crash can split.
   '0023_event_log_in_usage_file': { up: async () => undefined },
+  // Raw usage records kept packed, a partition's records of a flush in one row; its own module.
+  '0024_usage_record_packs': { up: usageRecordPacks },
 };
 
 /**

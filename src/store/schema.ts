@@ -144,6 +144,20 @@ export interface UsageRecordTable {
   replayed: number;
 }
 
+/**
+ * Raw usage records as they are stored: a partition's records of one flush part, packed
+ * (usage-record-packs.ts); `usage_records` is a view that unpacks them.
+ */
+export interface UsageRecordPackTable {
+  mode: Mode;
+  entity_id: string;
+  /** The smallest and the largest id of the pack's records: a read's range of ids finds packs by them. */
+  first_id: string;
+  last_id: string;
+  /** JSON array of the records, each an array of its values in the order of PACKED_COLUMNS. */
+  records: string;
+}
+
 /** Usage added up per minute, key, action and status, so that summaries do not read raw records. */
 export type UsageRollupTable = {
   /** `YYYY-MM-DDTHH:MM` (UTC). */
@@ -219,7 +233,9 @@ export interface Database {
   event_log_pending: EventLogTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
+  /** A view over `usage_record_packs`, read-only. */
   usage_records: UsageRecordTable;
+  usage_record_packs: UsageRecordPackTable;
   usage_rollups: UsageRollupTable;
   usage_unit_rollups: UsageUnitRollupTable;
   usage_rollups_coarse: UsageCoarseRollupTable;

@@ -18,6 +18,7 @@ import type { Db, UsageRecordTable } from '../../src/store/schema.js';
 import { newId } from '../../src/store/secrets.js';
 import { openConnection } from '../../src/store/sqlite/connection.worker.mjs';
 import { USAGE_SCHEMA, USAGE_FILE_TABLES } from '../../src/store/sqlite/usage-file.js';
+import { packsOf } from '../../src/store/usage-record-packs.js';
 import { writeUsage } from '../../src/store/write-usage.js';
 
 const opened: Db[] = [];
@@ -50,6 +51,9 @@ const record = (entity: string): UsageRecordTable => ({
   replayed: 0,
 });
 
+/** The statement that writes `rows`, packed as the recorder packs them. */
+const recordsInsert = (db: Db, rows: UsageRecordTable[]) => db.insertInto('usage_record_packs').values(packsOf(rows)).compile();
+
 /** A plain connection to a store's two files, as the store's own connections open them. */
 const storeConnection = (dataDir: string) =>
   openConnection(join(dataDir, 'dispatch.sqlite'), [{ schema: USAGE_SCHEMA, path: join(dataDir, 'dispatch-usage.sqlite') }]);
@@ -75,7 +79,7 @@ async function storeWithRecords(): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-usage-move-'));
   const db = await openShippedStore({ dataDir });
   written = [record('a'), record('a'), record('b')];
-  await writeUsage(db, [db.insertInto('usage_records').values(written).compile()]);
+  await writeUsage(db, [recordsInsert(db, written)]);
   logged = [newId('evt'), newId('evt')];
   const origin = { mode: 'test' as const, entityId: 'a', apiVersion: '2026-09-01', requestId: newId('req') };
   await writeEvents(db, origin, logged.map((id) => ({ id, type: 'keys.key.created', data: {} })));
@@ -104,8 +108,9 @@ function toOldShape(
       if (!keepCopyOf.includes(table)) connection.exec(`drop table usage."${table}"`);
     }
     if (addToMain) {
-      const columns = Object.keys(addToMain);
-      connection.prepare(`insert into main.usage_records (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`).run(...Object.values(addToMain));
+      const [pack] = packsOf([addToMain]);
+      const columns = Object.keys(pack!);
+      connection.prepare(`insert into main.usage_record_packs (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`).run(...Object.values(pack!));
     }
   })();
   connection.close();
@@ -118,14 +123,14 @@ describe('the usage file', () => {
     const store = embeddedStore(db)!;
     const main = definitions(dataDir, 'main');
     expect(main.filter((name) => USAGE_FILE_TABLES.includes(name))).toEqual([]);
-    expect(definitions(dataDir, 'usage')).toEqual(expect.arrayContaining([...USAGE_FILE_TABLES, 'usage_records_partition']));
+    expect(definitions(dataDir, 'usage')).toEqual(expect.arrayContaining([...USAGE_FILE_TABLES, 'usage_record_packs_partition']));
     await sql`create table notes (id integer primary key, text text not null)`.execute(db);
 
     // A usage batch that runs for a good while (counting two million rows) before it writes its record.
     const slow = CompiledQuery.raw('with recursive n(i) as (select 1 union all select i + 1 from n where i < 2000000) select count(*) as c from n');
     const written = record('slow');
     let usageDone = false;
-    const usage = writeUsage(db, [slow, db.insertInto('usage_records').values(written).compile()]).then(() => (usageDone = true));
+    const usage = writeUsage(db, [slow, recordsInsert(db, [written])]).then(() => (usageDone = true));
     await new Promise((resolve) => setTimeout(resolve, 20));
     await store.writeBatch([{ query: db.insertInto('notes' as never).values({ text: 'a call' } as never).compile() }]);
     // The call's write committed while the usage batch still ran: one writer would have run them in turn.
@@ -139,32 +144,66 @@ describe('the usage file', () => {
     // Back in the shape a store had before the usage file, every usage table in the main file, but for the
     // records table and the log, also left in the usage file as a move stopped between its copy and its drop
     // leaves them.
-    toOldShape(dataDir, { keepCopyOf: ['usage_records', 'event_log'] });
-    expect(definitions(dataDir, 'main')).toEqual(expect.arrayContaining(['usage_records', 'usage_records_partition', 'usage_rollups']));
+    toOldShape(dataDir, { keepCopyOf: ['usage_record_packs', 'event_log'] });
+    expect(definitions(dataDir, 'main')).toEqual(expect.arrayContaining(['usage_record_packs', 'usage_record_packs_partition', 'usage_rollups']));
 
     const reopened = await open(dataDir);
     expect(definitions(dataDir, 'main').filter((name) => USAGE_FILE_TABLES.includes(name))).toEqual([]);
-    expect(definitions(dataDir, 'usage')).toEqual(expect.arrayContaining([...USAGE_FILE_TABLES, 'usage_records_partition', 'usage_rollups_minute']));
+    expect(definitions(dataDir, 'usage')).toEqual(expect.arrayContaining([...USAGE_FILE_TABLES, 'usage_record_packs_partition', 'usage_rollups_minute']));
     // Every record once.
     const ids = (await reopened.selectFrom('usage_records').select('id').orderBy('id').execute()).map((row) => row.id);
     expect(ids).toEqual(written.map((r) => r.id).sort());
     expect(await loggedIds(reopened)).toEqual([...logged].sort());
     // And the moved table is written as before, by the usage file's writer.
-    await writeUsage(reopened, [reopened.insertInto('usage_records').values(record('c')).compile()]);
+    await writeUsage(reopened, [recordsInsert(reopened, [record('c')])]);
     expect(await reopened.selectFrom('usage_records').select('id').where('entity_id', '=', 'c').execute()).toHaveLength(1);
+  });
+
+  it('packs the records of a store that kept a row each, every value as it was, and reads them through the view', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'dispatch-usage-pack-'));
+    await (await openShippedStore({ dataDir })).destroy();
+    // Values a pack's JSON must carry back exactly: a null, quotes and escapes, a float without a short form.
+    const rows = [
+      { ...record('a'), units: '{"inputTokens":3,"note \\"x\\"":0.30000000000000004}', latency_ms: 0.1 + 0.2 },
+      { ...record('a'), api_version: '2026-09-01', error_code: 'rate_limited', status: 429, replayed: 1 },
+      { ...record('b'), entity_id: 'b ünï 😀', key_id: "it's" },
+    ];
+    // The records' table as migration 0006 made it, in the usage file, where the view is now.
+    const connection = storeConnection(dataDir);
+    connection.exec(`drop view usage.usage_records;
+      create table usage.usage_records (id text not null, request_id text not null, at text not null, key_id text not null, mode text not null,
+        entity_id text not null, face text not null, action text not null, api_version text, status integer not null, error_code text,
+        latency_ms double precision not null, units text not null, cost text not null, currency text not null, replayed integer not null);
+      create index usage.usage_records_partition on usage_records (mode, entity_id, id);`);
+    const insert = connection.prepare(`insert into usage.usage_records values (${Object.keys(rows[0]!).map(() => '?').join(', ')})`);
+    for (const row of rows) insert.run(...Object.values(row));
+    connection.close();
+
+    const db = await open(dataDir);
+    expect(await db.selectFrom('usage_records').selectAll().orderBy('id').execute()).toEqual([...rows].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    const packs = await db.selectFrom('usage_record_packs').select(['entity_id', 'first_id', 'last_id']).orderBy('entity_id').execute();
+    // Ids made in one millisecond sort in no particular order.
+    const [first, last] = [rows[0]!.id, rows[1]!.id].sort();
+    expect(packs).toEqual([
+      { entity_id: 'a', first_id: first, last_id: last },
+      { entity_id: 'b ünï 😀', first_id: rows[2]!.id, last_id: rows[2]!.id },
+    ]);
+    const check = storeConnection(dataDir);
+    expect(check.prepare(`select type from usage.sqlite_master where name = 'usage_records'`).all()).toEqual([{ type: 'view' }]);
+    check.close();
   });
 
   it('refuses a store whose two files are from different times, or whose usage file is missing, and drops nothing', async () => {
     const dataDir = await storeWithRecords();
-    toOldShape(dataDir, { keepCopyOf: ['usage_records'], addToMain: record('later') });
-    await expect(openShippedStore({ dataDir })).rejects.toThrow(/hold usage_records, with other rows/);
+    toOldShape(dataDir, { keepCopyOf: ['usage_record_packs'], addToMain: record('later') });
+    await expect(openShippedStore({ dataDir })).rejects.toThrow(/hold usage_record_packs, with other rows/);
     // Both copies are still there, as they were.
-    expect(definitions(dataDir, 'main')).toContain('usage_records');
-    expect(definitions(dataDir, 'usage')).toContain('usage_records');
+    expect(definitions(dataDir, 'main')).toContain('usage_record_packs');
+    expect(definitions(dataDir, 'usage')).toContain('usage_record_packs');
 
     const moved = await storeWithRecords();
     rmSync(join(moved, 'dispatch-usage.sqlite'));
-    await expect(openShippedStore({ dataDir: moved })).rejects.toThrow(/does not hold usage_records/);
+    await expect(openShippedStore({ dataDir: moved })).rejects.toThrow(/does not hold usage_record_packs/);
 
     // A store from before the event log's order was in the usage file, whose usage file is then missing:
     // refused before the log moves, so that it is still in the main file when the usage file is put back.
@@ -173,7 +212,7 @@ describe('the usage file', () => {
     const usageFile = join(older, 'dispatch-usage.sqlite');
     const kept = readFileSync(usageFile);
     rmSync(usageFile);
-    await expect(openShippedStore({ dataDir: older })).rejects.toThrow(/does not hold usage_records/);
+    await expect(openShippedStore({ dataDir: older })).rejects.toThrow(/does not hold usage_record_packs/);
     expect(definitions(older, 'main')).toContain('event_log');
     writeFileSync(usageFile, kept);
     expect(await loggedIds(await open(older))).toEqual([...logged].sort());
@@ -188,7 +227,7 @@ describe('the usage file', () => {
     const frames = () => ({ last: shm().readUInt32LE(16), copied: shm().readUInt32LE(96) });
     // One transaction: a checkpoint between several could start the WAL over, and leave fewer frames in it.
     const rows = Array.from({ length: 1000 }, () => ({ ...record('wal'), units: JSON.stringify({ note: 'x'.repeat(1000) }) }));
-    await writeUsage(db, [db.insertInto('usage_records').values(rows).compile()]);
+    await writeUsage(db, [recordsInsert(db, rows)]);
     expect(frames().last).toBeGreaterThan(200);
     await expect.poll(() => frames().copied === frames().last, { timeout: 3000 }).toBe(true);
   });

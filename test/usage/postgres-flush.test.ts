@@ -17,7 +17,7 @@ import type { RecordWithCost } from '../../src/faces/usage/rollups.js';
 import { createTestDatabase } from '../helpers/postgres.js';
 import { usageRecord } from '../helpers/usage-record.js';
 
-const TABLES = ['usage_records', 'usage_rollups', 'usage_rollups_coarse', 'usage_unit_rollups', 'usage_unit_rollups_coarse'];
+const TABLES = ['usage_record_packs', 'usage_rollups', 'usage_rollups_coarse', 'usage_unit_rollups', 'usage_unit_rollups_coarse'];
 
 /** Texts an array literal or a statement could mistake for its own syntax, and floats without a short form. */
 const ODD = ['NULL', 'a,b', '{x}', 'say "hi"', 'back\\slash', "it's", ' spaced ', '', 'line\u2028break', 'ünï', '😀'];
@@ -76,12 +76,15 @@ describe('the usage flush on PostgreSQL', () => {
     // The second flush falls on the first's minutes, hours and days, and on new ones.
     const flushes = [records(40, at), records(25, new Date(at.getTime() + 600_000))];
     for (const flush of flushes) {
-      await writeFlushOnPostgres(prepared, flush, []);
+      await writeFlushOnPostgres(prepared, flush);
       await writeUsage(statements, flushStatements(statements, flush));
     }
     const written = await contents(prepared);
     expect(written).toEqual(await contents(statements));
-    expect(written.usage_records).toHaveLength(65);
+    // Packed, a pack per partition of each flush's part, and unpacked by the view as they were written.
+    expect(written.usage_record_packs).toHaveLength(6);
+    const unpacked = (await postgresPool(prepared)!.query('select * from usage_records order by id')).rows;
+    expect(unpacked).toEqual(flushes.flat().map((r) => r.row).sort((a, b) => (a.id < b.id ? -1 : 1)));
     // Rows were added to, not only inserted: some minute holds calls of both flushes.
     const calls = (await postgresPool(prepared)!.query<{ calls: number }>('select max(calls) as calls from usage_rollups_coarse')).rows[0]!.calls;
     expect(calls).toBeGreaterThan(1);
@@ -94,7 +97,7 @@ describe('the usage flush on PostgreSQL', () => {
       const heard: string[] = [];
       listener.on('notification', (message) => heard.push(message.payload!));
       await listener.query('LISTEN dispatch_usage');
-      await writeFlushOnPostgres(prepared, records(3, new Date()), ['first', 'second']);
+      await writeFlushOnPostgres(prepared, records(3, new Date()), () => ['first', 'second']);
       await expect.poll(() => heard, { timeout: 2000 }).toEqual(['first', 'second']);
       // The pool hands out the connection given back last: the one the statement ran on.
       const names = (await postgresPool(prepared)!.query<{ name: string }>('select name from pg_prepared_statements')).rows.map((r) => r.name);
@@ -116,20 +119,21 @@ describe('the usage flush on PostgreSQL', () => {
     const before = await order();
     expect(before).toEqual(TABLES);
     await pool.query('truncate written');
-    await writeFlushOnPostgres(db, flush, []);
+    // Records of their own, at the same times: a pack's newest id is unique.
+    await writeFlushOnPostgres(db, records(2, new Date('2026-11-29T10:58:30.000Z')));
     expect(await order()).toEqual(before);
   });
 
   it('runs again, on another connection, a statement its connection no longer holds', async () => {
-    await writeFlushOnPostgres(prepared, records(2, new Date()), []);
+    await writeFlushOnPostgres(prepared, records(2, new Date()));
     const pool = postgresPool(prepared)!;
     const count = async () => (await pool.query<{ n: string }>('select count(*) as n from usage_records')).rows[0]!.n;
     const before = Number(await count());
     // What a pooler handing out another server connection, or a DEALLOCATE, leaves: node-postgres thinks it prepared.
     await pool.query('deallocate all');
-    await writeFlushOnPostgres(prepared, records(3, new Date()), []);
+    await writeFlushOnPostgres(prepared, records(3, new Date()));
     expect(Number(await count())).toBe(before + 3);
-    await writeFlushOnPostgres(prepared, records(1, new Date()), []);
+    await writeFlushOnPostgres(prepared, records(1, new Date()));
     expect(Number(await count())).toBe(before + 4);
   });
 
@@ -137,7 +141,7 @@ describe('the usage flush on PostgreSQL', () => {
     const before = await contents(prepared);
     const flush = records(4, new Date());
     flush[2]!.row.face = 'a\u0000i';
-    await expect(writeFlushOnPostgres(prepared, flush, [])).rejects.toThrow(/0x00/);
+    await expect(writeFlushOnPostgres(prepared, flush)).rejects.toThrow(/0x00/);
     expect(await contents(prepared)).toEqual(before);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * A part of a usage flush on PostgreSQL, written by one prepared statement: its records, what they add to
+ * A part of a usage flush on PostgreSQL, written by one prepared statement: its records' packs, what they add to
  * the rollups of every grain, and the notices that announce them (relay.ts). As multi-row inserts, a part was
  * a round trip per statement, and each statement's text, its rows' values written into it, was parsed and
  * planned anew: that cost PostgreSQL more than the writes. Here each table's rows go in as one array per
@@ -13,16 +13,14 @@
  * condition on that part's returned rows that is checked once before it writes anything.
  */
 import { runPrepared } from '../../store/prepared-statement.js';
-import type { Db, UsageRecordTable } from '../../store/schema.js';
+import type { Db, UsageRecordPackTable } from '../../store/schema.js';
+import { packsOf } from '../../store/usage-record-packs.js';
 import { LATENCY_COLUMNS } from './latency.js';
 import { USAGE_CHANNEL } from './relay.js';
 import { rollupWrites, type RecordWithCost, type RollupWrite } from './rollups.js';
 
-/** Every column of a record: a column added to the table and not here fails to compile. */
-const RECORD_COLUMNS = Object.keys({
-  id: true, request_id: true, at: true, key_id: true, mode: true, entity_id: true, face: true, action: true, api_version: true,
-  status: true, error_code: true, latency_ms: true, units: true, cost: true, currency: true, replayed: true,
-} satisfies Record<keyof UsageRecordTable, true>);
+/** Every column of a pack: a column added to the table and not here fails to compile. */
+const PACK_COLUMNS = Object.keys({ mode: true, entity_id: true, first_id: true, last_id: true, records: true } satisfies Record<keyof UsageRecordPackTable, true>);
 
 /** The type of each column that is not text, in every usage table (migrations.ts, exact-sums-migration.ts). */
 const COLUMN_TYPES: Record<string, string> = {
@@ -30,7 +28,6 @@ const COLUMN_TYPES: Record<string, string> = {
   replayed: 'integer',
   calls: 'integer',
   errors: 'integer',
-  latency_ms: 'double precision',
   latency_ms_sum: 'double precision',
   cost_nanos: 'bigint',
   amount: 'numeric',
@@ -54,7 +51,7 @@ const ROLLUPS: readonly Part[] = rollupWrites([]).map(({ table, key, added }: Ro
   return { columns, sql: (source) => `${inserted(table, columns)(source)} on conflict (${quoted(key)}) do update set ${sets}` };
 });
 
-const PARTS: readonly Part[] = [{ columns: RECORD_COLUMNS, sql: inserted('usage_records', RECORD_COLUMNS) }, ...ROLLUPS];
+const PARTS: readonly Part[] = [{ columns: PACK_COLUMNS, sql: inserted('usage_record_packs', PACK_COLUMNS) }, ...ROLLUPS];
 
 /**
  * The statement: each table's part a data-modifying `with` of its own, after the part before it, and the
@@ -69,13 +66,17 @@ const STATEMENT = (() => {
   return `with ${parts.join(',\n')}\nselect pg_notify('${USAGE_CHANNEL}', notice) from unnest($${next}::text[]) as notice${after(PARTS.length)}`;
 })();
 
-/** Writes `records`, what they add to the rollups, and `notices` (payloads on the relay's channel), at once. */
-export async function writeFlushOnPostgres(db: Db, records: readonly RecordWithCost[], notices: readonly string[]): Promise<void> {
-  const tables = [records.map(({ row }) => row as unknown as Record<string, unknown>), ...rollupWrites(records).map((write) => write.rows)];
+/**
+ * Writes `records`, packed (store/usage-record-packs.ts), what they add to the rollups, and the notices
+ * `announce` makes of the packs (payloads on the relay's channel), at once.
+ */
+export async function writeFlushOnPostgres(db: Db, records: readonly RecordWithCost[], announce: (packs: readonly UsageRecordPackTable[]) => readonly string[] = () => []): Promise<void> {
+  const packs = packsOf(records.map(({ row }) => row));
+  const tables = [packs as unknown as Record<string, unknown>[], ...rollupWrites(records).map((write) => write.rows)];
   const parameters: unknown[] = [];
   PARTS.forEach((part, i) => {
     for (const column of part.columns) parameters.push(tables[i]!.map((row) => row[column]));
   });
-  parameters.push(notices);
+  parameters.push(announce(packs));
   await runPrepared(db, 'usage.flush', STATEMENT, parameters);
 }

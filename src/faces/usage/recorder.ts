@@ -2,9 +2,9 @@
  * Writes usage records off the hot path (docs/contract.md § Usage): calls are buffered and written every
  * `flushMs` (or sooner when `flushAt` are waiting), each flush in transactions of its own, never a call's
  * (store/write-usage.ts; on PostgreSQL one statement each, postgres-flush.ts), so no call waits for it and
- * its failure fails no call: the raw records, and the minute, hour and day rollups they add to (rollups.ts),
- * so summaries never read raw records; each transaction holds whole entities' records with their rollups
- * (flush-parts.ts). One flush runs at a time. A graceful stop flushes what is buffered; a crash loses at most
+ * its failure fails no call: the raw records, packed a row per partition (store/usage-record-packs.ts), and
+ * the minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records; each
+ * transaction holds whole entities' records with their rollups (flush-parts.ts). One flush runs at a time. A graceful stop flushes what is buffered; a crash loses at most
  * one flush window. While the store is unreachable, records wait (up to `maxBuffered`, the oldest dropped
  * beyond, counted) and flushes back off; a record the store refuses for its content is dropped and counted,
  * never retried forever in front of the others.
@@ -12,12 +12,14 @@
 import type { CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../../store/schema.js';
 import { insertStatements } from '../../store/bulk-insert.js';
+import { packsOf } from '../../store/usage-record-packs.js';
 import { writeUsage } from '../../store/write-usage.js';
 import { storeKind } from '../../store/open.js';
 import { isStoreUnavailable } from '../../store/unavailable.js';
 import type { UsageFeed } from './feed.js';
 import { partsOf } from './flush-parts.js';
 import { writeFlushOnPostgres } from './postgres-flush.js';
+import type { UsageRelay } from './relay.js';
 import { rollupStatements, type RecordWithCost } from './rollups.js';
 import { log } from '../../core/log.js';
 
@@ -31,7 +33,7 @@ export interface UsageRecorderOptions {
   /** Where written records go next (`usage.live`). */
   feed?: UsageFeed;
   /** Announces each flush to the other processes of a shared store (`usage.live` across processes). */
-  relay?: { notices(ids: readonly string[]): string[] };
+  relay?: Pick<UsageRelay, 'notices'>;
 }
 
 /** The longest wait between attempts while the store is unreachable. */
@@ -156,7 +158,7 @@ export class UsageRecorder {
 
   /** Writes the records and their rollups in one transaction, then hands them to live followers. */
   async #commit(rows: RecordWithCost[]): Promise<void> {
-    if (storeKind(this.#db) === 'postgres') await writeFlushOnPostgres(this.#db, rows, this.#relay?.notices(rows.map((r) => r.row.id)) ?? []);
+    if (storeKind(this.#db) === 'postgres') await writeFlushOnPostgres(this.#db, rows, (packs) => this.#relay?.notices(packs) ?? []);
     else await writeUsage(this.#db, flushStatements(this.#db, rows));
     if (this.#feed?.followed) this.#feed.publish(rows.map((r) => r.row));
   }
@@ -186,9 +188,9 @@ export class UsageRecorder {
 }
 
 /**
- * A flush as multi-row statements, the records' and then the rollups', to run in one transaction: the
+ * A flush as multi-row statements, the records' packs and then the rollups', to run in one transaction: the
  * embedded store's way (on PostgreSQL one statement does it all: postgres-flush.ts).
  */
 export function flushStatements(db: Db, rows: readonly RecordWithCost[]): CompiledQuery[] {
-  return [...insertStatements(db, 'usage_records', rows.map((r) => r.row)), ...rollupStatements(db, rows)];
+  return [...insertStatements(db, 'usage_record_packs', packsOf(rows.map((r) => r.row))), ...rollupStatements(db, rows)];
 }

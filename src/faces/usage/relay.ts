@@ -1,26 +1,54 @@
 /**
- * `usage.live` across processes sharing PostgreSQL: each flush announces the ids it wrote with `pg_notify`
- * inside its own transaction, so the notice is delivered when, and only if, the records commit. A process
+ * `usage.live` across processes sharing PostgreSQL: each flush announces the packs of records it wrote
+ * (store/usage-record-packs.ts), by partition and newest id, with `pg_notify` inside its own transaction, so the notice is delivered when, and only if, the records commit. A process
  * listens only while its feed has followers, on a connection of its own (not one of the calls' pool); it
  * reads the records other processes announced and hands them to its feed, beside those it wrote itself. A
  * lost connection is opened again, with back-off, for as long as someone follows.
  */
 import type pg from 'pg';
-import type { Db } from '../../store/schema.js';
+import type { Db, Mode, UsageRecordPackTable } from '../../store/schema.js';
 import { newId } from '../../store/secrets.js';
+import { unpack } from '../../store/usage-record-packs.js';
 import type { UsageFeed } from './feed.js';
 import { log } from '../../core/log.js';
 
 /** The channel of the notices (`pg_notify`). */
 export const USAGE_CHANNEL = 'dispatch_usage';
-/** Ids per notice: 200 ids of 30 characters stay well under PostgreSQL's 8000-byte payload limit. */
-const IDS_PER_NOTICE = 200;
+/** The most bytes of packs' keys in one notice: with the rest, under PostgreSQL's 8000-byte payload limit. */
+const NOTICE_KEY_BYTES = 7000;
 const MAX_RETRY_MS = 10_000;
+
+/** A pack as a notice names it: its partition and its newest record's id, which no other pack has. */
+type PackKey = [mode: string, entityId: string, lastId: string];
 
 interface Notice {
   /** The process that wrote the records. */
   origin: string;
-  ids: string[];
+  packs: PackKey[];
+}
+
+/** What a notice names a pack by. */
+type PackNamed = Pick<UsageRecordPackTable, 'mode' | 'entity_id' | 'last_id'>;
+
+/** The notices of `origin` that name `packs`, as many as their keys need, each under PostgreSQL's payload limit. */
+export function packNotices(origin: string, packs: readonly PackNamed[]): string[] {
+  const notices: string[] = [];
+  let keys: PackKey[] = [];
+  let bytes = 0;
+  for (const { mode, entity_id, last_id } of packs) {
+    const key: PackKey = [mode, entity_id, last_id];
+    // Its JSON and the comma after it.
+    const size = Buffer.byteLength(JSON.stringify(key)) + 1;
+    if (keys.length > 0 && bytes + size > NOTICE_KEY_BYTES) {
+      notices.push(JSON.stringify({ origin, packs: keys } satisfies Notice));
+      keys = [];
+      bytes = 0;
+    }
+    keys.push(key);
+    bytes += size;
+  }
+  if (keys.length > 0) notices.push(JSON.stringify({ origin, packs: keys } satisfies Notice));
+  return notices;
 }
 
 export class UsageRelay {
@@ -41,14 +69,9 @@ export class UsageRelay {
     feed.onFollowed = (followed) => (followed ? void this.#listen() : this.#stop());
   }
 
-  /** The notices that announce a flush's records, for its transaction to send on USAGE_CHANNEL. */
-  notices(ids: readonly string[]): string[] {
-    const notices: string[] = [];
-    for (let i = 0; i < ids.length; i += IDS_PER_NOTICE) {
-      const notice: Notice = { origin: this.origin, ids: ids.slice(i, i + IDS_PER_NOTICE) };
-      notices.push(JSON.stringify(notice));
-    }
-    return notices;
+  /** The notices that announce a flush's packs, for its transaction to send on USAGE_CHANNEL. */
+  notices(packs: readonly PackNamed[]): string[] {
+    return packNotices(this.origin, packs);
   }
 
   close(): void {
@@ -99,8 +122,14 @@ export class UsageRelay {
     if (!payload || !this.#feed.followed) return;
     try {
       const notice = JSON.parse(payload) as Partial<Notice>;
-      if (notice.origin === this.origin || !Array.isArray(notice.ids) || notice.ids.length === 0) return;
-      const rows = await this.#db.selectFrom('usage_records').selectAll().where('id', 'in', notice.ids.map(String)).execute();
+      if (notice.origin === this.origin || !Array.isArray(notice.packs) || notice.packs.length === 0) return;
+      const keys = notice.packs.map((key) => key.map(String));
+      const packs = await this.#db
+        .selectFrom('usage_record_packs')
+        .select(['mode', 'entity_id', 'records'])
+        .where((eb) => eb.or(keys.map(([mode, entity, last]) => eb.and([eb('mode', '=', mode as Mode), eb('entity_id', '=', entity!), eb('last_id', '=', last!)]))))
+        .execute();
+      const rows = packs.flatMap(unpack);
       if (rows.length) this.#feed.publish(rows);
     } catch (error) {
       log.error({ detail: (error as Error).message }, 'usage: an announced flush could not be read');

@@ -2,7 +2,7 @@
  * What a usage query may read (docs/contract.md § Usage): the key's own mode, and only entities the key may act for. By
  * default the call's entity; `filter.entity` names others (each checked against the key), or `*` for every
  * entity the key may act for. The rest of the filter narrows by face, action, key and status. The same
- * scope and filter become SQL conditions (summary, events) or a predicate over records (live).
+ * scope and filter become SQL conditions (summary; the partition of events) or a predicate over records (live, events).
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { UsageFilter } from '../../../generated/server/types.js';
@@ -40,7 +40,7 @@ export function usageScope(ctx: Caller, filter: UsageFilter = {}): UsageScope {
   return { mode: ctx.mode, entities, filter };
 }
 
-/** The columns a condition names; meter tables have only the partition. */
+/** The columns a condition names; meter tables and record packs have only the partition. */
 export interface ScopeColumns {
   calls: boolean;
 }
@@ -48,7 +48,7 @@ export interface ScopeColumns {
 const inList = (column: string, values: readonly (string | number)[]) =>
   sql<boolean>`${sql.ref(column)} in (${sql.join(values.map((v) => sql`${v}`))})`;
 
-/** The scope and filter as one SQL condition over a usage table (records or rollups; meters when `calls` is false). */
+/** The scope and filter as one SQL condition over a usage table (rollups; meters and record packs when `calls` is false). */
 export function scopeCondition(scope: UsageScope, { calls }: ScopeColumns = { calls: true }): RawBuilder<boolean> {
   const conditions = [sql<boolean>`${sql.ref('mode')} = ${scope.mode}`];
   if (scope.entities !== '*') conditions.push(inList('entity_id', scope.entities));

@@ -12,8 +12,13 @@
  * usage file; the second drops it from the main file. Until the drop commits, the main file's table is the one
  * every query reads (a name is looked up in `main` first), so a stop between them loses nothing, and the next
  * open finds the same rows in both and drops the main file's.
+ *
+ * Raw usage records were once a table of a row each (`usage_records`); the usage file packs such a table's rows
+ * into `usage_record_packs` and puts the view that unpacks them in its place (store/usage-record-packs.ts), in
+ * one transaction of its own, once both are in the usage file.
  */
 import type SQLite from 'better-sqlite3';
+import { packTableSql, recordsViewSql } from '../usage-record-packs.js';
 import { openConnection } from './connection.worker.mjs';
 
 export const USAGE_SCHEMA = 'usage';
@@ -31,7 +36,7 @@ export const USAGE_PRAGMAS = [`${USAGE_SCHEMA}.journal_mode = WAL`, `${USAGE_SCH
  * The tables the usage recorder writes (faces/usage/recorder.ts), and its purge; and the event log's order,
  * which the log's filler writes (event-log-fill.ts).
  */
-export const USAGE_FILE_TABLES = ['usage_records', 'usage_rollups', 'usage_unit_rollups', 'usage_rollups_coarse', 'usage_unit_rollups_coarse', 'event_log'];
+export const USAGE_FILE_TABLES = ['usage_record_packs', 'usage_rollups', 'usage_unit_rollups', 'usage_rollups_coarse', 'usage_unit_rollups_coarse', 'event_log'];
 
 /**
  * Makes sure the usage file holds each of its tables, moving those still in the main file: a store whose
@@ -52,10 +57,25 @@ export function moveUsageTables(files: StoreFiles): void {
         `The usage file ${files.usage} does not hold ${missing.join(', ')}: it is missing, or it is not the usage file of ${files.main}. Put the two files of the store back together.`,
       );
     }
-    for (const table of USAGE_FILE_TABLES) moveTable(db, table, files);
+    for (const table of [...USAGE_FILE_TABLES, UNPACKED_RECORDS]) moveTable(db, table, files);
+    packRecords(db);
   } finally {
     db.close();
   }
+}
+
+/** Raw usage records as a table of a row each: made so by migration 0006, packed since 0024. */
+const UNPACKED_RECORDS = 'usage_records';
+
+/** Packs the rows of the records' table of a row each, if the usage file holds one, and puts the view in its place. */
+function packRecords(db: SQLite.Database): void {
+  if (!holds(db, USAGE_SCHEMA, UNPACKED_RECORDS)) return;
+  db.transaction(() => {
+    if (!holds(db, USAGE_SCHEMA, UNPACKED_RECORDS)) return;
+    db.exec(packTableSql('sqlite', USAGE_SCHEMA));
+    db.exec(`drop table ${USAGE_SCHEMA}.${UNPACKED_RECORDS}`);
+    db.exec(recordsViewSql('sqlite', USAGE_SCHEMA));
+  }).immediate();
 }
 
 function moveTable(db: SQLite.Database, table: string, files: StoreFiles): void {
