@@ -31,6 +31,19 @@ export function idTimePrefix(prefix: string, ms: number): string {
   return `${prefix}_${timeChars(ms)}`;
 }
 
+/** The millisecond an id (or an id's time prefix) was made at, its ten time characters read back; NaN for text that is no id. */
+export function idTime(id: string): number {
+  const start = id.indexOf('_') + 1;
+  if (start === 0 || id.length < start + 10) return NaN;
+  let ms = 0;
+  for (let i = start; i < start + 10; i++) {
+    const digit = CROCKFORD.indexOf(id[i]!);
+    if (digit === -1) return NaN;
+    ms = ms * 32 + digit;
+  }
+  return ms;
+}
+
 /** Crockford base32 as character codes, and room for the 26 characters after an id's prefix. */
 const CODES = Buffer.from(CROCKFORD, 'latin1');
 const idChars = Buffer.alloc(26);

@@ -1,12 +1,30 @@
 /**
- * Raw usage records, packed: a flush writes each partition's records (one mode and entity) of each of its parts
- * as one row of `usage_record_packs`, their values a JSON array of arrays in PACKED_COLUMNS order, beside the
- * pack's first and last record ids. The usage writer's cost was per row and index entry, not per value, so a
- * row per record cost it about twice what a row per partition and flush does (docs/benchmarks.md). Reads find
- * packs by partition and by the range of ids they hold, and unpack them (faces/usage/list-records.ts); `usage_records` stays
- * readable in SQL as a view that unpacks every pack (recordsViewSql), for tools and people who query the store.
+ * Raw usage records, packed: a flush writes the records of each partition (a mode and entity) and span of time
+ * (below) in each of its parts as one row of `usage_record_packs`: their values a JSON array of arrays in
+ * PACKED_COLUMNS order, beside the pack's first and last record ids. What a record cost the usage writer was
+ * its row and index entry, not its values (docs/benchmarks.md, usage-stage). Reads find a partition's packs by
+ * the ids they hold and unpack them (faces/usage/list-records.ts); `usage_records` stays readable in SQL as a
+ * view that unpacks every pack (recordsViewSql), for tools and people who query the store.
  */
 import type { UsageRecordPackTable, UsageRecordTable } from './schema.js';
+import { idTime, idTimePrefix } from './secrets.js';
+
+/**
+ * A pack holds records of one span of time only: ids that share their first seven time characters, made within
+ * the same 32.768 s (2¹⁵ ms). So a record outlives its retention by less than a span, and a read of the records
+ * below an id needs only the packs whose last id is below the end of that id's span (spanEnd).
+ */
+const SPAN_MS = 2 ** 15;
+/** The characters of a record id (`use_` and seven time characters) that name its span. */
+const SPAN_CHARACTERS = 'use_'.length + 7;
+/** The most records a pack holds: the recorder's parts hold no more (flush-parts.ts); migrated packs are cut so. */
+const PACK_RECORDS = 500;
+
+/** The smallest id of the span after the one `id` (an id or an id's time prefix) falls in; undefined for text that is no id. */
+export function spanEnd(id: string): string | undefined {
+  const ms = idTime(id);
+  return Number.isNaN(ms) ? undefined : idTimePrefix('use', (Math.floor(ms / SPAN_MS) + 1) * SPAN_MS);
+}
 
 /** A record's values in a pack, in order; mode and entity are the pack's. */
 export const PACKED_COLUMNS = [
@@ -24,13 +42,13 @@ const packed = (row: UsageRecordTable) => [
 ];
 
 /**
- * One pack per partition of `rows`, in the order the partitions first appear. The recorder's parts hold at most
- * a few hundred records (flush-parts.ts), so a pack does too.
+ * One pack per partition and span of `rows`, in the order they first appear. The recorder's parts hold at most
+ * PACK_RECORDS records (flush-parts.ts), so a pack does too.
  */
 export function packsOf(rows: readonly UsageRecordTable[]): UsageRecordPackTable[] {
   const byPartition = new Map<string, UsageRecordTable[]>();
   for (const row of rows) {
-    const partition = `${row.mode}\u0000${row.entity_id}`;
+    const partition = `${row.mode}\u0000${row.entity_id}\u0000${row.id.slice(0, SPAN_CHARACTERS)}`;
     const found = byPartition.get(partition);
     if (found) found.push(row);
     else byPartition.set(partition, [row]);
@@ -63,13 +81,17 @@ const qualified = (table: string, schema?: string) => (schema ? `${schema}.${tab
 
 /**
  * The statement that packs the rows of a records' table (as stores kept them before packs), a pack per partition
- * and minute, and writes the packs. `schema`: the usage file's, on SQLite.
+ * and span of at most PACK_RECORDS records, and writes the packs. `schema`: the usage file's, on SQLite.
  */
 export function packTableSql(kind: StoreKind, schema?: string): string {
   const values = PACKED_COLUMNS.join(', ');
   const array = kind === 'sqlite' ? `json_group_array(json_array(${values}))` : `json_agg(json_build_array(${values}) order by id)::text`;
+  const span = `substr(id, 1, ${SPAN_CHARACTERS})`;
   return `insert into ${qualified('usage_record_packs', schema)} (mode, entity_id, first_id, last_id, records)
-    select mode, entity_id, min(id), max(id), ${array} from ${qualified('usage_records', schema)} group by mode, entity_id, substr(at, 1, 16)`;
+    select mode, entity_id, min(id), max(id), ${array}
+    from (select *, ${span} as span, (row_number() over (partition by mode, entity_id, ${span} order by id) - 1) / ${PACK_RECORDS} as part
+      from ${qualified('usage_records', schema)}) numbered
+    group by mode, entity_id, span, part`;
 }
 
 /**
@@ -79,11 +101,30 @@ export function packTableSql(kind: StoreKind, schema?: string): string {
 export function recordsViewSql(kind: StoreKind, schema?: string): string {
   const value = (column: (typeof PACKED_COLUMNS)[number]) => {
     const i = PACKED_COLUMNS.indexOf(column);
-    if (kind === 'sqlite') return `json_extract(r.value, '$[${i}]') as ${column}`;
     const type = NOT_TEXT[column];
+    // JSON writes a whole number without a point: SQLite would read a latency of 12 ms as an integer.
+    if (kind === 'sqlite') return column === 'latency_ms' ? `cast(json_extract(r.value, '$[${i}]') as real) as ${column}` : `json_extract(r.value, '$[${i}]') as ${column}`;
     return type ? `(r.value->>${i})::${type} as ${column}` : `r.value->>${i} as ${column}`;
   };
   const columns = [...PACKED_COLUMNS.slice(0, 4).map(value), 'p.mode as mode', 'p.entity_id as entity_id', ...PACKED_COLUMNS.slice(4).map(value)];
   const unpacked = kind === 'sqlite' ? 'json_each(p.records) r' : 'json_array_elements(p.records::json) r';
   return `create view ${qualified('usage_records', schema)} as select ${columns.join(', ')} from usage_record_packs p, ${unpacked}`;
+}
+
+/**
+ * What makes the view take inserts: a program from before the packs, still running while a newer one migrates
+ * the store (processes sharing PostgreSQL, upgraded one at a time), writes its records into `usage_records`; each
+ * becomes a pack of its own, rather than failing and being dropped. Statements to run after the view's.
+ */
+export function recordsViewInsertSql(kind: StoreKind, schema?: string): string[] {
+  const values = PACKED_COLUMNS.map((column) => `new.${column}`).join(', ');
+  const insert = (array: string) =>
+    `insert into usage_record_packs (mode, entity_id, first_id, last_id, records) values (new.mode, new.entity_id, new.id, new.id, ${array});`;
+  if (kind === 'sqlite') {
+    return [`create trigger ${qualified('usage_records_insert', schema)} instead of insert on usage_records begin ${insert(`json_array(json_array(${values}))`)} end`];
+  }
+  return [
+    `create function usage_records_insert() returns trigger language plpgsql as $$ begin ${insert(`json_build_array(json_build_array(${values}))::text`)} return new; end $$`,
+    'create trigger usage_records_insert instead of insert on usage_records for each row execute function usage_records_insert()',
+  ];
 }

@@ -177,11 +177,17 @@ describe('the usage file', () => {
       create index usage.usage_records_partition on usage_records (mode, entity_id, id);`);
     const insert = connection.prepare(`insert into usage.usage_records values (${Object.keys(rows[0]!).map(() => '?').join(', ')})`);
     for (const row of rows) insert.run(...Object.values(row));
+    // A busy entity: more records in one span of time than a pack holds.
+    const busy = Array.from({ length: 1100 }, (_, i) => ({ ...record('busy'), latency_ms: i }));
+    for (const row of busy) insert.run(...Object.values(row));
     connection.close();
 
     const db = await open(dataDir);
-    expect(await db.selectFrom('usage_records').selectAll().orderBy('id').execute()).toEqual([...rows].sort((a, b) => (a.id < b.id ? -1 : 1)));
-    const packs = await db.selectFrom('usage_record_packs').select(['entity_id', 'first_id', 'last_id']).orderBy('entity_id').execute();
+    const all = [...rows, ...busy].sort((a, b) => (a.id < b.id ? -1 : 1));
+    expect(await db.selectFrom('usage_records').selectAll().orderBy('id').execute()).toEqual(all);
+    const sizes = await db.selectFrom('usage_record_packs').select(sql<number>`json_array_length(records)`.as('n')).where('entity_id', '=', 'busy').orderBy('last_id').execute();
+    expect(sizes.map((pack) => pack.n)).toEqual([500, 500, 100]);
+    const packs = await db.selectFrom('usage_record_packs').select(['entity_id', 'first_id', 'last_id']).where('entity_id', '!=', 'busy').orderBy('entity_id').execute();
     // Ids made in one millisecond sort in no particular order.
     const [first, last] = [rows[0]!.id, rows[1]!.id].sort();
     expect(packs).toEqual([
@@ -190,6 +196,12 @@ describe('the usage file', () => {
     ]);
     const check = storeConnection(dataDir);
     expect(check.prepare(`select type from usage.sqlite_master where name = 'usage_records'`).all()).toEqual([{ type: 'view' }]);
+    // A program from before the packs, still running, writes its records into the view: each becomes a pack.
+    const late = record('late');
+    check.prepare(`insert into usage.usage_records values (${Object.keys(late).map(() => '?').join(', ')})`).run(...Object.values(late));
+    expect(await db.selectFrom('usage_records').selectAll().where('entity_id', '=', 'late').execute()).toEqual([late]);
+    // Latencies read back as the records' table kept them, whole numbers too.
+    expect(check.prepare(`select distinct typeof(latency_ms) as type from usage.usage_records`).all()).toEqual([{ type: 'real' }]);
     check.close();
   });
 

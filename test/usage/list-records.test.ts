@@ -76,6 +76,11 @@ describe('usage.events over packed records', () => {
     expect(ids).toEqual(expected((r) => r.mode === 'test' && r.entity_id === 'a'));
   });
 
+  it('takes a cursor that is no id as the text it is, bounding no pack by its time', async () => {
+    const page = await listRecords(db, { mode: 'test', entities: ['b'], filter: {} }, { limit: 1000, startingAfter: 'use_zz' });
+    expect(page.items.map((r) => r.id)).toEqual(expected((r) => r.mode === 'test' && r.entity_id === 'b'));
+  });
+
   it('pages several entities with a filter by key and status', async () => {
     const scope: UsageScope = { mode: 'test', entities: ['a', 'c'], filter: { key: ['key_2'], status: [429] } };
     expect(await pages(scope, { limit: 5 })).toEqual(expected((r) => r.mode === 'test' && r.entity_id !== 'b' && r.key_id === 'key_2' && r.status === 429));

@@ -124,6 +124,15 @@ describe('the usage flush on PostgreSQL', () => {
     expect(await order()).toEqual(before);
   });
 
+  it('takes the records a program from before the packs writes into the view, each as a pack', async () => {
+    const pool = postgresPool(prepared)!;
+    const { row } = records(1, new Date())[0]!;
+    const columns = Object.keys(row);
+    await pool.query(`insert into usage_records (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, Object.values(row));
+    expect((await pool.query('select * from usage_records where id = $1', [row.id])).rows).toEqual([row]);
+    expect((await pool.query('select first_id, last_id from usage_record_packs where last_id = $1', [row.id])).rows).toEqual([{ first_id: row.id, last_id: row.id }]);
+  });
+
   it('runs again, on another connection, a statement its connection no longer holds', async () => {
     await writeFlushOnPostgres(prepared, records(2, new Date()));
     const pool = postgresPool(prepared)!;

@@ -1,9 +1,10 @@
 /**
  * `usage.events`: raw call records, newest first, paged by id (ids sort by the time they were made, the
  * time of the answer), so a time range is a range of ids. Records are kept packed, a partition's records of a
- * flush in one row (store/usage-record-packs.ts): the partition index serves a page by the packs' newest ids,
- * read newest first until no pack left can hold a record newer than the page's last; packs written by
- * different processes, or by flushes of records made out of order, may overlap in their ranges of ids.
+ * flush and span of time in one row (store/usage-record-packs.ts): the partition index serves a page by the
+ * packs' newest ids, read newest first from the span of the cursor on, until no pack left can hold a record
+ * newer than the page's last; packs written by different processes, or by flushes of records made out of
+ * order, may overlap in their ranges of ids.
  */
 import type { UsageEventsPayload, UsageEventsResult } from '../../../generated/server/types.js';
 import { ApiError } from '../../core/errors.js';
@@ -11,7 +12,7 @@ import { listPage } from '../../core/list-page.js';
 import { parseInstant } from '../../store/instant.js';
 import type { Db, UsageRecordTable } from '../../store/schema.js';
 import { idTimePrefix } from '../../store/secrets.js';
-import { unpack } from '../../store/usage-record-packs.js';
+import { spanEnd, unpack } from '../../store/usage-record-packs.js';
 import { toRecord } from './records.js';
 import { scopeCondition, scopePredicate, type UsageScope } from './scope.js';
 
@@ -29,6 +30,8 @@ export async function listRecords(db: Db, scope: UsageScope, payload: UsageEvent
   const to = payload.to === undefined ? undefined : idTimePrefix('use', parseInstant(payload.to));
   // Records are taken below the cursor and `to`, whichever is lower.
   const below = payload.startingAfter !== undefined && (to === undefined || payload.startingAfter < to) ? payload.startingAfter : to;
+  // A pack holds one span of time: one that holds a record below `below` ends before the next span begins.
+  const packsBelow = below === undefined ? undefined : spanEnd(below);
   const wanted = scopePredicate(scope);
   const taken = (row: UsageRecordTable) => (from === undefined || row.id >= from) && (below === undefined || row.id < below) && wanted(row);
   // The newest records found so far, one past the page: its last tells whether a pack can still hold one.
@@ -38,6 +41,7 @@ export async function listRecords(db: Db, scope: UsageScope, payload: UsageEvent
     let query = db.selectFrom('usage_record_packs').select(['mode', 'entity_id', 'last_id', 'records']).where(scopeCondition(scope, { calls: false }));
     if (from !== undefined) query = query.where('last_id', '>=', from);
     if (below !== undefined) query = query.where('first_id', '<', below);
+    if (packsBelow !== undefined) query = query.where('last_id', '<', packsBelow);
     if (before !== undefined) query = query.where('last_id', '<', before);
     const packs = await query.orderBy('last_id', 'desc').limit(PACKS_A_READ).execute();
     for (const pack of packs) {

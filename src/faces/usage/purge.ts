@@ -23,7 +23,7 @@ export async function purgeUsage(db: Db, recordsBefore: string, rollupsBefore: s
   // The tables usage records are written to, each delete in a transaction of its own, as the recorder writes
   // them (on the embedded store, by the usage file's writer, which no call waits for). Ids sort by the time they
   // were made (the time of the answer): a pack of records goes once its newest is past, so a record outlives its
-  // retention by at most the span of its pack, a flush window (reads still stop at the range asked for). No index
+  // retention by less than the span of time a pack holds (about 33 s, store/usage-record-packs.ts). No index
   // leads with the id, so the first scans the packs; it runs every ten minutes, off the request path.
   const deletes = [
     db.deleteFrom('usage_record_packs').where('last_id', '<', idTimePrefix('use', Date.parse(recordsBefore))).compile(),

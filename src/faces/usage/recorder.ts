@@ -4,10 +4,10 @@
  * (store/write-usage.ts; on PostgreSQL one statement each, postgres-flush.ts), so no call waits for it and
  * its failure fails no call: the raw records, packed a row per partition (store/usage-record-packs.ts), and
  * the minute, hour and day rollups they add to (rollups.ts), so summaries never read raw records; each
- * transaction holds whole entities' records with their rollups (flush-parts.ts). One flush runs at a time. A graceful stop flushes what is buffered; a crash loses at most
- * one flush window. While the store is unreachable, records wait (up to `maxBuffered`, the oldest dropped
- * beyond, counted) and flushes back off; a record the store refuses for its content is dropped and counted,
- * never retried forever in front of the others.
+ * transaction holds whole entities' records with their rollups (flush-parts.ts). One flush runs at a time. A
+ * graceful stop flushes what is buffered; a crash loses at most one flush window. While the store is
+ * unreachable, records wait (up to `maxBuffered`, the oldest dropped beyond, counted) and flushes back off; a
+ * record the store refuses for its content is dropped and counted, never retried forever in front of the others.
  */
 import type { CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../../store/schema.js';

@@ -14,11 +14,11 @@
  * open finds the same rows in both and drops the main file's.
  *
  * Raw usage records were once a table of a row each (`usage_records`); the usage file packs such a table's rows
- * into `usage_record_packs` and puts the view that unpacks them in its place (store/usage-record-packs.ts), in
- * one transaction of its own, once both are in the usage file.
+ * into `usage_record_packs` and puts the view that unpacks them (and takes inserts) in its place
+ * (store/usage-record-packs.ts), in one transaction of its own, once both are in the usage file.
  */
 import type SQLite from 'better-sqlite3';
-import { packTableSql, recordsViewSql } from '../usage-record-packs.js';
+import { packTableSql, recordsViewInsertSql, recordsViewSql } from '../usage-record-packs.js';
 import { openConnection } from './connection.worker.mjs';
 
 export const USAGE_SCHEMA = 'usage';
@@ -74,7 +74,7 @@ function packRecords(db: SQLite.Database): void {
     if (!holds(db, USAGE_SCHEMA, UNPACKED_RECORDS)) return;
     db.exec(packTableSql('sqlite', USAGE_SCHEMA));
     db.exec(`drop table ${USAGE_SCHEMA}.${UNPACKED_RECORDS}`);
-    db.exec(recordsViewSql('sqlite', USAGE_SCHEMA));
+    for (const statement of [recordsViewSql('sqlite', USAGE_SCHEMA), ...recordsViewInsertSql('sqlite', USAGE_SCHEMA)]) db.exec(statement);
   }).immediate();
 }
 
