@@ -14,8 +14,11 @@ import { log } from '../../core/log.js';
 
 /** The channel of the notices (`pg_notify`). */
 export const USAGE_CHANNEL = 'dispatch_usage';
-/** The most bytes of packs' keys in one notice: with the rest, under PostgreSQL's 8000-byte payload limit. */
-const NOTICE_KEY_BYTES = 7000;
+/**
+ * Packs per notice: a pack's key is at most about 110 bytes of JSON (an entity id is at most 64 ASCII
+ * characters, stages/entity.ts), so 60 stay well under PostgreSQL's 8000-byte payload limit.
+ */
+const PACKS_PER_NOTICE = 60;
 const MAX_RETRY_MS = 10_000;
 
 /** A pack as a notice names it: its partition and its newest record's id, which no other pack has. */
@@ -30,24 +33,13 @@ interface Notice {
 /** What a notice names a pack by. */
 type PackNamed = Pick<UsageRecordPackTable, 'mode' | 'entity_id' | 'last_id'>;
 
-/** The notices of `origin` that name `packs`, as many as their keys need, each under PostgreSQL's payload limit. */
+/** The notices of `origin` that name `packs`, as many as it takes for each to stay under PostgreSQL's payload limit. */
 export function packNotices(origin: string, packs: readonly PackNamed[]): string[] {
   const notices: string[] = [];
-  let keys: PackKey[] = [];
-  let bytes = 0;
-  for (const { mode, entity_id, last_id } of packs) {
-    const key: PackKey = [mode, entity_id, last_id];
-    // Its JSON and the comma after it.
-    const size = Buffer.byteLength(JSON.stringify(key)) + 1;
-    if (keys.length > 0 && bytes + size > NOTICE_KEY_BYTES) {
-      notices.push(JSON.stringify({ origin, packs: keys } satisfies Notice));
-      keys = [];
-      bytes = 0;
-    }
-    keys.push(key);
-    bytes += size;
+  for (let i = 0; i < packs.length; i += PACKS_PER_NOTICE) {
+    const keys = packs.slice(i, i + PACKS_PER_NOTICE).map(({ mode, entity_id, last_id }): PackKey => [mode, entity_id, last_id]);
+    notices.push(JSON.stringify({ origin, packs: keys } satisfies Notice));
   }
-  if (keys.length > 0) notices.push(JSON.stringify({ origin, packs: keys } satisfies Notice));
   return notices;
 }
 
