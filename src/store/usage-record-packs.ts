@@ -73,7 +73,7 @@ export function unpack(pack: Pick<UsageRecordPackTable, 'mode' | 'entity_id' | '
   });
 }
 
-/** The SQL type of each packed column that is not text, as the records' table had them. */
+/** The SQL type of each packed column that is not text, as the records' table had them: PostgreSQL's view casts to it. */
 const NOT_TEXT: Partial<Record<(typeof PACKED_COLUMNS)[number], string>> = { status: 'integer', latency_ms: 'double precision', replayed: 'integer' };
 
 type StoreKind = 'sqlite' | 'postgres';
@@ -101,10 +101,10 @@ export function packTableSql(kind: StoreKind, schema?: string): string {
 export function recordsViewSql(kind: StoreKind, schema?: string): string {
   const value = (column: (typeof PACKED_COLUMNS)[number]) => {
     const i = PACKED_COLUMNS.indexOf(column);
-    const type = NOT_TEXT[column];
+    if (kind === 'postgres') return NOT_TEXT[column] ? `(r.value->>${i})::${NOT_TEXT[column]} as ${column}` : `r.value->>${i} as ${column}`;
+    const extracted = `json_extract(r.value, '$[${i}]')`;
     // JSON writes a whole number without a point: SQLite would read a latency of 12 ms as an integer.
-    if (kind === 'sqlite') return column === 'latency_ms' ? `cast(json_extract(r.value, '$[${i}]') as real) as ${column}` : `json_extract(r.value, '$[${i}]') as ${column}`;
-    return type ? `(r.value->>${i})::${type} as ${column}` : `r.value->>${i} as ${column}`;
+    return `${column === 'latency_ms' ? `cast(${extracted} as real)` : extracted} as ${column}`;
   };
   const columns = [...PACKED_COLUMNS.slice(0, 4).map(value), 'p.mode as mode', 'p.entity_id as entity_id', ...PACKED_COLUMNS.slice(4).map(value)];
   const unpacked = kind === 'sqlite' ? 'json_each(p.records) r' : 'json_array_elements(p.records::json) r';

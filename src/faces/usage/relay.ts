@@ -1,9 +1,10 @@
 /**
  * `usage.live` across processes sharing PostgreSQL: each flush announces the packs of records it wrote
- * (store/usage-record-packs.ts), by partition and newest id, with `pg_notify` inside its own transaction, so the notice is delivered when, and only if, the records commit. A process
- * listens only while its feed has followers, on a connection of its own (not one of the calls' pool); it
- * reads the records other processes announced and hands them to its feed, beside those it wrote itself. A
- * lost connection is opened again, with back-off, for as long as someone follows.
+ * (store/usage-record-packs.ts), by partition and newest id, with `pg_notify` inside its own transaction, so
+ * the notice is delivered when, and only if, the records commit. A process listens only while its feed has
+ * followers, on a connection of its own (not one of the calls' pool); it reads the packs other processes
+ * announced and hands their records to its feed, beside those it wrote itself. A lost connection is opened
+ * again, with back-off, for as long as someone follows.
  */
 import type pg from 'pg';
 import type { Db, Mode, UsageRecordPackTable } from '../../store/schema.js';
