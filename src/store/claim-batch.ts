@@ -7,6 +7,7 @@
  * first request only, as if the two had come one after the other.
  */
 import type { CompiledQuery } from 'kysely';
+import { groupBy } from '../group-by.js';
 import { chunks, multiRowStatements } from './bulk-insert.js';
 import { embeddedStore } from './open.js';
 import type { Db } from './schema.js';
@@ -66,13 +67,7 @@ class ClaimBatch {
 
   async #claim(waiting: Waiting[]): Promise<void> {
     // The requests naming each key, in arrival order: the first takes the key, the others find it held.
-    const byKey = new Map<string, Waiting[]>();
-    for (const one of waiting) {
-      const name = keyOf(one.record);
-      const same = byKey.get(name);
-      if (same) same.push(one);
-      else byKey.set(name, [one]);
-    }
+    const byKey = groupBy(waiting, (one) => keyOf(one.record));
     // Rows go in (scope, key) order, the same in every process: two inserts that share keys then take their
     // locks in one order, where arrival order could make each wait for the other (a deadlock on PostgreSQL).
     const rows = [...byKey.keys()].sort().map((name) => runningRow(byKey.get(name)![0]!.record));

@@ -6,6 +6,7 @@
  * the ids they hold and unpack them (faces/usage/list-records.ts); `usage_records` stays readable in SQL as a
  * view that unpacks every pack (recordsViewSql), for tools and people who query the store.
  */
+import { groupBy } from '../group-by.js';
 import type { UsageRecordPackTable, UsageRecordTable } from './schema.js';
 import { idTime, idTimePrefix } from './secrets.js';
 
@@ -46,13 +47,7 @@ const packed = (row: UsageRecordTable) => [
  * PACK_RECORDS records (flush-parts.ts), so a pack does too.
  */
 export function packsOf(rows: readonly UsageRecordTable[]): UsageRecordPackTable[] {
-  const byPartition = new Map<string, UsageRecordTable[]>();
-  for (const row of rows) {
-    const partition = `${row.mode}\u0000${row.entity_id}\u0000${row.id.slice(0, SPAN_CHARACTERS)}`;
-    const found = byPartition.get(partition);
-    if (found) found.push(row);
-    else byPartition.set(partition, [row]);
-  }
+  const byPartition = groupBy(rows, (row) => `${row.mode}\u0000${row.entity_id}\u0000${row.id.slice(0, SPAN_CHARACTERS)}`);
   return [...byPartition.values()].map((members) => {
     let first = members[0]!.id;
     let last = first;

@@ -5,6 +5,7 @@
  * window's calls of its partitions; its records and their rollups commit together, as exactly as one
  * transaction for the whole flush would.
  */
+import { groupBy } from '../../group-by.js';
 
 /**
  * `records` in parts of whole partitions, in the order the partitions first appear and each partition's
@@ -13,13 +14,7 @@
  * more per rollup row).
  */
 export function partsOf<T>(records: readonly T[], partition: (record: T) => string, most: number): T[][] {
-  const byPartition = new Map<string, T[]>();
-  for (const record of records) {
-    const name = partition(record);
-    const found = byPartition.get(name);
-    if (found) found.push(record);
-    else byPartition.set(name, [record]);
-  }
+  const byPartition = groupBy(records, partition);
   const parts: T[][] = [];
   let part: T[] = [];
   for (const members of byPartition.values()) {
