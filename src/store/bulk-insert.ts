@@ -35,16 +35,37 @@ export function multiRowStatements(db: Db, name: string, rows: readonly Record<s
     const parameters = new Array<unknown>(chunk.length * columns.length);
     let i = 0;
     for (const row of chunk) for (const column of columns) parameters[i++] = row[column];
-    const shape = `${storeKind(db)}:${name}:${chunk.length}:${columns.join(',')}`;
-    let text = compiled.get(shape);
-    if (text === undefined) {
-      const query = build(chunk).compile();
-      if (query.parameters.length !== parameters.length) throw new Error(`The statement ${name} takes parameters other than its rows' values.`);
-      compiled.set(shape, (text = query.sql));
-    }
-    statements.push(CompiledQuery.raw(text, parameters));
+    statements.push(CompiledQuery.raw(statementText(db, name, chunk.length, columns, parameters.length, () => build(chunk)), parameters));
   }
   return statements;
+}
+
+/**
+ * As multiRowStatements, for rows given as arrays of their values in the order of `columns`, which cost less to
+ * make than objects of as many properties: `build` gets them as objects, only when the SQL is not yet known.
+ */
+export function valueRowStatements(db: Db, name: string, columns: readonly string[], rows: readonly (readonly unknown[])[], build: (chunk: Record<string, unknown>[]) => Compilable): CompiledQuery[] {
+  const statements: CompiledQuery[] = [];
+  for (const chunk of chunks(rows)) {
+    // A row of other than one value a column would shift every value after it.
+    if (chunk.some((values) => values.length !== columns.length)) throw new Error(`The statement ${name} has a row of other than ${columns.length} values.`);
+    const parameters = chunk.flat();
+    const asObjects = () => chunk.map((values) => Object.fromEntries(columns.map((column, i) => [column, values[i]])));
+    statements.push(CompiledQuery.raw(statementText(db, name, chunk.length, columns, parameters.length, () => build(asObjects())), parameters));
+  }
+  return statements;
+}
+
+/** The SQL of statement `name` for `rows` rows of `columns`: compiled the first time, known after. */
+function statementText(db: Db, name: string, rows: number, columns: readonly string[], parameters: number, build: () => Compilable): string {
+  const shape = `${storeKind(db)}:${name}:${rows}:${columns.join(',')}`;
+  let text = compiled.get(shape);
+  if (text === undefined) {
+    const query = build().compile();
+    if (query.parameters.length !== parameters) throw new Error(`The statement ${name} takes parameters other than its rows' values.`);
+    compiled.set(shape, (text = query.sql));
+  }
+  return text;
 }
 
 export async function insertRows<T extends keyof Database & string>(db: Db, table: T, rows: readonly Insertable<Database[T]>[]): Promise<void> {

@@ -18,12 +18,18 @@ let poolOffset = 0;
  * copied before the next call, which may refill it.
  */
 export function pooledBytes(n: number): Buffer {
+  const start = takePooled(n);
+  return pool.subarray(start, start + n);
+}
+
+/** Where in `pool` the `n` random bytes given to this call start (without a view of them: newId reads the pool). */
+function takePooled(n: number): number {
   if (poolOffset + n > POOL_SIZE) {
     pool = randomBytes(POOL_SIZE);
     poolOffset = 0;
   }
   poolOffset += n;
-  return pool.subarray(poolOffset - n, poolOffset);
+  return poolOffset - n;
 }
 
 /** The part of every id made at `ms` (since the epoch) that precedes its random part: ids sort by it. */
@@ -44,9 +50,10 @@ export function idTime(id: string): number {
   return ms;
 }
 
-/** Crockford base32 as character codes, and room for the 26 characters after an id's prefix. */
+/** Crockford base32 as character codes. */
 const CODES = Buffer.from(CROCKFORD, 'latin1');
-const idChars = Buffer.alloc(26);
+/** The ten time characters of the millisecond written last, which ids of every prefix copy. */
+const idChars = Buffer.alloc(10);
 /** The millisecond the time characters in `idChars` stand for: ids made in the same one reuse them. */
 let idCharsMs = -1;
 
@@ -68,16 +75,30 @@ function timeChars(ms: number): string {
 }
 
 /**
+ * For each prefix ids are made with, a buffer of a whole id (`prefix_` then 26 characters), and the millisecond
+ * its time characters stand for. The program names a few dozen prefixes.
+ */
+const idBuffers = new Map<string, { chars: Buffer; ms: number }>();
+
+/**
  * `prefix_` + 10 characters of millisecond time + 16 random, Crockford base32 (a ULID): sorts by creation.
- * Made on every request, several times: the characters are written into one buffer and read out as one
- * string, rather than joined one by one.
+ * Made on every request, several times: the characters are written into the prefix's buffer and read out as
+ * one string, rather than joined one by one.
  */
 export function newId(prefix: string, ms = Date.now()): string {
+  let id = idBuffers.get(prefix);
+  if (!id) idBuffers.set(prefix, (id = { chars: Buffer.from(`${prefix}_${'0'.repeat(26)}`, 'latin1'), ms: -1 }));
+  const { chars } = id;
+  const start = chars.length - 26;
   writeTime(ms);
-  const random = pooledBytes(16);
+  if (id.ms !== idCharsMs) {
+    idChars.copy(chars, start, 0, 10);
+    id.ms = idCharsMs;
+  }
+  const random = takePooled(16);
   // 256 is a multiple of 32, so every character is equally likely.
-  for (let i = 0; i < 16; i++) idChars[10 + i] = CODES[random[i]! % 32]!;
-  return `${prefix}_${idChars.toString('latin1', 0, 26)}`;
+  for (let i = 0; i < 16; i++) chars[start + 10 + i] = CODES[pool[random + i]! % 32]!;
+  return chars.toString('latin1');
 }
 
 /**

@@ -6,7 +6,6 @@
  * the ids they hold and unpack them (faces/usage/list-records.ts); `usage_records` stays readable in SQL as a
  * view that unpacks every pack (recordsViewSql), for tools and people who query the store.
  */
-import { groupBy } from '../group-by.js';
 import type { UsageRecordPackTable, UsageRecordTable } from './schema.js';
 import { idTime, idTimePrefix } from './secrets.js';
 
@@ -47,8 +46,21 @@ const packed = (row: UsageRecordTable) => [
  * PACK_RECORDS records (flush-parts.ts), so a pack does too.
  */
 export function packsOf(rows: readonly UsageRecordTable[]): UsageRecordPackTable[] {
-  const byPartition = groupBy(rows, (row) => `${row.mode}\u0000${row.entity_id}\u0000${row.id.slice(0, SPAN_CHARACTERS)}`);
-  return [...byPartition.values()].map((members) => {
+  const byPack = new Map<string, UsageRecordTable[]>();
+  let members: UsageRecordTable[] | undefined;
+  let span = '';
+  for (const row of rows) {
+    // A part's rows come partition by partition (flush-parts.ts): most go with the row before, found without
+    // making their pack's key, which would be most of what packing a row allocates.
+    if (!members || row.entity_id !== members[0]!.entity_id || row.mode !== members[0]!.mode || span.length !== SPAN_CHARACTERS || !row.id.startsWith(span)) {
+      span = row.id.slice(0, SPAN_CHARACTERS);
+      const key = `${row.mode}\u0000${row.entity_id}\u0000${span}`;
+      members = byPack.get(key);
+      if (!members) byPack.set(key, (members = []));
+    }
+    members.push(row);
+  }
+  return [...byPack.values()].map((members) => {
     let first = members[0]!.id;
     let last = first;
     for (const { id } of members) {

@@ -85,6 +85,32 @@ describe.each(implementations)('exact sums on $name', (impl) => {
     }
   });
 
+  it('adds up the units of one flush exactly, each minute apart, past what a float holds', async () => {
+    // One flush, one key: eleven records alternating between this minute and two minutes ago, so that each
+    // record's minute differs from the one before; each minute's amounts add past 2^53, and with decimals besides.
+    const HUGE = 4_000_000_000_000_001;
+    const recorder = new UsageRecorder(db, { flushMs: 60_000 });
+    const now = Date.now();
+    for (let i = 0; i < 11; i++) {
+      const at = new Date(i % 2 === 0 ? now : now - 120_000).toISOString();
+      const units = { rows: HUGE, ...(i < 2 ? { gb: [0.1, 0.2][i]! } : {}) };
+      recorder.record(
+        {
+          id: newId('use'), request_id: newId('req'), at, key_id: 'key_exact', mode: 'test', entity_id: 'one-flush', face: 'storage', action: 'put',
+          api_version: '2027-03-01', status: 200, error_code: null, latency_ms: 1, units: JSON.stringify(units), cost: '0', currency: 'usd', replayed: 0,
+        },
+        0n,
+      );
+    }
+    await recorder.close();
+    const to = new Date(now + 60_000).toISOString();
+    const days = await summarize(db, scopeOf('one-flush'), { from: new Date(now - 3 * 86_400_000).toISOString(), to }, 'usd');
+    expect(days.totals.units).toEqual({ rows: '44000000000000011', gb: '0.3' });
+    // This minute alone: the six records made now, 0.1 GB among them.
+    const minutes = await summarize(db, scopeOf('one-flush'), { from: new Date(now - 60_000).toISOString(), to }, 'usd');
+    expect(minutes.totals.units).toEqual({ rows: '24000000000000006', gb: '0.1' });
+  });
+
   it('corrects a store whose rollups were summed in floating point', async () => {
     const old = await impl.create();
     try {

@@ -72,11 +72,11 @@ const STATEMENT = (() => {
  */
 export async function writeFlushOnPostgres(db: Db, records: readonly RecordWithCost[], announce: (packs: readonly UsageRecordPackTable[]) => readonly string[] = () => []): Promise<void> {
   const packs = packsOf(records.map(({ row }) => row));
-  const tables = [packs as unknown as Record<string, unknown>[], ...rollupWrites(records).map((write) => write.rows)];
-  const parameters: unknown[] = [];
-  PARTS.forEach((part, i) => {
-    for (const column of part.columns) parameters.push(tables[i]!.map((row) => row[column]));
-  });
+  // One array per column: the packs' by name, the rollups' by place (their rows are values in the order of their columns).
+  const parameters: unknown[] = PACK_COLUMNS.map((column) => packs.map((pack) => pack[column as keyof UsageRecordPackTable]));
+  for (const { key, added, rows } of rollupWrites(records)) {
+    for (let i = 0; i < key.length + added.length; i++) parameters.push(rows.map((row) => row[i]));
+  }
   parameters.push(announce(packs));
   await runPrepared(db, 'usage.flush', STATEMENT, parameters);
 }

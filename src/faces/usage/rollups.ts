@@ -6,14 +6,14 @@
  * period and key; one statement per table per chunk of rows (on PostgreSQL, one for every table:
  * postgres-flush.ts), the rows of a statement in key order, so that processes upserting the same rows lock
  * them in the same order and never deadlock. Costs are added up as integer nano-units and units as exact
- * decimals (store/exact-decimal.ts), never as floats.
+ * decimals (store/exact-decimal.ts), or as numbers while they are whole and their sum is exact: never rounded.
  */
 import { sql, type CompiledQuery } from 'kysely';
 import type { Db, UsageRecordTable } from '../../store/schema.js';
-import { multiRowStatements } from '../../store/bulk-insert.js';
+import { valueRowStatements } from '../../store/bulk-insert.js';
 import { addDecimals, decimalAdd, decimalText } from '../../store/exact-decimal.js';
 import { LATENCY_COLUMNS, latencyBucket } from './latency.js';
-import { PERIOD_LENGTH, periodOf } from '../../store/periods.js';
+import { PERIOD_LENGTH, periodOf, type Grain } from '../../store/periods.js';
 
 export interface RecordWithCost {
   row: UsageRecordTable;
@@ -23,32 +23,41 @@ export interface RecordWithCost {
 }
 
 const CALL_KEY = ['mode', 'entity_id', 'key_id', 'face', 'action', 'status'] as const;
-const ADDED = ['calls', 'errors', 'replayed', 'cost_nanos', 'latency_ms_sum', ...LATENCY_COLUMNS] as const;
+/** What a tally adds to each column of the call rollups it adds to, in the order of the columns. */
+const ADDED_VALUES: Record<string, (t: Tally) => unknown> = {
+  calls: (t) => t.calls,
+  errors: (t) => t.errors,
+  replayed: (t) => t.replayed,
+  cost_nanos: (t) => t.nanos.toString(),
+  latency_ms_sum: (t) => t.latencyMsSum,
+  ...Object.fromEntries(LATENCY_COLUMNS.map((column, i) => [column, (t: Tally) => t.latencies[i]])),
+};
+const ADDED = Object.keys(ADDED_VALUES);
 
 export type RollupTable = 'usage_rollups' | 'usage_rollups_coarse' | 'usage_unit_rollups' | 'usage_unit_rollups_coarse';
 
-/** What a flush adds to one table: its rows in key order, the columns that name a row and those added up. */
+/**
+ * What a flush adds to one table: the columns that name a row and those added up, and its rows in key order,
+ * each the values of those columns in that order.
+ */
 export interface RollupWrite {
   table: RollupTable;
-  rows: Rollup[];
   key: readonly string[];
   added: readonly string[];
+  rows: unknown[][];
 }
 
 /** What `records` add to the rollups of every grain, table by table. */
 export function rollupWrites(records: readonly RecordWithCost[]): RollupWrite[] {
   // Minutes from the records; hours from the minutes and days from the hours, which are far fewer.
-  const minutes = callRollups(records);
-  const hours = coarsen(minutes, 'hour', ADDED);
-  const days = coarsen(hours, 'day', ADDED);
-  const unitMinutes = unitRollups(records);
-  const unitHours = coarsen(unitMinutes, 'hour', ['amount']);
-  const unitDays = coarsen(unitHours, 'day', ['amount']);
+  const minutes = minuteTallies(records);
+  const hours = coarsen(minutes, 'hour');
+  const days = coarsen(hours, 'day');
   return [
-    { table: 'usage_rollups', rows: inKeyOrder(minutes), key: ['minute', ...CALL_KEY], added: ADDED },
-    { table: 'usage_rollups_coarse', rows: [...inKeyOrder(hours), ...inKeyOrder(days)], key: ['grain', 'period', ...CALL_KEY], added: ADDED },
-    { table: 'usage_unit_rollups', rows: inKeyOrder(unitMinutes), key: ['minute', ...CALL_KEY, 'unit'], added: ['amount'] },
-    { table: 'usage_unit_rollups_coarse', rows: [...inKeyOrder(unitHours), ...inKeyOrder(unitDays)], key: ['grain', 'period', ...CALL_KEY, 'unit'], added: ['amount'] },
+    { table: 'usage_rollups', rows: callRows(minutes, 'minute'), key: ['minute', ...CALL_KEY], added: ADDED },
+    { table: 'usage_rollups_coarse', rows: [...callRows(hours, 'hour'), ...callRows(days, 'day')], key: ['grain', 'period', ...CALL_KEY], added: ADDED },
+    { table: 'usage_unit_rollups', rows: unitRows(minutes, 'minute'), key: ['minute', ...CALL_KEY, 'unit'], added: ['amount'] },
+    { table: 'usage_unit_rollups_coarse', rows: [...unitRows(hours, 'hour'), ...unitRows(days, 'day')], key: ['grain', 'period', ...CALL_KEY, 'unit'], added: ['amount'] },
   ];
 }
 
@@ -57,88 +66,113 @@ export function rollupStatements(db: Db, records: readonly RecordWithCost[]): Co
   return rollupWrites(records).flatMap((write) => upserts(db, write));
 }
 
-export type Rollup = Record<string, unknown>;
-
-/** The records added up per minute and key: one row per key, as an upsert may touch a row once. */
-function callRollups(records: readonly RecordWithCost[]): Map<string, Rollup> {
-  const byKey = new Map<string, Rollup & { nanos: bigint }>();
-  for (const { row: r, costNanos } of records) {
-    const minute = periodOf(r.at, 'minute');
-    const key = `${minute}\u0000${r.mode}\u0000${r.entity_id}\u0000${r.key_id}\u0000${r.face}\u0000${r.action}\u0000${r.status}`;
-    let tally = byKey.get(key);
-    if (!tally) {
-      tally = { minute, mode: r.mode, entity_id: r.entity_id, key_id: r.key_id, face: r.face, action: r.action, status: r.status, calls: 0, errors: 0, replayed: 0, nanos: 0n, latency_ms_sum: 0 };
-      for (const column of LATENCY_COLUMNS) tally[column] = 0;
-      byKey.set(key, tally);
-    }
-    tally.calls = (tally.calls as number) + 1;
-    if (r.status >= 400) tally.errors = (tally.errors as number) + 1;
-    tally.replayed = (tally.replayed as number) + r.replayed;
-    tally.nanos += costNanos;
-    tally.latency_ms_sum = (tally.latency_ms_sum as number) + r.latency_ms;
-    const bucket = LATENCY_COLUMNS[latencyBucket(r.latency_ms)]!;
-    tally[bucket] = (tally[bucket] as number) + 1;
-  }
-  for (const tally of byKey.values()) {
-    tally.cost_nanos = tally.nanos.toString();
-    delete (tally as Partial<typeof tally>).nanos;
-  }
-  return byKey;
-}
-
-/** The records' units added up per minute, key and unit, as exact decimals. */
-function unitRollups(records: readonly RecordWithCost[]): Map<string, Rollup> {
-  const byKey = new Map<string, Rollup & { amount: string }>();
-  for (const { row: r, units } of records) {
-    let minute: string | undefined;
-    for (const unit in units) {
-      const reported = units[unit]!;
-      minute ??= periodOf(r.at, 'minute');
-      const key = `${minute}\u0000${r.mode}\u0000${r.entity_id}\u0000${r.key_id}\u0000${r.face}\u0000${r.action}\u0000${r.status}\u0000${unit}`;
-      const amount = decimalText(reported);
-      const rollup = byKey.get(key);
-      if (rollup) rollup.amount = addDecimals(rollup.amount, amount);
-      else byKey.set(key, { minute, mode: r.mode, entity_id: r.entity_id, key_id: r.key_id, face: r.face, action: r.action, status: r.status, unit, amount });
-    }
-  }
-  return byKey;
-}
-
-/** Columns added up other than as numbers: costs as integer nano-units, units as exact decimals. */
-const ADD: Record<string, (a: string, b: string) => string> = {
-  cost_nanos: (a, b) => (BigInt(a) + BigInt(b)).toString(),
-  amount: addDecimals,
-};
-
 /**
- * Finer rollups added up into the periods of `grain`: the key of a row is its finer key with the period
- * cut to the coarser length (keys start with the period), and the `added` columns are summed.
+ * What the calls of one period and key add up to, kept by the text of the period and key (`keyOf`); the key's
+ * columns are read off its first record.
  */
-function coarsen(finer: Map<string, Rollup>, grain: 'hour' | 'day', added: readonly string[]): Map<string, Rollup> {
-  const length = PERIOD_LENGTH[grain];
-  const byKey = new Map<string, Rollup>();
-  for (const [finerKey, row] of finer) {
-    const cut = finerKey.indexOf('\u0000');
-    const key = finerKey.slice(0, length) + finerKey.slice(cut);
-    const found = byKey.get(key);
-    if (!found) {
-      const { minute, period, ...rest } = row;
-      byKey.set(key, { ...rest, grain, period: ((period ?? minute) as string).slice(0, length) });
-      continue;
+interface Tally {
+  row: UsageRecordTable;
+  period: string;
+  calls: number;
+  errors: number;
+  replayed: number;
+  nanos: bigint;
+  latencyMsSum: number;
+  /** Calls by latency bucket, in LATENCY_COLUMNS order. */
+  latencies: number[];
+  /**
+   * Each unit's amount: a number while every amount added is a whole number and the sum is exact as one (the
+   * usual case, and cheap), else exact decimal text.
+   */
+  units: Map<string, number | string>;
+}
+
+const newTally = (row: UsageRecordTable, period: string): Tally => ({
+  row, period, calls: 0, errors: 0, replayed: 0, nanos: 0n, latencyMsSum: 0, latencies: LATENCY_COLUMNS.map(() => 0), units: new Map(),
+});
+
+/** A tally's key: its period first (coarsen cuts it), then the key's columns. */
+const keyOf = (period: string, r: UsageRecordTable) => `${period}\u0000${r.mode}\u0000${r.entity_id}\u0000${r.key_id}\u0000${r.face}\u0000${r.action}\u0000${r.status}`;
+
+/** Whether two records add to the rollup rows of the same key, in whichever period. */
+const sameKey = (a: UsageRecordTable, b: UsageRecordTable) =>
+  a.key_id === b.key_id && a.entity_id === b.entity_id && a.mode === b.mode && a.face === b.face && a.action === b.action && a.status === b.status;
+
+const asText = (amount: number | string) => (typeof amount === 'string' ? amount : decimalText(amount));
+
+/** `amount` added to a unit's `sum` so far, exactly. */
+function addAmount(sum: number | string | undefined, amount: number | string): number | string {
+  if (sum === undefined) return amount;
+  // A float sum is exact only while both amounts and the sum are whole numbers below 2^53.
+  if (typeof sum === 'number' && typeof amount === 'number' && Number.isSafeInteger(sum) && Number.isSafeInteger(amount) && Number.isSafeInteger(sum + amount)) return sum + amount;
+  return addDecimals(asText(sum), asText(amount));
+}
+
+/** The records added up per minute and key, by key. */
+function minuteTallies(records: readonly RecordWithCost[]): Map<string, Tally> {
+  const byKey = new Map<string, Tally>();
+  let tally: Tally | undefined;
+  for (const { row, costNanos, units } of records) {
+    // A part's records come partition by partition (flush-parts.ts): most add to the tally the record before
+    // did, found without making its key, which would be most of what adding a record allocates.
+    if (!tally || !sameKey(tally.row, row) || tally.period.length !== PERIOD_LENGTH.minute || !row.at.startsWith(tally.period)) {
+      const minute = periodOf(row.at, 'minute');
+      const key = keyOf(minute, row);
+      tally = byKey.get(key);
+      if (!tally) byKey.set(key, (tally = newTally(row, minute)));
     }
-    for (const column of added) found[column] = ADD[column]?.(found[column] as string, row[column] as string) ?? (found[column] as number) + (row[column] as number);
+    tally.calls += 1;
+    if (row.status >= 400) tally.errors += 1;
+    tally.replayed += row.replayed;
+    tally.nanos += costNanos;
+    tally.latencyMsSum += row.latency_ms;
+    tally.latencies[latencyBucket(row.latency_ms)]! += 1;
+    for (const unit in units) tally.units.set(unit, addAmount(tally.units.get(unit), units[unit]!));
   }
   return byKey;
 }
 
-/** Rows in the order of their keys: processes upserting the same rows lock them in the same order. */
-function inKeyOrder<T>(byKey: Map<string, T>): T[] {
-  return [...byKey.keys()].sort().map((key) => byKey.get(key)!);
+/** Finer tallies added up into the periods of `grain`: a key is its finer key with the period cut to the coarser length. */
+function coarsen(finer: Map<string, Tally>, grain: 'hour' | 'day'): Map<string, Tally> {
+  const length = PERIOD_LENGTH[grain];
+  const byKey = new Map<string, Tally>();
+  for (const [finerKey, added] of finer) {
+    const key = finerKey.slice(0, length) + finerKey.slice(finerKey.indexOf('\u0000'));
+    let tally = byKey.get(key);
+    if (!tally) byKey.set(key, (tally = newTally(added.row, added.period.slice(0, length))));
+    tally.calls += added.calls;
+    tally.errors += added.errors;
+    tally.replayed += added.replayed;
+    tally.nanos += added.nanos;
+    tally.latencyMsSum += added.latencyMsSum;
+    added.latencies.forEach((count, i) => (tally.latencies[i]! += count));
+    for (const [unit, amount] of added.units) tally.units.set(unit, addAmount(tally.units.get(unit), amount));
+  }
+  return byKey;
+}
+
+/** Tallies in the order of their keys (and units, below, in the order of their names): processes upserting the same rows lock them in the same order. */
+const inKeyOrder = (tallies: Map<string, Tally>): Tally[] => [...tallies.keys()].sort().map((key) => tallies.get(key)!);
+
+/** The values that name a row's period: a minute, or the grain and its period. */
+const periodValues = (grain: Grain, period: string): string[] => (grain === 'minute' ? [period] : [grain, period]);
+
+/** The values that name a tally's key, after its period, in CALL_KEY order. */
+const keyValues = ({ row }: Tally) => CALL_KEY.map((column) => row[column]);
+
+/** The rollup rows of calls of `tallies`, at `grain`, in key order. */
+function callRows(tallies: Map<string, Tally>, grain: Grain): unknown[][] {
+  return inKeyOrder(tallies).map((t) => [...periodValues(grain, t.period), ...keyValues(t), ...ADDED.map((column) => ADDED_VALUES[column]!(t))]);
+}
+
+/** The rollup rows of units of `tallies`, at `grain`, in key and unit order, as exact decimals. */
+function unitRows(tallies: Map<string, Tally>, grain: Grain): unknown[][] {
+  return inKeyOrder(tallies).flatMap((t) => [...t.units.keys()].sort().map((unit) => [...periodValues(grain, t.period), ...keyValues(t), unit, asText(t.units.get(unit)!)]));
 }
 
 function upserts(db: Db, { table, rows, key, added }: RollupWrite): CompiledQuery[] {
-  // Built only when its SQL is not yet known (multiRowStatements): the statements of a flush are its rows' values.
-  return multiRowStatements(db, `${table}:upsert`, rows, (chunk) => {
+  // Built only when its SQL is not yet known (valueRowStatements): the statements of a flush are its rows' values.
+  return valueRowStatements(db, `${table}:upsert`, [...key, ...added], rows, (chunk) => {
     const set = Object.fromEntries(
       added.map((c) => {
         const [mine, theirs] = [sql`${sql.table(table)}.${sql.ref(c)}`, sql`excluded.${sql.ref(c)}`];
