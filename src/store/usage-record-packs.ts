@@ -47,18 +47,19 @@ const packed = (row: UsageRecordTable) => [
  */
 export function packsOf(rows: readonly UsageRecordTable[]): UsageRecordPackTable[] {
   const byPack = new Map<string, UsageRecordTable[]>();
-  let members: UsageRecordTable[] | undefined;
+  /** The rows of the pack the row before went to, and that pack's span. */
+  let current: UsageRecordTable[] | undefined;
   let span = '';
   for (const row of rows) {
     // A part's rows come partition by partition (flush-parts.ts): most go with the row before, found without
     // making their pack's key, which would be most of what packing a row allocates.
-    if (!members || row.entity_id !== members[0]!.entity_id || row.mode !== members[0]!.mode || span.length !== SPAN_CHARACTERS || !row.id.startsWith(span)) {
+    if (!current || row.entity_id !== current[0]!.entity_id || row.mode !== current[0]!.mode || span.length !== SPAN_CHARACTERS || !row.id.startsWith(span)) {
       span = row.id.slice(0, SPAN_CHARACTERS);
       const key = `${row.mode}\u0000${row.entity_id}\u0000${span}`;
-      members = byPack.get(key);
-      if (!members) byPack.set(key, (members = []));
+      current = byPack.get(key);
+      if (!current) byPack.set(key, (current = []));
     }
-    members.push(row);
+    current.push(row);
   }
   return [...byPack.values()].map((members) => {
     let first = members[0]!.id;

@@ -59,7 +59,7 @@ export interface RateLimiter {
    * Checks a call of `cost` (default 1) against all `policies`, consuming from all of them or from none. A
    * limiter kept in this process answers at once; one kept elsewhere (Redis) with a promise.
    */
-  check(policies: PolicyCheck[], cost?: number): RateDecision | Promise<RateDecision>;
+  check(policies: readonly PolicyCheck[], cost?: number): RateDecision | Promise<RateDecision>;
   close(): Promise<void>;
   /** Calls let through unchecked because the limiter's store was unreachable (for metrics). */
   readonly unavailableCount?: number;
@@ -85,7 +85,7 @@ export interface PolicyOutcome {
 const MAX_WINDOW_SECONDS = 100 * 365 * 24 * 3600;
 
 /** Rejects what GCRA cannot express, before any state is touched. */
-export function validateChecks(policies: PolicyCheck[], cost: number): void {
+export function validateChecks(policies: readonly PolicyCheck[], cost: number): void {
   if (!Number.isFinite(cost) || cost < 0) throw new RangeError(`Rate-limit cost must be a finite number >= 0, not ${cost}.`);
   for (const p of policies) {
     if (!Number.isInteger(p.limit) || p.limit < 1) throw new RangeError(`Policy "${p.name}": limit must be a whole number >= 1.`);
@@ -95,7 +95,7 @@ export function validateChecks(policies: PolicyCheck[], cost: number): void {
 }
 
 /** Builds the decision from per-policy outcomes (same order as `policies`). */
-export function toDecision(policies: PolicyCheck[], outcomes: PolicyOutcome[], allowed: boolean): RateDecision {
+export function toDecision(policies: readonly PolicyCheck[], outcomes: PolicyOutcome[], allowed: boolean): RateDecision {
   const violated: string[] = [];
   let retryMs = 0;
   const states = policies.map((p, i): PolicyState => {

@@ -31,7 +31,7 @@ export class MemoryRateLimiter implements RateLimiter {
    * Answers at once: a call need not wait a turn of the event loop for a decision made in memory. Policies
    * it cannot express are refused as the Redis limiter refuses them, with a rejected promise.
    */
-  check(policies: PolicyCheck[], cost = 1): RateDecision | Promise<RateDecision> {
+  check(policies: readonly PolicyCheck[], cost = 1): RateDecision | Promise<RateDecision> {
     try {
       validateChecks(policies, cost);
     } catch (error) {

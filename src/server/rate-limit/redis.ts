@@ -85,7 +85,7 @@ return out
 
 /** A check waiting for the turn's script: its bucket keys, its arguments, and where its decision goes. */
 interface Waiting {
-  policies: PolicyCheck[];
+  policies: readonly PolicyCheck[];
   /** The check that probes Redis after the circuit opened: its call, answered or not, ends the probe. */
   probe: boolean;
   cost: number;
@@ -155,7 +155,7 @@ export class RedisRateLimiter implements RateLimiter {
     return this.unavailable;
   }
 
-  async check(policies: PolicyCheck[], cost = 1): Promise<RateDecision> {
+  async check(policies: readonly PolicyCheck[], cost = 1): Promise<RateDecision> {
     validateChecks(policies, cost);
     if (policies.length === 0) return toDecision(policies, [], true);
     const keys = policies.map((p) => this.prefix + p.key);

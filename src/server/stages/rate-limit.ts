@@ -6,9 +6,10 @@
  * this stage out.
  */
 import type { RatePolicy, Tier } from '../../spec/model.js';
+import type { KeyRecord } from '../../store/keys.js';
 import { assertRouted, type CallState, type RoutedCall } from '../call.js';
 import type { Stage } from '../stage.js';
-import type { PlatformData } from '../../core/dispatch-types.js';
+import type { ActionEntry, PlatformData } from '../../core/dispatch-types.js';
 import { ApiError } from '../../core/errors.js';
 import { policyHeader, rateLimitHeader, type PolicyCheck, type PolicyState, type RateDecision } from '../rate-limit/limiter.js';
 import { RateLimiterUnavailableError } from '../rate-limit/limiter.js';
@@ -26,10 +27,31 @@ function tierOf(platform: PlatformData, name: string): Tier {
 const policy = (name: string, key: string, p: RatePolicy): PolicyCheck => ({ name, key, limit: p.limit, windowSeconds: p.windowSeconds });
 
 /**
+ * The policies of each key, action and entity, made once rather than for every call: by the key's record (a
+ * record refreshed from the store starts afresh) and the action (of one catalogue), at most ENTITIES_KEPT
+ * entities each. Nothing changes a policy once made.
+ */
+const checksKept = new WeakMap<KeyRecord, WeakMap<ActionEntry, Map<string, readonly PolicyCheck[]>>>();
+const ENTITIES_KEPT = 1_000;
+
+/**
  * The policies that apply to a call, most general first. The entity's bucket is per tier too: keys of
  * different tiers acting for one entity each get their tier's entity quota.
  */
-export function policiesFor(call: RoutedCall, runtime: Runtime): PolicyCheck[] {
+export function policiesFor(call: RoutedCall, runtime: Runtime): readonly PolicyCheck[] {
+  let byAction = checksKept.get(call.key);
+  if (!byAction) checksKept.set(call.key, (byAction = new WeakMap()));
+  let byEntity = byAction.get(call.action);
+  if (!byEntity) byAction.set(call.action, (byEntity = new Map()));
+  let checks = byEntity.get(call.entityId);
+  if (!checks) {
+    if (byEntity.size >= ENTITIES_KEPT) byEntity.clear();
+    byEntity.set(call.entityId, (checks = makePolicies(call, runtime)));
+  }
+  return checks;
+}
+
+function makePolicies(call: RoutedCall, runtime: Runtime): PolicyCheck[] {
   const { key, action } = call;
   const tier = tierOf(runtime.catalogue.platform, key.tier);
   const checks = [policy('token', `token:${key.id}`, tier.token), policy('entity', `entity:${tier.name}:${call.mode}:${call.entityId}`, tier.entity)];
@@ -57,13 +79,13 @@ export const rateLimit: Stage = (call, runtime) => {
     return;
   }
   const decision = decide(runtime, policies, weight);
-  if (decision instanceof Promise) return decision.then((decided) => admit(call, decided));
-  admit(call, decision);
+  if (decision instanceof Promise) return decision.then((decided) => admit(call, decided, policies));
+  admit(call, decision, policies);
 };
 
-/** Reports the policies on the call, and refuses it when they do. */
-function admit(call: CallState, decision: RateDecision): void {
-  reportPolicies(call, decision);
+/** Reports the policies (`checked`) on the call, and refuses it when they do. */
+function admit(call: CallState, decision: RateDecision, checked: readonly PolicyCheck[]): void {
+  reportPolicies(call, decision, checked);
   if (!decision.allowed) {
     throw new ApiError('rate_limit_exceeded', `Rate limit exceeded (${decision.violated.join(', ')}); retry in ${decision.retryAfterSeconds} s.`, {
       details: { violatedPolicies: decision.violated },
@@ -76,7 +98,7 @@ function admit(call: CallState, decision: RateDecision): void {
  * Checks policies all at once (at once in memory, with a promise on Redis); a limiter that cannot be
  * reached in `refuse` mode is 503.
  */
-export function decide(runtime: Runtime, policies: PolicyCheck[], weight = 1): RateDecision | Promise<RateDecision> {
+export function decide(runtime: Runtime, policies: readonly PolicyCheck[], weight = 1): RateDecision | Promise<RateDecision> {
   const decision = runtime.limiter.check(policies, weight);
   return decision instanceof Promise ? decision.catch(unavailable) : decision;
 }
@@ -93,7 +115,7 @@ function unavailable(error: unknown): never {
  * never counts for more than its tightest policy's whole limit, so the heaviest call still passes once the
  * window is fresh instead of never.
  */
-export function weightOf(call: RoutedCall, policies: PolicyCheck[]): number {
+export function weightOf(call: RoutedCall, policies: readonly PolicyCheck[]): number {
   const { perCall, perItem } = call.action.weight;
   let weight = perCall;
   for (const field in perItem) {
@@ -107,15 +129,25 @@ export function weightOf(call: RoutedCall, policies: PolicyCheck[]): number {
   return Math.min(Math.ceil(weight), cap);
 }
 
+/** `RateLimit-Policy` of each call's policies (policiesFor), which it names whatever their state. */
+const policyHeaders = new WeakMap<readonly PolicyCheck[], string>();
+
 /**
  * Puts the state of the policies in the call's response headers. A policy checked several times (the token
- * policy of every request of a batch) is shown once, as it stands after the last.
+ * policy of every request of a batch) is shown once, as it stands after the last. `checked`: a call's own
+ * policies (each named once), whose `RateLimit-Policy` is made once.
  */
-export function reportPolicies(call: CallState, decision: RateDecision): void {
+export function reportPolicies(call: CallState, decision: RateDecision, checked?: readonly PolicyCheck[]): void {
   let policies = decision.policies;
   if (policies.length === 0) return;
-  if (mayRepeatNames(policies)) policies = [...new Map(policies.map((p) => [p.name, p])).values()];
-  call.responseHeaders['RateLimit-Policy'] = policyHeader(policies);
+  if (checked) {
+    let header = policyHeaders.get(checked);
+    if (header === undefined) policyHeaders.set(checked, (header = policyHeader(policies)));
+    call.responseHeaders['RateLimit-Policy'] = header;
+  } else {
+    if (mayRepeatNames(policies)) policies = [...new Map(policies.map((p) => [p.name, p])).values()];
+    call.responseHeaders['RateLimit-Policy'] = policyHeader(policies);
+  }
   call.responseHeaders['RateLimit'] = rateLimitHeader(policies);
 }
 
