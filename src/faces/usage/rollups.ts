@@ -92,9 +92,12 @@ const newTally = (row: UsageRecordTable, period: string): Tally => ({
 });
 
 /** A tally's key: its period first (coarsen cuts it), then the key's columns. */
-const keyOf = (period: string, r: UsageRecordTable) => `${period}\u0000${r.mode}\u0000${r.entity_id}\u0000${r.key_id}\u0000${r.face}\u0000${r.action}\u0000${r.status}`;
+const keyOf = (period: string, r: UsageRecordTable) => `${period}\u0000${CALL_KEY.map((column) => r[column]).join('\u0000')}`;
 
-/** Whether two records add to the rollup rows of the same key, in whichever period. */
+/**
+ * Whether two records add to the rollup rows of the same key, in whichever period: CALL_KEY's columns, each named
+ * rather than looped over, as this runs for every record (a loop measured up to 1 µs a record more).
+ */
 const sameKey = (a: UsageRecordTable, b: UsageRecordTable) =>
   a.key_id === b.key_id && a.entity_id === b.entity_id && a.mode === b.mode && a.face === b.face && a.action === b.action && a.status === b.status;
 
