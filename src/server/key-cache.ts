@@ -62,7 +62,7 @@ export class KeyCache {
     const generation = this.#generation;
     const found = await findKeyByHash(this.#db, hash);
     if (generation !== this.#generation) return withoutHash(await findKeyByHash(this.#db, hash), hash);
-    const record = withoutHash(found, hash);
+    const record = unchangedOr(this.#known.get(hash)?.record, withoutHash(found, hash));
     const until = now + this.#ttlMs;
     // Deleted first, so that a refreshed entry counts as the newest.
     this.#known.delete(hash);
@@ -96,6 +96,15 @@ function withoutHash(found: (KeyRecord & { hash: string }) | undefined, hash: st
   if (Array.isArray(record.entities)) Object.freeze(record.entities);
   Object.freeze(record.scopes);
   return Object.freeze(record);
+}
+
+/**
+ * The record a refresh found, or the one it replaces when nothing in it changed: what calls keep for a key
+ * (its rate-limit policies, stages/rate-limit.ts) is kept by its record, and would otherwise be made again
+ * every time the entry lapses.
+ */
+function unchangedOr(before: KeyRecord | undefined, found: KeyRecord | undefined): KeyRecord | undefined {
+  return before && found && JSON.stringify(before) === JSON.stringify(found) ? before : found;
 }
 
 /** Adds an entry, dropping the oldest when the map is full. */

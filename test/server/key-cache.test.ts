@@ -1,7 +1,8 @@
 /**
  * The key cache on a real store: a hash of no key is refused from memory until the cache's time-to-live
  * lapses (then a key made meanwhile, as by another process, is found), a flood of unknown hashes keeps the
- * cache at its bound without pushing out the known keys, and a revocation here takes effect at once.
+ * cache at its bound without pushing out the known keys, a refresh keeps the record of a key nothing changed
+ * and takes the new one of a key changed elsewhere, and a revocation here takes effect at once.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,6 +76,24 @@ describe('the key cache', () => {
     for (const secret of secrets) await storeKeyFor(secret);
     for (const secret of secrets) expect(await cache.get(sha256(secret))).toBeDefined();
     expect(cache.size).toEqual({ known: 2, unknown: 0 });
+    cache.close();
+  });
+
+  it('keeps the record of a key unchanged since its entry lapsed, and takes the new one of a key changed elsewhere', async () => {
+    const { cache, clock } = cacheAt();
+    const secret = `sk_test_${randomBase62(40)}`;
+    const record = await storeKeyFor(secret);
+    const first = (await cache.get(sha256(secret)))!;
+    clock.now += TTL_MS;
+    // Looked up again in the store, and found as it was: the same record, so what calls keep by it stays.
+    expect(await cache.get(sha256(secret))).toBe(first);
+    // Changed by another process, which this cache hears nothing of: seen once the entry lapses.
+    await db.updateTable('api_keys').set({ tier: 'pro' }).where('id', '=', record.id).execute();
+    clock.now += TTL_MS;
+    const refreshed = (await cache.get(sha256(secret)))!;
+    expect(refreshed).not.toBe(first);
+    expect([first.tier, refreshed.tier]).toEqual(['free', 'pro']);
+    expect(Object.isFrozen(refreshed)).toBe(true);
     cache.close();
   });
 

@@ -147,6 +147,39 @@ describe.each([
     expect((await limiter.check([p])).allowed).toBe(true);
   });
 
+  it('charges a bucket listed twice twice, all or nothing, and reports where it then stands', async () => {
+    const { limiter } = harness();
+    const p = policy('token', 5, 60);
+    const other = policy('other', 9, 60);
+    const twice = await limiter.check([p, other, p]);
+    expect(twice.allowed).toBe(true);
+    // Both listings show the bucket after both charges.
+    expect(twice.policies.map((s) => s.remaining)).toEqual([3, 8, 3]);
+    expect((await limiter.check([p, p])).policies.map((s) => s.remaining)).toEqual([1, 1]);
+    // One slot left: the first listing alone would pass, the second cannot, so neither is charged.
+    const refused = await limiter.check([p, other, p]);
+    expect(refused).toMatchObject({ allowed: false, violated: ['token'] });
+    expect(refused.policies.map((s) => s.remaining)).toEqual([1, 8, 1]);
+    expect((await limiter.check([p])).policies[0]!.remaining).toBe(0);
+  });
+
+  it('charges buckets listed many times, as an atomic batch lists them, each listing once', async () => {
+    const { limiter } = harness();
+    const p = policy('token', 50, 60);
+    const other = policy('other', 100, 60);
+    // 20 listings of each, interleaved: past the few a check looks through one by one.
+    const listings = Array.from({ length: 20 }, () => [p, other]).flat();
+    const first = await limiter.check(listings);
+    expect(first.allowed).toBe(true);
+    expect(new Set(first.policies.map((s) => `${s.name}=${s.remaining}`))).toEqual(new Set(['token=30', 'other=80']));
+    expect((await limiter.check(listings)).policies.slice(0, 2).map((s) => s.remaining)).toEqual([10, 60]);
+    // Ten slots left for twenty listings: refused, naming each listing past the tenth, and nothing charged.
+    const refused = await limiter.check(listings);
+    expect(refused.allowed).toBe(false);
+    expect(refused.violated).toEqual(Array.from({ length: 10 }, () => 'token'));
+    expect(refused.policies.slice(0, 2).map((s) => s.remaining)).toEqual([10, 60]);
+  });
+
   it('a cost above 1 takes that many slots, and a cost above the limit never passes', async () => {
     const { limiter } = harness();
     const p = policy('token', 5, 60);

@@ -40,26 +40,39 @@ export class MemoryRateLimiter implements RateLimiter {
     const now = this.now();
     this.sweep(now);
 
-    // Tentative TATs: nothing is stored until every policy has agreed, and a key listed twice is charged twice.
-    const pending = new Map<string, number>();
-    const steps = policies.map((p) => {
+    // One read of each bucket, and nothing stored until every policy has agreed. A key listed twice is
+    // charged twice: its second policy starts from the first one's tentative TAT.
+    const count = policies.length;
+    // A call lists a handful of policies, found again by a scan; an atomic batch may list its buckets hundreds
+    // of times (stages/rate-limit.ts), and then each key's latest listing is kept by key.
+    const latest = count > SCANNED ? new Map<string, number>() : undefined;
+    const tentative = new Array<number>(count);
+    const waits = new Array<number>(count);
+    let allowed = true;
+    for (let i = 0; i < count; i++) {
+      const p = policies[i]!;
       const windowMs = p.windowSeconds * 1000;
-      const tat = Math.max(pending.get(p.key) ?? this.tats.get(p.key) ?? now, now);
+      const earlier = latest ? (latest.get(p.key) ?? -1) : lastWithKey(policies, p.key, i);
+      latest?.set(p.key, i);
+      const tat = Math.max(earlier >= 0 ? tentative[earlier]! : (this.tats.get(p.key) ?? now), now);
       const newTat = tat + (cost * windowMs) / p.limit;
       const waitMs = newTat - windowMs - now;
       const ok = cost <= p.limit && waitMs <= EPSILON_MS;
-      if (ok) pending.set(p.key, newTat);
-      return { ok, waitMs };
-    });
-    const allowed = steps.every((s) => s.ok);
-    if (allowed) for (const [key, tat] of pending) this.tats.set(key, tat);
-
-    const outcomes = policies.map((p, i): PolicyOutcome => {
-      const step = steps[i]!;
-      const tat = Math.max(this.tats.get(p.key) ?? now, now);
       // A refused policy keeps a positive wait, so that it is named in `violated`.
-      return outcome(p, tat, now, step.ok ? 0 : Math.max(step.waitMs, 1));
-    });
+      waits[i] = ok ? 0 : Math.max(waitMs, 1);
+      // A refused step charges nothing, so a later policy of its key starts where it did.
+      tentative[i] = ok ? newTat : tat;
+      allowed &&= ok;
+    }
+    const outcomes = new Array<PolicyOutcome>(count);
+    for (let i = 0; i < count; i++) {
+      const p = policies[i]!;
+      // Every policy reports its bucket as it stands after the decision: for a key listed twice, its last charge.
+      const last = latest ? latest.get(p.key)! : lastWithKey(policies, p.key, count);
+      if (allowed && last === i) this.tats.set(p.key, tentative[i]!);
+      const tat = allowed ? tentative[last]! : Math.max(this.tats.get(p.key) ?? now, now);
+      outcomes[i] = outcome(p, tat, now, waits[i]!);
+    }
     return toDecision(policies, outcomes, allowed);
   }
 
@@ -72,6 +85,15 @@ export class MemoryRateLimiter implements RateLimiter {
     this.nextSweep = now + SWEEP_INTERVAL_MS;
     for (const [key, tat] of this.tats) if (tat <= now) this.tats.delete(key);
   }
+}
+
+/** The most policies a check looks through for a key listed again. */
+const SCANNED = 8;
+
+/** The index of the last policy before `before` on bucket `key`, or -1. */
+function lastWithKey(policies: readonly PolicyCheck[], key: string, before: number): number {
+  for (let j = before - 1; j >= 0; j--) if (policies[j]!.key === key) return j;
+  return -1;
 }
 
 /** The state of one policy whose bucket now stands at `tat`; the Redis script computes the same. */

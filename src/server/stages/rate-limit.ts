@@ -28,8 +28,8 @@ const policy = (name: string, key: string, p: RatePolicy): PolicyCheck => ({ nam
 
 /**
  * The policies of each key, action and entity, made once rather than for every call: by the key's record (a
- * record refreshed from the store starts afresh) and the action (of one catalogue), at most ENTITIES_KEPT
- * entities each. Nothing changes a policy once made.
+ * record the store changed starts afresh; key-cache.ts keeps an unchanged one) and the action (of one
+ * catalogue), at most ENTITIES_KEPT entities each. Nothing changes a policy once made.
  */
 const checksKept = new WeakMap<KeyRecord, WeakMap<ActionEntry, Map<string, readonly PolicyCheck[]>>>();
 const ENTITIES_KEPT = 1_000;
