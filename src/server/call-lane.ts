@@ -14,7 +14,7 @@ import { log } from '../core/log.js';
 import { newId } from '../store/secrets.js';
 import type { CallState, Reply } from './call.js';
 import { answerCall, pathAction, type CallPath, type CallResponse } from './answer-call.js';
-import { errorReply } from './envelope.js';
+import { bodyText, errorReply } from './envelope.js';
 import { readJsonBody } from './json-body.js';
 import { MAX_PATH_PART } from './http-limits.js';
 import type { Runtime } from './runtime.js';
@@ -161,7 +161,7 @@ function writeReply(raw: ServerResponse, reply: Reply, { close = false, varyOrig
     text = body;
     if (!typed) head.push('content-type', 'text/plain; charset=utf-8');
   } else {
-    text = JSON.stringify(body);
+    text = bodyText(body);
     if (!typed) head.push('content-type', 'application/json; charset=utf-8');
   }
   head.push('content-length', String(Buffer.byteLength(text)));

@@ -1,5 +1,6 @@
 /**
  * The two response bodies of docs/contract.md § Success, § Errors: `{data, meta}` and `{error, meta}`. `meta` is the same in both.
+ * Each body knows its own JSON text (`bodyText`), which the lane writes and an idempotency record stores.
  */
 import type { CallState, Reply } from './call.js';
 import { answerable, type ApiError, type ErrorMeaning } from '../core/errors.js';
@@ -35,9 +36,65 @@ interface ErrorBody {
   docUrl: string;
 }
 
+/**
+ * `{data, meta}`. A class, with `ErrorEnvelope`, so that its text is made once when it is both answered and
+ * stored (an idempotent call's), and with `meta` written out rather than walked: a refusal's envelope took
+ * JSON.stringify 0.87 µs, made in parts about 0.3. JSON sees only the two fields, so the text is the one
+ * JSON.stringify gives, byte for byte.
+ */
+export class SuccessEnvelope {
+  #text: string | undefined;
+
+  constructor(
+    readonly data: unknown,
+    readonly meta: Meta,
+  ) {}
+
+  text(): string {
+    // What JSON.stringify treats apart (a toJSON, called with the key "data"; an absent or unwritable value) takes its own way.
+    return (this.#text ??= plainValue(this.data) ? `{"data":${JSON.stringify(this.data)},"meta":${metaText(this.meta)}}` : JSON.stringify(this));
+  }
+}
+
+/** `{error, meta}`, its `error` made by errorObject: a plain object. */
+export class ErrorEnvelope {
+  #text: string | undefined;
+
+  constructor(
+    readonly error: ErrorBody,
+    readonly meta: Meta,
+  ) {}
+
+  text(): string {
+    return (this.#text ??= `{"error":${JSON.stringify(this.error)},"meta":${metaText(this.meta)}}`);
+  }
+}
+
+/** The JSON text of a reply's body: an envelope's own, JSON.stringify's for any other. */
+export const bodyText = (body: unknown): string => (body instanceof SuccessEnvelope || body instanceof ErrorEnvelope ? body.text() : JSON.stringify(body));
+
+/** A value JSON.stringify writes as it stands, with no toJSON of its own: an object, a string, a finite number or a boolean. */
+function plainValue(value: unknown): boolean {
+  if (value === null) return true;
+  switch (typeof value) {
+    case 'object':
+      return typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    default:
+      return false;
+  }
+}
+
+/** `meta` as JSON.stringify writes it: its timing is a finite number, whose JSON is its String. */
+const metaText = (meta: Meta) => `{"timing":${meta.timing},"requestId":${JSON.stringify(meta.requestId)},"version":${JSON.stringify(meta.version)}}`;
+
 /** The reply of a call that succeeded. */
 export function successReply(call: CallState, runtime: Runtime, data: unknown): Reply {
-  return { status: 200, headers: call.responseHeaders, body: { data, meta: responseMeta(call.requestId, call.startedAt, runtime.serverVersion) } };
+  return { status: 200, headers: call.responseHeaders, body: new SuccessEnvelope(data, responseMeta(call.requestId, call.startedAt, runtime.serverVersion)) };
 }
 
 /** Codes of a key that was sent and refused: RFC 6750 § 3.1's `invalid_token`. */
@@ -69,6 +126,6 @@ export function answeredError(call: CallState, runtime: Runtime, { error, meanin
   return {
     status: meaning.status,
     headers,
-    body: { error: errorObject(error, meaning, runtime.catalogue.platform.errorDocsUrl), meta },
+    body: new ErrorEnvelope(errorObject(error, meaning, runtime.catalogue.platform.errorDocsUrl), meta),
   };
 }

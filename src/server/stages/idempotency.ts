@@ -16,6 +16,7 @@ import { ApiError } from '../../core/errors.js';
 import { sha256 } from '../../store/secrets.js';
 import { isoTime } from '../../store/instant.js';
 import { callTimeout } from '../deadline.js';
+import { bodyText } from '../envelope.js';
 
 /** Per-request headers that a replay takes from the new request, not from the stored reply. */
 const PER_REQUEST = new Set(['RateLimit', 'RateLimit-Policy']);
@@ -75,5 +76,5 @@ export function idempotencyCompletion(claim: IdempotencyClaim, reply: Reply): Id
   const headers: Record<string, string> = {};
   for (const name in reply.headers) if (!PER_REQUEST.has(name)) headers[name] = reply.headers[name]!;
   const { scope, key, leaseUntil } = claim;
-  return { scope, key, leaseUntil, status: reply.status, body: JSON.stringify(reply.body), headers: JSON.stringify(headers) };
+  return { scope, key, leaseUntil, status: reply.status, body: bodyText(reply.body), headers: JSON.stringify(headers) };
 }
