@@ -32,6 +32,8 @@ export interface ActionEntry {
   readonly versions: ReadonlySet<string>;
   /** The action's checks once routed (generated/server/pipelines/<face>.js): an export of its face's pipeline module. */
   readonly checks: GeneratedRef;
+  /** The serializer of its result, in the same module (src/server/result-serializer.ts); absent where its result schema is open. */
+  readonly result?: GeneratedRef;
   /**
    * The generated modules a call needs loaded: its face's pipelines and validators, and the validators of the
    * faces whose events it emits.

@@ -9,7 +9,7 @@ import type { Action, Catalog, Face } from '../spec/model.js';
 import { catalogErrors } from '../spec/action-errors.js';
 import type { Formatted } from './format.js';
 import { fits } from './layout.js';
-import { pipelineName } from './emit-pipelines.js';
+import { hasActionResultSerializer, pipelineName, resultSerializerName } from './emit-pipelines.js';
 import { Code, MapOf, SetOf, valueLines } from './print-values.js';
 
 export const DISPATCH_PATH = 'server/dispatch.ts';
@@ -103,6 +103,8 @@ function actionEntry(face: Face, action: Action, owners: Record<string, string>)
     versions: new SetOf('', action.variants.flatMap((v) => v.versions)),
     // Its checks once routed, written out for it (emit-pipelines.ts).
     checks: { module: new Code(pipelines(face.name)), name: pipelineName(action) },
+    // The serializer of its result beside them, where its result schema is closed at its top.
+    ...(hasActionResultSerializer(action) ? { result: { module: new Code(pipelines(face.name)), name: resultSerializerName(action) } } : {}),
     modules: generatedModules(face, action, owners),
   };
 }

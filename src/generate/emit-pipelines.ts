@@ -7,11 +7,13 @@
  *
  * Each export takes the runtime's stage kit (src/server/stages/kit.ts) and makes the action's checks, one
  * stage in the contract's signature; the file imports nothing from the runtime, only the face's validators,
- * so that it loads wherever the catalogue is, on the face's first call.
+ * so that it loads wherever the catalogue is, on the face's first call. Beside each action's checks stands
+ * the serializer of its result (result-serializer.ts), where its result schema is closed at its top.
  */
 import { BATCH_ACTION } from '../core/dispatch-types.js';
 import type { Action, Face } from '../spec/model.js';
 import type { Formatted } from './format.js';
+import { hasResultSerializer, ResultSerializers } from './result-serializer.js';
 
 export const pipelinesPath = (face: string) => `server/pipelines/${face}.js`;
 export const pipelineTypesPath = (face: string) => `server/pipelines/${face}.d.ts`;
@@ -19,18 +21,31 @@ export const pipelineTypesPath = (face: string) => `server/pipelines/${face}.d.t
 /** The export of `action` in its face's pipeline module. */
 export const pipelineName = (action: Action) => action.id.replace(/\./g, '_');
 
+/** The export of the serializer of `action`'s result (an action's name holds no underscore, so no action's checks share it). */
+export const resultSerializerName = (action: Action) => `${pipelineName(action)}_result`;
+
+/** Whether `action` has a result serializer: its result schema is closed at its top. */
+export const hasActionResultSerializer = (action: Action) => hasResultSerializer(action.resultSchema);
+
 const json = (value: unknown) => JSON.stringify(value);
 
 export function emitPipelines(face: Face): { code: string; types: Formatted[] } {
+  const serializers = new ResultSerializers();
+  const serialized = new Set(face.actions.filter((action) => serializers.add(resultSerializerName(action), action.resultSchema)));
   const code = [
     `import * as validators from '../validators/${face.name}.js';`,
     '',
     ...face.actions.flatMap((action) => [...actionChecks(face, action), '']),
+    serializers.source(),
   ].join('\n');
   const types = [
     `import type { ActionChecksMaker } from '../../../src/server/stages/kit.js';`,
+    ...(serialized.size > 0 ? [`import type { ResultSerializer } from '../../../src/server/result-serializer.js';`] : []),
     '',
-    ...face.actions.map((action) => `export declare const ${pipelineName(action)}: ActionChecksMaker;`),
+    ...face.actions.flatMap((action) => [
+      `export declare const ${pipelineName(action)}: ActionChecksMaker;`,
+      ...(serialized.has(action) ? [`export declare const ${resultSerializerName(action)}: ResultSerializer;`] : []),
+    ]),
     '',
   ].join('\n');
   return { code, types: [{ formatted: types }] };

@@ -5,6 +5,7 @@
 import type { CallState, Reply } from './call.js';
 import { answerable, type ApiError, type ErrorMeaning } from '../core/errors.js';
 import type { Runtime } from './runtime.js';
+import { resultSerializerOf, type ResultSerializer } from './result-serializer.js';
 
 export interface Meta {
   timing: number;
@@ -44,15 +45,21 @@ interface ErrorBody {
  */
 export class SuccessEnvelope {
   #text: string | undefined;
+  readonly #serializer: ResultSerializer | undefined;
 
+  /** `serializer`: the one compiled from the action's result schema, which writes `data` faster where it can. */
   constructor(
     readonly data: unknown,
     readonly meta: Meta,
-  ) {}
+    serializer?: ResultSerializer,
+  ) {
+    this.#serializer = serializer;
+  }
 
   text(): string {
     // What JSON.stringify treats apart (a toJSON, called with the key "data"; an absent or unwritable value) takes its own way.
-    return (this.#text ??= plainValue(this.data) ? `{"data":${JSON.stringify(this.data)},"meta":${metaText(this.meta)}}` : JSON.stringify(this));
+    this.#text ??= plainValue(this.data) ? `{"data":${this.#serializer?.(this.data) ?? JSON.stringify(this.data)},"meta":${metaText(this.meta)}}` : JSON.stringify(this);
+    return this.#text;
   }
 }
 
@@ -94,7 +101,8 @@ const metaText = (meta: Meta) => `{"timing":${meta.timing},"requestId":${JSON.st
 
 /** The reply of a call that succeeded. */
 export function successReply(call: CallState, runtime: Runtime, data: unknown): Reply {
-  return { status: 200, headers: call.responseHeaders, body: new SuccessEnvelope(data, responseMeta(call.requestId, call.startedAt, runtime.serverVersion)) };
+  const meta = responseMeta(call.requestId, call.startedAt, runtime.serverVersion);
+  return { status: 200, headers: call.responseHeaders, body: new SuccessEnvelope(data, meta, resultSerializerOf(call.action)) };
 }
 
 /** Codes of a key that was sent and refused: RFC 6750 § 3.1's `invalid_token`. */

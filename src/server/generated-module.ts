@@ -36,9 +36,14 @@ export class GeneratedModule {
 
   /** An export of the loaded module. */
   get(name: string): unknown {
-    const value = this.#exports?.[name];
+    const value = this.find(name);
     if (value === undefined) throw new Error(`Generated export ${name} is not loaded: the call was routed before its module was.`);
     return value;
+  }
+
+  /** An export of the module, or undefined while it is not loaded. */
+  find(name: string): unknown {
+    return this.#exports?.[name];
   }
 }
 

@@ -41,3 +41,164 @@ export const ai_models = (s) => {
     });
   };
 };
+
+const json = JSON.stringify;
+/** Text JSON.stringify would escape: quotes, backslashes, control characters, surrogates (a lone one is escaped). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
+const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
+const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
+/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
+const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
+/** What JSON.stringify leaves out of an object, and writes as null in an array. */
+const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+
+function f0(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : num(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f1(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : f0(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f2(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "input": s = num(v); if (s === undefined) return undefined; s = "\"input\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f3(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "model": s = str(v); if (s === undefined) return undefined; s = "\"model\":" + s; break;
+      case "vectors": s = f1(v); if (s === undefined) return undefined; s = "\"vectors\":" + s; break;
+      case "tokens": s = f2(v); if (s === undefined) return undefined; s = "\"tokens\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f4(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "input": s = num(v); if (s === undefined) return undefined; s = "\"input\":" + s; break;
+      case "output": s = num(v); if (s === undefined) return undefined; s = "\"output\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f5(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "text": s = str(v); if (s === undefined) return undefined; s = "\"text\":" + s; break;
+      case "model": s = str(v); if (s === undefined) return undefined; s = "\"model\":" + s; break;
+      case "tokens": s = f4(v); if (s === undefined) return undefined; s = "\"tokens\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f6(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "providerModel": s = str(v); if (s === undefined) return undefined; s = "\"providerModel\":" + s; break;
+      case "dimensions": s = num(v); if (s === undefined) return undefined; s = "\"dimensions\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r0(x) {
+  return f6(x);
+}
+
+function f7(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r0(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f8(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f7(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+export const ai_embed_result = f3;
+export const ai_generate_result = f5;
+export const ai_models_result = f8;

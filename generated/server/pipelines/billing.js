@@ -169,3 +169,432 @@ export const billing_voidInvoice = (s) => {
     });
   };
 };
+
+const json = JSON.stringify;
+/** Text JSON.stringify would escape: quotes, backslashes, control characters, surrogates (a lone one is escaped). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
+const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
+const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
+/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
+const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
+/** What JSON.stringify leaves out of an object, and writes as null in an array. */
+const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+
+function r1(x) {
+  return str(x);
+}
+
+function r2(x) {
+  return str(x);
+}
+
+function f0(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r2(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function r3(x) {
+  return str(x);
+}
+
+function f1(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = r1(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "customer": s = str(v); if (s === undefined) return undefined; s = "\"customer\":" + s; break;
+      case "prices": s = f0(v); if (s === undefined) return undefined; s = "\"prices\":" + s; break;
+      case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "interval": s = str(v); if (s === undefined) return undefined; s = "\"interval\":" + s; break;
+      case "intervalCount": s = num(v); if (s === undefined) return undefined; s = "\"intervalCount\":" + s; break;
+      case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "cancelAtPeriodEnd": s = bool(v); if (s === undefined) return undefined; s = "\"cancelAtPeriodEnd\":" + s; break;
+      case "currentPeriodStart": s = str(v); if (s === undefined) return undefined; s = "\"currentPeriodStart\":" + s; break;
+      case "currentPeriodEnd": s = str(v); if (s === undefined) return undefined; s = "\"currentPeriodEnd\":" + s; break;
+      case "startDate": s = str(v); if (s === undefined) return undefined; s = "\"startDate\":" + s; break;
+      case "canceledAt": s = str(v); if (s === undefined) return undefined; s = "\"canceledAt\":" + s; break;
+      case "latestInvoice": s = r3(v); if (s === undefined) return undefined; s = "\"latestInvoice\":" + s; break;
+      case "metadata": s = open(v); if (s === undefined) return undefined; s = "\"metadata\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r0(x) {
+  return f1(x);
+}
+
+function r5(x) {
+  return str(x);
+}
+
+function f2(x) {
+  if (typeof x === "number") return num(x);
+  if (x === null) return "null";
+  return undefined;
+}
+
+function f3(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "upTo": s = f2(v); if (s === undefined) return undefined; s = "\"upTo\":" + s; break;
+      case "unitAmount": s = r5(v); if (s === undefined) return undefined; s = "\"unitAmount\":" + s; break;
+      case "flatAmount": s = num(v); if (s === undefined) return undefined; s = "\"flatAmount\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r6(x) {
+  return f3(x);
+}
+
+function f4(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r6(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f5(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = r2(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "nickname": s = str(v); if (s === undefined) return undefined; s = "\"nickname\":" + s; break;
+      case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "type": s = str(v); if (s === undefined) return undefined; s = "\"type\":" + s; break;
+      case "amount": s = num(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
+      case "unitAmount": s = r5(v); if (s === undefined) return undefined; s = "\"unitAmount\":" + s; break;
+      case "tiers": s = f4(v); if (s === undefined) return undefined; s = "\"tiers\":" + s; break;
+      case "usage": s = open(v); if (s === undefined) return undefined; s = "\"usage\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r4(x) {
+  return f5(x);
+}
+
+function r10(x) {
+  return str(x);
+}
+
+function f6(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "source": s = str(v); if (s === undefined) return undefined; s = "\"source\":" + s; break;
+      case "meterType": s = str(v); if (s === undefined) return undefined; s = "\"meterType\":" + s; break;
+      case "from": s = str(v); if (s === undefined) return undefined; s = "\"from\":" + s; break;
+      case "to": s = str(v); if (s === undefined) return undefined; s = "\"to\":" + s; break;
+      case "quantity": s = r10(v); if (s === undefined) return undefined; s = "\"quantity\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r11(x) {
+  return f6(x);
+}
+
+function f7(x) {
+  if (typeof x === "number") return num(x);
+  if (x === null) return "null";
+  return undefined;
+}
+
+function f8(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "upTo": s = f7(v); if (s === undefined) return undefined; s = "\"upTo\":" + s; break;
+      case "quantity": s = r10(v); if (s === undefined) return undefined; s = "\"quantity\":" + s; break;
+      case "unitAmount": s = r10(v); if (s === undefined) return undefined; s = "\"unitAmount\":" + s; break;
+      case "flatAmount": s = num(v); if (s === undefined) return undefined; s = "\"flatAmount\":" + s; break;
+      case "amount": s = r10(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f9(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : f8(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f10(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "price": s = r2(v); if (s === undefined) return undefined; s = "\"price\":" + s; break;
+      case "description": s = str(v); if (s === undefined) return undefined; s = "\"description\":" + s; break;
+      case "periodStart": s = str(v); if (s === undefined) return undefined; s = "\"periodStart\":" + s; break;
+      case "periodEnd": s = str(v); if (s === undefined) return undefined; s = "\"periodEnd\":" + s; break;
+      case "late": s = bool(v); if (s === undefined) return undefined; s = "\"late\":" + s; break;
+      case "quantity": s = r10(v); if (s === undefined) return undefined; s = "\"quantity\":" + s; break;
+      case "amount": s = num(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
+      case "exactAmount": s = r10(v); if (s === undefined) return undefined; s = "\"exactAmount\":" + s; break;
+      case "usage": s = r11(v); if (s === undefined) return undefined; s = "\"usage\":" + s; break;
+      case "tiers": s = f9(v); if (s === undefined) return undefined; s = "\"tiers\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r9(x) {
+  return f10(x);
+}
+
+function f11(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r9(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f12(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = r3(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "number": s = str(v); if (s === undefined) return undefined; s = "\"number\":" + s; break;
+      case "subscription": s = r1(v); if (s === undefined) return undefined; s = "\"subscription\":" + s; break;
+      case "customer": s = str(v); if (s === undefined) return undefined; s = "\"customer\":" + s; break;
+      case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "periodStart": s = str(v); if (s === undefined) return undefined; s = "\"periodStart\":" + s; break;
+      case "periodEnd": s = str(v); if (s === undefined) return undefined; s = "\"periodEnd\":" + s; break;
+      case "lines": s = f11(v); if (s === undefined) return undefined; s = "\"lines\":" + s; break;
+      case "total": s = num(v); if (s === undefined) return undefined; s = "\"total\":" + s; break;
+      case "amountDue": s = num(v); if (s === undefined) return undefined; s = "\"amountDue\":" + s; break;
+      case "amountPaid": s = num(v); if (s === undefined) return undefined; s = "\"amountPaid\":" + s; break;
+      case "paymentIntent": s = str(v); if (s === undefined) return undefined; s = "\"paymentIntent\":" + s; break;
+      case "attemptCount": s = num(v); if (s === undefined) return undefined; s = "\"attemptCount\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      case "finalizedAt": s = str(v); if (s === undefined) return undefined; s = "\"finalizedAt\":" + s; break;
+      case "paidAt": s = str(v); if (s === undefined) return undefined; s = "\"paidAt\":" + s; break;
+      case "voidedAt": s = str(v); if (s === undefined) return undefined; s = "\"voidedAt\":" + s; break;
+      case "markedUncollectibleAt": s = str(v); if (s === undefined) return undefined; s = "\"markedUncollectibleAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r8(x) {
+  return f12(x);
+}
+
+function f13(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r8(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f14(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f13(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f15(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r4(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f16(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f15(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f17(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r0(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f18(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f17(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f19(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r9(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f20(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "subscription": s = r1(v); if (s === undefined) return undefined; s = "\"subscription\":" + s; break;
+      case "customer": s = str(v); if (s === undefined) return undefined; s = "\"customer\":" + s; break;
+      case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "periodStart": s = str(v); if (s === undefined) return undefined; s = "\"periodStart\":" + s; break;
+      case "periodEnd": s = str(v); if (s === undefined) return undefined; s = "\"periodEnd\":" + s; break;
+      case "lines": s = f19(v); if (s === undefined) return undefined; s = "\"lines\":" + s; break;
+      case "total": s = num(v); if (s === undefined) return undefined; s = "\"total\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r12(x) {
+  return f20(x);
+}
+
+export const billing_cancelSubscription_result = r0;
+export const billing_createPrice_result = r4;
+export const billing_finalizeInvoice_result = r8;
+export const billing_getInvoice_result = r8;
+export const billing_getPrice_result = r4;
+export const billing_getSubscription_result = r0;
+export const billing_listInvoices_result = f14;
+export const billing_listPrices_result = f16;
+export const billing_listSubscriptions_result = f18;
+export const billing_markInvoiceUncollectible_result = r8;
+export const billing_payInvoice_result = r8;
+export const billing_subscribe_result = r0;
+export const billing_upcomingInvoice_result = r12;
+export const billing_voidInvoice_result = r8;

@@ -134,3 +134,406 @@ export const email_updateTemplate = (s) => {
     });
   };
 };
+
+const json = JSON.stringify;
+/** Text JSON.stringify would escape: quotes, backslashes, control characters, surrogates (a lone one is escaped). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
+const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
+const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
+/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
+const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
+/** What JSON.stringify leaves out of an object, and writes as null in an array. */
+const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+
+function f0(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "name": s = str(v); if (s === undefined) return undefined; s = "\"name\":" + s; break;
+      case "subject": s = str(v); if (s === undefined) return undefined; s = "\"subject\":" + s; break;
+      case "text": s = str(v); if (s === undefined) return undefined; s = "\"text\":" + s; break;
+      case "html": s = str(v); if (s === undefined) return undefined; s = "\"html\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      case "updatedAt": s = str(v); if (s === undefined) return undefined; s = "\"updatedAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r0(x) {
+  return f0(x);
+}
+
+function f1(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "address": s = str(v); if (s === undefined) return undefined; s = "\"address\":" + s; break;
+      case "deleted": s = bool(v); if (s === undefined) return undefined; s = "\"deleted\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f2(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "name": s = str(v); if (s === undefined) return undefined; s = "\"name\":" + s; break;
+      case "deleted": s = bool(v); if (s === undefined) return undefined; s = "\"deleted\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r2(x) {
+  return str(x);
+}
+
+function r3(x) {
+  return str(x);
+}
+
+function f3(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : str(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f4(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : str(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f5(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : str(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f6(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "key": s = str(v); if (s === undefined) return undefined; s = "\"key\":" + s; break;
+      case "filename": s = str(v); if (s === undefined) return undefined; s = "\"filename\":" + s; break;
+      case "contentType": s = str(v); if (s === undefined) return undefined; s = "\"contentType\":" + s; break;
+      case "size": s = num(v); if (s === undefined) return undefined; s = "\"size\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f7(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : f6(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f8(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "status": s = r3(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "at": s = str(v); if (s === undefined) return undefined; s = "\"at\":" + s; break;
+      case "detail": s = str(v); if (s === undefined) return undefined; s = "\"detail\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f9(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : f8(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f10(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = r2(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "status": s = r3(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "from": s = str(v); if (s === undefined) return undefined; s = "\"from\":" + s; break;
+      case "to": s = f3(v); if (s === undefined) return undefined; s = "\"to\":" + s; break;
+      case "cc": s = f4(v); if (s === undefined) return undefined; s = "\"cc\":" + s; break;
+      case "bcc": s = f5(v); if (s === undefined) return undefined; s = "\"bcc\":" + s; break;
+      case "replyTo": s = str(v); if (s === undefined) return undefined; s = "\"replyTo\":" + s; break;
+      case "subject": s = str(v); if (s === undefined) return undefined; s = "\"subject\":" + s; break;
+      case "text": s = str(v); if (s === undefined) return undefined; s = "\"text\":" + s; break;
+      case "html": s = str(v); if (s === undefined) return undefined; s = "\"html\":" + s; break;
+      case "headers": s = open(v); if (s === undefined) return undefined; s = "\"headers\":" + s; break;
+      case "tags": s = open(v); if (s === undefined) return undefined; s = "\"tags\":" + s; break;
+      case "template": s = str(v); if (s === undefined) return undefined; s = "\"template\":" + s; break;
+      case "attachments": s = f7(v); if (s === undefined) return undefined; s = "\"attachments\":" + s; break;
+      case "scheduledAt": s = str(v); if (s === undefined) return undefined; s = "\"scheduledAt\":" + s; break;
+      case "messageId": s = str(v); if (s === undefined) return undefined; s = "\"messageId\":" + s; break;
+      case "attempts": s = num(v); if (s === undefined) return undefined; s = "\"attempts\":" + s; break;
+      case "lastError": s = str(v); if (s === undefined) return undefined; s = "\"lastError\":" + s; break;
+      case "history": s = f9(v); if (s === undefined) return undefined; s = "\"history\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r1(x) {
+  return f10(x);
+}
+
+function f11(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r1(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f12(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f11(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f13(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "address": s = str(v); if (s === undefined) return undefined; s = "\"address\":" + s; break;
+      case "reason": s = str(v); if (s === undefined) return undefined; s = "\"reason\":" + s; break;
+      case "message": s = r2(v); if (s === undefined) return undefined; s = "\"message\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r4(x) {
+  return f13(x);
+}
+
+function f14(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r4(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f15(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f14(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f16(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r0(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f17(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f16(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f18(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "code": s = str(v); if (s === undefined) return undefined; s = "\"code\":" + s; break;
+      case "message": s = str(v); if (s === undefined) return undefined; s = "\"message\":" + s; break;
+      case "param": s = str(v); if (s === undefined) return undefined; s = "\"param\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f19(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "message": s = r1(v); if (s === undefined) return undefined; s = "\"message\":" + s; break;
+      case "error": s = f18(v); if (s === undefined) return undefined; s = "\"error\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f20(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : f19(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f21(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "results": s = f20(v); if (s === undefined) return undefined; s = "\"results\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+export const email_createTemplate_result = r0;
+export const email_deleteSuppression_result = f1;
+export const email_deleteTemplate_result = f2;
+export const email_get_result = r1;
+export const email_getTemplate_result = r0;
+export const email_list_result = f12;
+export const email_listSuppressions_result = f15;
+export const email_listTemplates_result = f17;
+export const email_send_result = r1;
+export const email_sendBatch_result = f21;
+export const email_updateTemplate_result = r0;

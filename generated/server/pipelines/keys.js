@@ -60,3 +60,66 @@ export const keys_rotate = (s) => {
     });
   };
 };
+
+const json = JSON.stringify;
+/** Text JSON.stringify would escape: quotes, backslashes, control characters, surrogates (a lone one is escaped). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
+const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
+const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
+/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
+const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
+/** What JSON.stringify leaves out of an object, and writes as null in an array. */
+const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+
+function f0(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : open(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f1(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f0(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f2(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "newKey": s = open(v); if (s === undefined) return undefined; s = "\"newKey\":" + s; break;
+      case "previousKey": s = open(v); if (s === undefined) return undefined; s = "\"previousKey\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+export const keys_list_result = f1;
+export const keys_rotate_result = f2;

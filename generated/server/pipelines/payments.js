@@ -161,3 +161,318 @@ export const payments_updateCustomer = (s) => {
     });
   };
 };
+
+const json = JSON.stringify;
+/** Text JSON.stringify would escape: quotes, backslashes, control characters, surrogates (a lone one is escaped). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
+const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
+const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
+/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
+const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
+/** What JSON.stringify leaves out of an object, and writes as null in an array. */
+const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+
+function r1(x) {
+  return str(x);
+}
+
+function f0(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "amount": s = num(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
+      case "currency": s = r1(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r0(x) {
+  return f0(x);
+}
+
+function f1(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r0(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f2(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r0(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f3(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "available": s = f1(v); if (s === undefined) return undefined; s = "\"available\":" + s; break;
+      case "pending": s = f2(v); if (s === undefined) return undefined; s = "\"pending\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r3(x) {
+  return str(x);
+}
+
+function r4(x) {
+  return num(x);
+}
+
+function r5(x) {
+  return str(x);
+}
+
+function f4(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "brand": s = str(v); if (s === undefined) return undefined; s = "\"brand\":" + s; break;
+      case "last4": s = str(v); if (s === undefined) return undefined; s = "\"last4\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f5(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "code": s = str(v); if (s === undefined) return undefined; s = "\"code\":" + s; break;
+      case "message": s = str(v); if (s === undefined) return undefined; s = "\"message\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r6(x) {
+  return f5(x);
+}
+
+function f6(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = r3(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "amount": s = r4(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
+      case "currency": s = r1(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "captureMethod": s = str(v); if (s === undefined) return undefined; s = "\"captureMethod\":" + s; break;
+      case "customer": s = r5(v); if (s === undefined) return undefined; s = "\"customer\":" + s; break;
+      case "description": s = str(v); if (s === undefined) return undefined; s = "\"description\":" + s; break;
+      case "card": s = f4(v); if (s === undefined) return undefined; s = "\"card\":" + s; break;
+      case "amountCapturable": s = num(v); if (s === undefined) return undefined; s = "\"amountCapturable\":" + s; break;
+      case "amountReceived": s = num(v); if (s === undefined) return undefined; s = "\"amountReceived\":" + s; break;
+      case "amountRefunded": s = num(v); if (s === undefined) return undefined; s = "\"amountRefunded\":" + s; break;
+      case "lastPaymentError": s = r6(v); if (s === undefined) return undefined; s = "\"lastPaymentError\":" + s; break;
+      case "cancellationReason": s = str(v); if (s === undefined) return undefined; s = "\"cancellationReason\":" + s; break;
+      case "metadata": s = open(v); if (s === undefined) return undefined; s = "\"metadata\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r2(x) {
+  return f6(x);
+}
+
+function f7(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = r5(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "email": s = str(v); if (s === undefined) return undefined; s = "\"email\":" + s; break;
+      case "name": s = str(v); if (s === undefined) return undefined; s = "\"name\":" + s; break;
+      case "metadata": s = open(v); if (s === undefined) return undefined; s = "\"metadata\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r8(x) {
+  return f7(x);
+}
+
+function f8(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "intent": s = r3(v); if (s === undefined) return undefined; s = "\"intent\":" + s; break;
+      case "amount": s = r4(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
+      case "currency": s = r1(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "reason": s = str(v); if (s === undefined) return undefined; s = "\"reason\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r9(x) {
+  return f8(x);
+}
+
+function f9(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r8(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f10(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f9(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f11(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r2(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f12(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f11(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f13(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r9(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f14(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f13(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+export const payments_balance_result = f3;
+export const payments_cancelIntent_result = r2;
+export const payments_captureIntent_result = r2;
+export const payments_confirmIntent_result = r2;
+export const payments_createCustomer_result = r8;
+export const payments_createIntent_result = r2;
+export const payments_createRefund_result = r9;
+export const payments_getCustomer_result = r8;
+export const payments_getIntent_result = r2;
+export const payments_listCustomers_result = f10;
+export const payments_listIntents_result = f12;
+export const payments_listRefunds_result = f14;
+export const payments_updateCustomer_result = r8;

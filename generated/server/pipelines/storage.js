@@ -72,3 +72,138 @@ export const storage_put = (s) => {
     });
   };
 };
+
+const json = JSON.stringify;
+/** Text JSON.stringify would escape: quotes, backslashes, control characters, surrogates (a lone one is escaped). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
+const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
+const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
+/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
+const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
+/** What JSON.stringify leaves out of an object, and writes as null in an array. */
+const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+
+function f0(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "key": s = open(v); if (s === undefined) return undefined; s = "\"key\":" + s; break;
+      case "url": s = str(v); if (s === undefined) return undefined; s = "\"url\":" + s; break;
+      case "method": s = str(v); if (s === undefined) return undefined; s = "\"method\":" + s; break;
+      case "headers": s = open(v); if (s === undefined) return undefined; s = "\"headers\":" + s; break;
+      case "expiresAt": s = str(v); if (s === undefined) return undefined; s = "\"expiresAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r0(x) {
+  return f0(x);
+}
+
+function f1(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "key": s = open(v); if (s === undefined) return undefined; s = "\"key\":" + s; break;
+      case "deleted": s = bool(v); if (s === undefined) return undefined; s = "\"deleted\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f2(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "key": s = open(v); if (s === undefined) return undefined; s = "\"key\":" + s; break;
+      case "size": s = num(v); if (s === undefined) return undefined; s = "\"size\":" + s; break;
+      case "contentType": s = str(v); if (s === undefined) return undefined; s = "\"contentType\":" + s; break;
+      case "sha256": s = str(v); if (s === undefined) return undefined; s = "\"sha256\":" + s; break;
+      case "etag": s = str(v); if (s === undefined) return undefined; s = "\"etag\":" + s; break;
+      case "metadata": s = open(v); if (s === undefined) return undefined; s = "\"metadata\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r2(x) {
+  return f2(x);
+}
+
+function f3(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "object": s = r2(v); if (s === undefined) return undefined; s = "\"object\":" + s; break;
+      case "content": s = str(v); if (s === undefined) return undefined; s = "\"content\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f4(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r2(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f5(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f4(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      case "nextCursor": s = str(v); if (s === undefined) return undefined; s = "\"nextCursor\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+export const storage_createDownloadUrl_result = r0;
+export const storage_createUploadUrl_result = r0;
+export const storage_delete_result = f1;
+export const storage_get_result = f3;
+export const storage_list_result = f5;
+export const storage_put_result = r2;

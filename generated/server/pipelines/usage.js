@@ -49,3 +49,229 @@ export const usage_summary = (s) => {
     });
   };
 };
+
+const json = JSON.stringify;
+/** Text JSON.stringify would escape: quotes, backslashes, control characters, surrogates (a lone one is escaped). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
+const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
+const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
+/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
+const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
+/** What JSON.stringify leaves out of an object, and writes as null in an array. */
+const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+
+function r1(x) {
+  return str(x);
+}
+
+function f0(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "requestId": s = str(v); if (s === undefined) return undefined; s = "\"requestId\":" + s; break;
+      case "at": s = str(v); if (s === undefined) return undefined; s = "\"at\":" + s; break;
+      case "keyId": s = str(v); if (s === undefined) return undefined; s = "\"keyId\":" + s; break;
+      case "mode": s = str(v); if (s === undefined) return undefined; s = "\"mode\":" + s; break;
+      case "entityId": s = str(v); if (s === undefined) return undefined; s = "\"entityId\":" + s; break;
+      case "face": s = str(v); if (s === undefined) return undefined; s = "\"face\":" + s; break;
+      case "action": s = str(v); if (s === undefined) return undefined; s = "\"action\":" + s; break;
+      case "apiVersion": s = str(v); if (s === undefined) return undefined; s = "\"apiVersion\":" + s; break;
+      case "status": s = num(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "errorCode": s = str(v); if (s === undefined) return undefined; s = "\"errorCode\":" + s; break;
+      case "latencyMs": s = num(v); if (s === undefined) return undefined; s = "\"latencyMs\":" + s; break;
+      case "units": s = open(v); if (s === undefined) return undefined; s = "\"units\":" + s; break;
+      case "cost": s = r1(v); if (s === undefined) return undefined; s = "\"cost\":" + s; break;
+      case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "replayed": s = bool(v); if (s === undefined) return undefined; s = "\"replayed\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r0(x) {
+  return f0(x);
+}
+
+function f1(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r0(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f2(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f1(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f3(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "reason": s = str(v); if (s === undefined) return undefined; s = "\"reason\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r2(x) {
+  return f3(x);
+}
+
+function f4(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r2(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f5(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "results": s = f4(v); if (s === undefined) return undefined; s = "\"results\":" + s; break;
+      case "accepted": s = num(v); if (s === undefined) return undefined; s = "\"accepted\":" + s; break;
+      case "duplicates": s = num(v); if (s === undefined) return undefined; s = "\"duplicates\":" + s; break;
+      case "invalid": s = num(v); if (s === undefined) return undefined; s = "\"invalid\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f6(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "delivered": s = num(v); if (s === undefined) return undefined; s = "\"delivered\":" + s; break;
+      case "dropped": s = num(v); if (s === undefined) return undefined; s = "\"dropped\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f7(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : open(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f8(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "type": s = str(v); if (s === undefined) return undefined; s = "\"type\":" + s; break;
+      case "entity": s = str(v); if (s === undefined) return undefined; s = "\"entity\":" + s; break;
+      case "time": s = str(v); if (s === undefined) return undefined; s = "\"time\":" + s; break;
+      case "events": s = num(v); if (s === undefined) return undefined; s = "\"events\":" + s; break;
+      case "value": s = r1(v); if (s === undefined) return undefined; s = "\"value\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r5(x) {
+  return f8(x);
+}
+
+function f9(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r5(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f10(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "from": s = str(v); if (s === undefined) return undefined; s = "\"from\":" + s; break;
+      case "to": s = str(v); if (s === undefined) return undefined; s = "\"to\":" + s; break;
+      case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "groups": s = f7(v); if (s === undefined) return undefined; s = "\"groups\":" + s; break;
+      case "totals": s = open(v); if (s === undefined) return undefined; s = "\"totals\":" + s; break;
+      case "meters": s = f9(v); if (s === undefined) return undefined; s = "\"meters\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+export const usage_events_result = f2;
+export const usage_ingest_result = f5;
+export const usage_live_result = f6;
+export const usage_summary_result = f10;

@@ -108,3 +108,227 @@ export const webhooks_update = (s) => {
     });
   };
 };
+
+const json = JSON.stringify;
+/** Text JSON.stringify would escape: quotes, backslashes, control characters, surrogates (a lone one is escaped). */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
+const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
+const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
+/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
+const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
+/** What JSON.stringify leaves out of an object, and writes as null in an array. */
+const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+
+function r1(x) {
+  return str(x);
+}
+
+function f0(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = r1(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "deleted": s = bool(v); if (s === undefined) return undefined; s = "\"deleted\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f1(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "attempt": s = num(v); if (s === undefined) return undefined; s = "\"attempt\":" + s; break;
+      case "startedAt": s = str(v); if (s === undefined) return undefined; s = "\"startedAt\":" + s; break;
+      case "durationMs": s = num(v); if (s === undefined) return undefined; s = "\"durationMs\":" + s; break;
+      case "responseStatus": s = num(v); if (s === undefined) return undefined; s = "\"responseStatus\":" + s; break;
+      case "error": s = str(v); if (s === undefined) return undefined; s = "\"error\":" + s; break;
+      case "succeeded": s = bool(v); if (s === undefined) return undefined; s = "\"succeeded\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r3(x) {
+  return f1(x);
+}
+
+function f2(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r3(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f3(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "eventId": s = str(v); if (s === undefined) return undefined; s = "\"eventId\":" + s; break;
+      case "eventType": s = str(v); if (s === undefined) return undefined; s = "\"eventType\":" + s; break;
+      case "endpointId": s = r1(v); if (s === undefined) return undefined; s = "\"endpointId\":" + s; break;
+      case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "nextAttemptAt": s = str(v); if (s === undefined) return undefined; s = "\"nextAttemptAt\":" + s; break;
+      case "attempts": s = f2(v); if (s === undefined) return undefined; s = "\"attempts\":" + s; break;
+      case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function r2(x) {
+  return f3(x);
+}
+
+function f4(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : r2(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f5(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f4(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f6(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : open(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f7(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "items": s = f6(v); if (s === undefined) return undefined; s = "\"items\":" + s; break;
+      case "hasMore": s = bool(v); if (s === undefined) return undefined; s = "\"hasMore\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f8(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "endpointId": s = r1(v); if (s === undefined) return undefined; s = "\"endpointId\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f9(x) {
+  if (!Array.isArray(x) || !plainArray(x)) return undefined;
+  let out = "";
+  for (let i = 0; i < x.length; i++) {
+    const v = x[i];
+    const s = unwritable(v) ? "null" : f8(v);
+    if (s === undefined) return undefined;
+    out = i === 0 ? s : `${out},${s}`;
+  }
+  return `[${out}]`;
+}
+
+function f10(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "deliveries": s = f9(v); if (s === undefined) return undefined; s = "\"deliveries\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+function f11(x) {
+  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
+  let out = "";
+  for (const k in x) {
+    const v = x[k];
+    if (unwritable(v)) continue;
+    let s;
+    switch (k) {
+      case "eventId": s = str(v); if (s === undefined) return undefined; s = "\"eventId\":" + s; break;
+      default: return undefined;
+    }
+    out = out === "" ? s : `${out},${s}`;
+  }
+  return `{${out}}`;
+}
+
+export const webhooks_delete_result = f0;
+export const webhooks_deliveries_result = f5;
+export const webhooks_list_result = f7;
+export const webhooks_replay_result = f10;
+export const webhooks_test_result = f11;

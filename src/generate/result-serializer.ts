@@ -1,0 +1,207 @@
+/**
+ * An action's result serializer, compiled from its result schema as fast-json-stringify compiles Fastify's
+ * (generated/server/pipelines/<face>.js): each object's fields written by code made for their declared types,
+ * strings that need no escaping quoted as they are. It answers the very text JSON.stringify gives the value, or
+ * undefined for what it was not made for (a value of another type, a field the schema does not name, an object
+ * that is not plain, which may have a toJSON), and the server then gives the value to JSON.stringify: an answer
+ * is the same, byte for byte, whatever a handler returns. Parts the schema leaves open (no type, `oneOf`, an
+ * object without `additionalProperties: false`) are JSON.stringify's inside the compiled code; a result that
+ * is open at its top gets no serializer.
+ */
+import type { JsonSchema } from '../spec/model.js';
+
+/** What every serializer of a module shares, written once at its top. */
+export const SERIALIZER_HELPERS = [
+  'const json = JSON.stringify;',
+  '/** Text JSON.stringify would escape: quotes, backslashes, control characters, surrogates (a lone one is escaped). */',
+  'const ESCAPED = /["\\\\\\u0000-\\u001f\\ud800-\\udfff]/;',
+  'const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);',
+  'const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");',
+  'const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);',
+  '/** A value left open: JSON.stringify\'s, unless its own toJSON would be called with another key than JSON.stringify\'s own walk gives it. */',
+  'const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));',
+  '/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */',
+  'const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };',
+  'const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";',
+  '/** What JSON.stringify leaves out of an object, and writes as null in an array. */',
+  'const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";',
+].join('\n');
+
+const PRIMITIVES: Readonly<Record<string, string>> = { string: 'str', number: 'num', integer: 'num', boolean: 'bool' };
+
+/** Which values each type of a union takes. */
+const TYPE_TESTS: Readonly<Record<string, string>> = {
+  string: 'typeof x === "string"',
+  number: 'typeof x === "number"',
+  integer: 'typeof x === "number"',
+  boolean: 'typeof x === "boolean"',
+  null: 'x === null',
+  array: 'Array.isArray(x)',
+  object: 'typeof x === "object" && x !== null && !Array.isArray(x)',
+};
+
+/**
+ * The serializers of one module's actions. They share the function of a schema they name alike: a face's
+ * records (an invoice, a subscription) are written by one function whichever action answers them.
+ */
+export class ResultSerializers {
+  readonly #compiler = new Compiler();
+  readonly #exports: string[] = [];
+
+  /** Adds the serializer `name` of `schema`; false, adding nothing, when the schema is open at its top. */
+  add(name: string, schema: JsonSchema): boolean {
+    const top = this.#compiler.compile(schema);
+    if (top === 'open') return false;
+    this.#exports.push(`export const ${name} = ${top};`);
+    return true;
+  }
+
+  /** The helpers, the functions and the exports; empty when none was added. */
+  source(): string {
+    if (this.#exports.length === 0) return '';
+    return [SERIALIZER_HELPERS, '', ...this.#compiler.functions.flatMap((f) => [f, '']), ...this.#exports, ''].join('\n');
+  }
+}
+
+/** Whether a result schema gets a serializer: it is closed at its top. */
+export const hasResultSerializer = (schema: JsonSchema): boolean => new ResultSerializers().add('serialize', schema);
+
+class Compiler {
+  readonly functions: string[] = [];
+  /** The function of each named schema, by the text of it and of every schema it names in turn: made once. */
+  readonly #named = new Map<string, string>();
+  /** The result schema being compiled, whose `$defs` its references name. */
+  #root: JsonSchema = {};
+  #made = 0;
+
+  /** The name of the function writing values of a result schema; 'open' for one left open at its top. */
+  compile(schema: JsonSchema): string {
+    this.#root = schema;
+    return this.function(schema);
+  }
+
+  /** The name of a function writing values of `schema`: a helper's, or one made here. */
+  function(schema: JsonSchema): string {
+    const ref = schema.$ref;
+    if (typeof ref === 'string') return this.#ref(ref);
+    if (['oneOf', 'anyOf', 'allOf', 'not', 'if', 'patternProperties', 'prefixItems'].some((k) => k in schema)) return 'open';
+    const types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : [];
+    if (types.length === 0) return 'open';
+    if (types.length === 1 && PRIMITIVES[types[0]!]) return PRIMITIVES[types[0]!]!;
+    if (types.length === 1 && types[0] === 'null') return 'open';
+    if (types.length === 1) return this.#structure(types[0]!, schema);
+    // A union of types: each value goes to the function of its own.
+    const branches: string[] = [];
+    for (const type of types) {
+      const written = type === 'null' ? 'null' : PRIMITIVES[type] ?? this.#structure(type, schema);
+      if (written === 'open') return 'open';
+      branches.push(`if (${TYPE_TESTS[type]}) return ${written === 'null' ? '"null"' : `${written}(x)`};`);
+    }
+    return this.#add((name) => [`function ${name}(x) {`, ...branches.map((b) => `  ${b}`), '  return undefined;', '}'].join('\n'));
+  }
+
+  /** The function of an array or object schema; 'open' for one it leaves open. */
+  #structure(type: string, schema: JsonSchema): string {
+    if (type === 'array') {
+      const items = schema.items;
+      if (!items || typeof items !== 'object' || Array.isArray(items)) return 'open';
+      return this.#array(this.function(items as JsonSchema));
+    }
+    if (type === 'object') {
+      const properties = schema.properties as Record<string, JsonSchema> | undefined;
+      if (schema.additionalProperties !== false || !properties) return 'open';
+      return this.#object(properties);
+    }
+    return 'open';
+  }
+
+  #array(item: string): string {
+    return this.#add((name) =>
+      [
+        `function ${name}(x) {`,
+        '  if (!Array.isArray(x) || !plainArray(x)) return undefined;',
+        '  let out = "";',
+        '  for (let i = 0; i < x.length; i++) {',
+        '    const v = x[i];',
+        `    const s = unwritable(v) ? "null" : ${item}(v);`,
+        '    if (s === undefined) return undefined;',
+        '    out = i === 0 ? s : `${out},${s}`;',
+        '  }',
+        '  return `[${out}]`;',
+        '}',
+      ].join('\n'),
+    );
+  }
+
+  #object(properties: Record<string, JsonSchema>): string {
+    const cases = Object.entries(properties).map(([key, schema]) => {
+      const written = this.function(schema);
+      return `      case ${JSON.stringify(key)}: s = ${written}(v); if (s === undefined) return undefined; s = ${JSON.stringify(`${JSON.stringify(key)}:`)} + s; break;`;
+    });
+    return this.#add((name) =>
+      [
+        `function ${name}(x) {`,
+        '  if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;',
+        '  let out = "";',
+        // In the object's own order, as JSON.stringify writes it: a handler's order is the answer's.
+        '  for (const k in x) {',
+        '    const v = x[k];',
+        '    if (unwritable(v)) continue;',
+        '    let s;',
+        '    switch (k) {',
+        ...cases,
+        '      default: return undefined;',
+        '    }',
+        '    out = out === "" ? s : `${out},${s}`;',
+        '  }',
+        '  return `{${out}}`;',
+        '}',
+      ].join('\n'),
+    );
+  }
+
+  #ref(ref: string): string {
+    const defs = (this.#root.$defs ?? {}) as Record<string, JsonSchema>;
+    const target = defName(ref) !== undefined ? defs[defName(ref)!] : undefined;
+    if (!target) return 'open';
+    const key = namedKey(ref, defs);
+    let name = this.#named.get(key);
+    if (name === undefined) {
+      // Named before it is made: a recursive schema calls its function through the hoisted name. A schema left
+      // open is made of nothing, so nothing in it can have called it by that name.
+      name = `r${this.#named.size}`;
+      this.#named.set(key, name);
+      const made = this.function(target);
+      if (made === 'open') this.#named.set(key, (name = 'open'));
+      else this.functions.push(`function ${name}(x) {\n  return ${made}(x);\n}`);
+    }
+    return name;
+  }
+
+  /** Adds a function made once the functions it calls are. */
+  #add(make: (name: string) => string): string {
+    const name = `f${this.#made++}`;
+    this.functions.push(make(name));
+    return name;
+  }
+}
+
+/** The name a `#/$defs/<name>` reference gives; undefined for any other. */
+const defName = (ref: string) => /^#\/\$defs\/([^/]+)$/.exec(ref)?.[1];
+
+/**
+ * What makes a named schema's function the same in two result schemas: its text and that of every schema
+ * it names, in turn, in each one's `$defs`.
+ */
+function namedKey(ref: string, defs: Record<string, JsonSchema>): string {
+  const texts = new Map<string, string>();
+  const waiting = [defName(ref)!];
+  while (waiting.length > 0) {
+    const name = waiting.pop()!;
+    if (texts.has(name)) continue;
+    const text = JSON.stringify(defs[name] ?? null);
+    texts.set(name, text);
+    for (const [, named] of text.matchAll(/"#\/\$defs\/([^"/]+)"/g)) waiting.push(named!);
+  }
+  return JSON.stringify([ref, ...[...texts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+}
