@@ -18,13 +18,17 @@ export const SERIALIZER_HELPERS = [
   'const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);',
   'const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");',
   'const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);',
-  '/** A value left open: JSON.stringify\'s, unless its own toJSON would be called with another key than JSON.stringify\'s own walk gives it. */',
-  'const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));',
+  '/** A value with a toJSON (a BigInt\'s may be its prototype\'s), which JSON.stringify\'s own walk calls with its key. */',
+  'const withToJSON = (x) => (x !== null && (typeof x === "object" || typeof x === "function") && typeof x.toJSON === "function") || typeof x === "bigint";',
+  '/** A value left open: JSON.stringify\'s. */',
+  'const open = (x) => (withToJSON(x) ? undefined : json(x));',
+  '/** Its class\'s tag tells a boxed primitive or an array apart, whatever its prototype was made. */',
+  'const tag = Object.prototype.toString;',
   '/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */',
-  'const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };',
+  'const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function" && tag.call(x) === "[object Object]"; };',
   'const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";',
   '/** What JSON.stringify leaves out of an object, and writes as null in an array. */',
-  'const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";',
+  'const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");',
 ].join('\n');
 
 const PRIMITIVES: Readonly<Record<string, string>> = { string: 'str', number: 'num', integer: 'num', boolean: 'bool' };
@@ -89,30 +93,21 @@ class Compiler {
     if (types.length === 0) return 'open';
     if (types.length === 1 && PRIMITIVES[types[0]!]) return PRIMITIVES[types[0]!]!;
     if (types.length === 1 && types[0] === 'null') return 'open';
+    // Settled before anything in it is made, so that no function made for a schema named along the way calls one
+    // that ends up open (#ref).
+    if (types.some((type) => type !== 'null' && !PRIMITIVES[type] && leftOpen(type, schema))) return 'open';
     if (types.length === 1) return this.#structure(types[0]!, schema);
     // A union of types: each value goes to the function of its own.
-    const branches: string[] = [];
-    for (const type of types) {
-      const written = type === 'null' ? 'null' : PRIMITIVES[type] ?? this.#structure(type, schema);
-      if (written === 'open') return 'open';
-      branches.push(`if (${TYPE_TESTS[type]}) return ${written === 'null' ? '"null"' : `${written}(x)`};`);
-    }
+    const branches = types.map((type) => {
+      const written = type === 'null' ? '"null"' : `${PRIMITIVES[type] ?? this.#structure(type, schema)}(x)`;
+      return `if (${TYPE_TESTS[type]}) return ${written};`;
+    });
     return this.#add((name) => [`function ${name}(x) {`, ...branches.map((b) => `  ${b}`), '  return undefined;', '}'].join('\n'));
   }
 
-  /** The function of an array or object schema; 'open' for one it leaves open. */
+  /** The function of an array or object schema that is not left open. */
   #structure(type: string, schema: JsonSchema): string {
-    if (type === 'array') {
-      const items = schema.items;
-      if (!items || typeof items !== 'object' || Array.isArray(items)) return 'open';
-      return this.#array(this.function(items as JsonSchema));
-    }
-    if (type === 'object') {
-      const properties = schema.properties as Record<string, JsonSchema> | undefined;
-      if (schema.additionalProperties !== false || !properties) return 'open';
-      return this.#object(properties);
-    }
-    return 'open';
+    return type === 'array' ? this.#array(this.function(schema.items as JsonSchema)) : this.#object(schema.properties as Record<string, JsonSchema>);
   }
 
   #array(item: string): string {
@@ -145,6 +140,8 @@ class Compiler {
         '  let out = "";',
         // In the object's own order, as JSON.stringify writes it: a handler's order is the answer's.
         '  for (const k in x) {',
+        // An enumerable key of a prototype: JSON.stringify writes own keys only.
+        '    if (!Object.hasOwn(x, k)) return undefined;',
         '    const v = x[k];',
         '    if (unwritable(v)) continue;',
         '    let s;',
@@ -168,7 +165,7 @@ class Compiler {
     let name = this.#named.get(key);
     if (name === undefined) {
       // Named before it is made: a recursive schema calls its function through the hoisted name. A schema left
-      // open is made of nothing, so nothing in it can have called it by that name.
+      // open is found so before anything in it is made (function), so nothing can have called it by that name.
       name = `r${this.#named.size}`;
       this.#named.set(key, name);
       const made = this.function(target);
@@ -184,6 +181,13 @@ class Compiler {
     this.functions.push(make(name));
     return name;
   }
+}
+
+/** Whether values of `type` (not a primitive) are left open by the schema: JSON.stringify's. */
+function leftOpen(type: string, schema: JsonSchema): boolean {
+  if (type === 'array') return !schema.items || typeof schema.items !== 'object' || Array.isArray(schema.items);
+  if (type === 'object') return schema.additionalProperties !== false || !schema.properties;
+  return true;
 }
 
 /** The name a `#/$defs/<name>` reference gives; undefined for any other. */

@@ -116,6 +116,55 @@ describe('compiled serializers', () => {
     expect(list(own)).toBe(JSON.stringify(own));
   });
 
+  it('declines values JSON.stringify treats apart however they were made', () => {
+    const withToJSON = Object.assign(() => 1, { toJSON: (key: string) => `called for ${key}` });
+    const swappedArray = Object.setPrototypeOf([], Object.prototype) as object;
+    const boxed = Object.setPrototypeOf(new Boolean(true), null) as object;
+    for (const value of [
+      { items: [{ id: 'a', n: 1, on: withToJSON }] },
+      { items: [withToJSON] },
+      { more: withToJSON },
+      { items: [{ id: 'a', n: 1, on: swappedArray }] },
+      { items: swappedArray },
+      { items: [boxed] },
+      { items: [{ id: Object.setPrototypeOf(new String('s'), Object.prototype) }] },
+    ]) {
+      expect(list(value)).toBeUndefined();
+      expect(written(list, value)).toBe(JSON.stringify(value));
+    }
+    const anything = compile({ type: 'object', additionalProperties: false, properties: { v: {} } });
+    expect(anything({ v: 10n })).toBeUndefined();
+    expect(anything({ v: [withToJSON] })).toBe(JSON.stringify({ v: [withToJSON] }));
+  });
+
+  it('writes own keys only, as JSON.stringify does', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.more = true;
+    try {
+      const value = { items: [] };
+      expect(written(list, value)).toBe(JSON.stringify(value));
+      expect(JSON.stringify(value)).toBe('{"items":[]}');
+    } finally {
+      delete proto.more;
+    }
+  });
+
+  it('makes no function that calls one left undefined, for a union naming a schema that names it back', () => {
+    const serialize = compile({
+      type: 'object',
+      additionalProperties: false,
+      properties: { node: { $ref: '#/$defs/Node' }, leaf: { $ref: '#/$defs/Leaf' } },
+      $defs: {
+        // Its array branch names no items: the union is left open, settled before its object branch is made.
+        Node: { type: ['object', 'array'], additionalProperties: false, properties: { child: { $ref: '#/$defs/Leaf' } } },
+        Leaf: { type: 'object', additionalProperties: false, properties: { parent: { $ref: '#/$defs/Node' } } },
+      },
+    });
+    for (const value of [{ leaf: { parent: {} } }, { node: { child: { parent: [1] } } }, { leaf: { parent: { child: {} } } }]) {
+      expect(written(serialize, value)).toBe(JSON.stringify(value));
+    }
+  });
+
   it('follows named and recursive schemas, unions, and leaves open parts to JSON.stringify', () => {
     const tree = compile({
       $ref: '#/$defs/Node',

@@ -176,13 +176,17 @@ const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
 const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
 const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
-/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
-const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** A value with a toJSON (a BigInt's may be its prototype's), which JSON.stringify's own walk calls with its key. */
+const withToJSON = (x) => (x !== null && (typeof x === "object" || typeof x === "function") && typeof x.toJSON === "function") || typeof x === "bigint";
+/** A value left open: JSON.stringify's. */
+const open = (x) => (withToJSON(x) ? undefined : json(x));
+/** Its class's tag tells a boxed primitive or an array apart, whatever its prototype was made. */
+const tag = Object.prototype.toString;
 /** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
-const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function" && tag.call(x) === "[object Object]"; };
 const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
 /** What JSON.stringify leaves out of an object, and writes as null in an array. */
-const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");
 
 function r1(x) {
   return str(x);
@@ -212,6 +216,7 @@ function f1(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -256,6 +261,7 @@ function f3(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -290,6 +296,7 @@ function f5(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -322,6 +329,7 @@ function f6(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -352,6 +360,7 @@ function f8(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -384,6 +393,7 @@ function f10(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -425,6 +435,7 @@ function f12(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -475,6 +486,7 @@ function f14(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -504,6 +516,7 @@ function f16(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -533,6 +546,7 @@ function f18(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -562,6 +576,7 @@ function f20(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;

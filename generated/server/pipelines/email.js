@@ -141,18 +141,23 @@ const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
 const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
 const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
-/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
-const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** A value with a toJSON (a BigInt's may be its prototype's), which JSON.stringify's own walk calls with its key. */
+const withToJSON = (x) => (x !== null && (typeof x === "object" || typeof x === "function") && typeof x.toJSON === "function") || typeof x === "bigint";
+/** A value left open: JSON.stringify's. */
+const open = (x) => (withToJSON(x) ? undefined : json(x));
+/** Its class's tag tells a boxed primitive or an array apart, whatever its prototype was made. */
+const tag = Object.prototype.toString;
 /** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
-const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function" && tag.call(x) === "[object Object]"; };
 const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
 /** What JSON.stringify leaves out of an object, and writes as null in an array. */
-const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");
 
 function f0(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -179,6 +184,7 @@ function f1(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -196,6 +202,7 @@ function f2(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -257,6 +264,7 @@ function f6(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -288,6 +296,7 @@ function f8(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -318,6 +327,7 @@ function f10(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -369,6 +379,7 @@ function f12(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -386,6 +397,7 @@ function f13(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -421,6 +433,7 @@ function f15(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -450,6 +463,7 @@ function f17(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -467,6 +481,7 @@ function f18(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -485,6 +500,7 @@ function f19(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -514,6 +530,7 @@ function f21(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;

@@ -79,18 +79,23 @@ const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);
 const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");
 const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);
-/** A value left open: JSON.stringify's, unless its own toJSON would be called with another key than JSON.stringify's own walk gives it. */
-const open = (x) => (x !== null && typeof x === "object" && typeof x.toJSON === "function" ? undefined : json(x));
+/** A value with a toJSON (a BigInt's may be its prototype's), which JSON.stringify's own walk calls with its key. */
+const withToJSON = (x) => (x !== null && (typeof x === "object" || typeof x === "function") && typeof x.toJSON === "function") || typeof x === "bigint";
+/** A value left open: JSON.stringify's. */
+const open = (x) => (withToJSON(x) ? undefined : json(x));
+/** Its class's tag tells a boxed primitive or an array apart, whatever its prototype was made. */
+const tag = Object.prototype.toString;
 /** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */
-const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function"; };
+const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function" && tag.call(x) === "[object Object]"; };
 const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";
 /** What JSON.stringify leaves out of an object, and writes as null in an array. */
-const unwritable = (x) => x === undefined || typeof x === "function" || typeof x === "symbol";
+const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");
 
 function f0(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -115,6 +120,7 @@ function f1(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -132,6 +138,7 @@ function f2(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -158,6 +165,7 @@ function f3(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
@@ -187,6 +195,7 @@ function f5(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
   for (const k in x) {
+    if (!Object.hasOwn(x, k)) return undefined;
     const v = x[k];
     if (unwritable(v)) continue;
     let s;
