@@ -77,6 +77,9 @@ class Compiler {
   /** The result schema being compiled, whose `$defs` its references name. */
   #root: JsonSchema = {};
   #made = 0;
+  /** Named schemas being made, and those of them a schema inside called by name: recursive ones. */
+  readonly #making = new Set<string>();
+  readonly #calledWhileMade = new Set<string>();
 
   /** The name of the function writing values of a result schema; 'open' for one left open at its top. */
   compile(schema: JsonSchema): string {
@@ -162,17 +165,25 @@ class Compiler {
     const target = defName(ref) !== undefined ? defs[defName(ref)!] : undefined;
     if (!target) return 'open';
     const key = namedKey(ref, defs);
-    let name = this.#named.get(key);
-    if (name === undefined) {
-      // Named before it is made: a recursive schema calls its function through the hoisted name. A schema left
-      // open is found so before anything in it is made (function), so nothing can have called it by that name.
-      name = `r${this.#named.size}`;
-      this.#named.set(key, name);
-      const made = this.function(target);
-      if (made === 'open') this.#named.set(key, (name = 'open'));
-      else this.functions.push(`function ${name}(x) {\n  return ${made}(x);\n}`);
+    const known = this.#named.get(key);
+    if (known !== undefined) {
+      if (this.#making.has(known)) this.#calledWhileMade.add(known);
+      return known;
     }
-    return name;
+    // Named before it is made: a recursive schema calls its function through that hoisted name, which then
+    // stands for the function made. Any other schema is written by its function (or helper) itself. A schema
+    // left open is found so before anything in it is made (function), so nothing can have called it by name.
+    const name = `r${this.#named.size}`;
+    this.#named.set(key, name);
+    this.#making.add(name);
+    const made = this.function(target);
+    this.#making.delete(name);
+    if (this.#calledWhileMade.has(name)) {
+      this.functions.push(`function ${name}(x) {\n  return ${made}(x);\n}`);
+      return name;
+    }
+    this.#named.set(key, made);
+    return made;
   }
 
   /** Adds a function made once the functions it calls are. */

@@ -176,16 +176,12 @@ function f6(x) {
   return `{${out}}`;
 }
 
-function r0(x) {
-  return f6(x);
-}
-
 function f7(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r0(v);
+    const s = unwritable(v) ? "null" : f6(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }

@@ -126,10 +126,6 @@ const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof
 /** What JSON.stringify leaves out of an object, and writes as null in an array. */
 const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");
 
-function r0(x) {
-  return str(x);
-}
-
 function f0(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
@@ -139,7 +135,7 @@ function f0(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "id": s = r0(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
       case "deleted": s = bool(v); if (s === undefined) return undefined; s = "\"deleted\":" + s; break;
       default: return undefined;
     }
@@ -157,7 +153,7 @@ function f1(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "id": s = r0(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
       case "email": s = str(v); if (s === undefined) return undefined; s = "\"email\":" + s; break;
       case "name": s = str(v); if (s === undefined) return undefined; s = "\"name\":" + s; break;
       case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
@@ -169,10 +165,6 @@ function f1(x) {
   return `{${out}}`;
 }
 
-function r2(x) {
-  return f1(x);
-}
-
 function f2(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
@@ -182,7 +174,7 @@ function f2(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "user": s = r2(v); if (s === undefined) return undefined; s = "\"user\":" + s; break;
+      case "user": s = f1(v); if (s === undefined) return undefined; s = "\"user\":" + s; break;
       default: return undefined;
     }
     out = out === "" ? s : `${out},${s}`;
@@ -190,16 +182,12 @@ function f2(x) {
   return `{${out}}`;
 }
 
-function r1(x) {
-  return f2(x);
-}
-
 function f3(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r2(v);
+    const s = unwritable(v) ? "null" : f1(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -228,7 +216,7 @@ function f5(x) {
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r2(v);
+    const s = unwritable(v) ? "null" : f1(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -264,7 +252,7 @@ function f7(x) {
     switch (k) {
       case "token": s = str(v); if (s === undefined) return undefined; s = "\"token\":" + s; break;
       case "expiresAt": s = str(v); if (s === undefined) return undefined; s = "\"expiresAt\":" + s; break;
-      case "user": s = r2(v); if (s === undefined) return undefined; s = "\"user\":" + s; break;
+      case "user": s = f1(v); if (s === undefined) return undefined; s = "\"user\":" + s; break;
       default: return undefined;
     }
     out = out === "" ? s : `${out},${s}`;
@@ -298,7 +286,7 @@ function f9(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "user": s = r2(v); if (s === undefined) return undefined; s = "\"user\":" + s; break;
+      case "user": s = f1(v); if (s === undefined) return undefined; s = "\"user\":" + s; break;
       case "expiresAt": s = str(v); if (s === undefined) return undefined; s = "\"expiresAt\":" + s; break;
       default: return undefined;
     }
@@ -316,7 +304,7 @@ function f10(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "user": s = r2(v); if (s === undefined) return undefined; s = "\"user\":" + s; break;
+      case "user": s = f1(v); if (s === undefined) return undefined; s = "\"user\":" + s; break;
       default: return undefined;
     }
     out = out === "" ? s : `${out},${s}`;
@@ -325,8 +313,8 @@ function f10(x) {
 }
 
 export const auth_deleteUser_result = f0;
-export const auth_disableUser_result = r1;
-export const auth_enableUser_result = r1;
+export const auth_disableUser_result = f2;
+export const auth_enableUser_result = f2;
 export const auth_import_result = f4;
 export const auth_listUsers_result = f6;
 export const auth_login_result = f7;

@@ -49,16 +49,12 @@ function f0(x) {
   return `{${out}}`;
 }
 
-function r0(x) {
-  return f0(x);
-}
-
 function f1(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r0(v);
+    const s = unwritable(v) ? "null" : f0(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }

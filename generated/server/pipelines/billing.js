@@ -188,28 +188,16 @@ const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof
 /** What JSON.stringify leaves out of an object, and writes as null in an array. */
 const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");
 
-function r1(x) {
-  return str(x);
-}
-
-function r2(x) {
-  return str(x);
-}
-
 function f0(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r2(v);
+    const s = unwritable(v) ? "null" : str(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
   return `[${out}]`;
-}
-
-function r3(x) {
-  return str(x);
 }
 
 function f1(x) {
@@ -221,7 +209,7 @@ function f1(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "id": s = r1(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
       case "customer": s = str(v); if (s === undefined) return undefined; s = "\"customer\":" + s; break;
       case "prices": s = f0(v); if (s === undefined) return undefined; s = "\"prices\":" + s; break;
       case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
@@ -233,7 +221,7 @@ function f1(x) {
       case "currentPeriodEnd": s = str(v); if (s === undefined) return undefined; s = "\"currentPeriodEnd\":" + s; break;
       case "startDate": s = str(v); if (s === undefined) return undefined; s = "\"startDate\":" + s; break;
       case "canceledAt": s = str(v); if (s === undefined) return undefined; s = "\"canceledAt\":" + s; break;
-      case "latestInvoice": s = r3(v); if (s === undefined) return undefined; s = "\"latestInvoice\":" + s; break;
+      case "latestInvoice": s = str(v); if (s === undefined) return undefined; s = "\"latestInvoice\":" + s; break;
       case "metadata": s = open(v); if (s === undefined) return undefined; s = "\"metadata\":" + s; break;
       case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
       default: return undefined;
@@ -241,14 +229,6 @@ function f1(x) {
     out = out === "" ? s : `${out},${s}`;
   }
   return `{${out}}`;
-}
-
-function r0(x) {
-  return f1(x);
-}
-
-function r5(x) {
-  return str(x);
 }
 
 function f2(x) {
@@ -267,7 +247,7 @@ function f3(x) {
     let s;
     switch (k) {
       case "upTo": s = f2(v); if (s === undefined) return undefined; s = "\"upTo\":" + s; break;
-      case "unitAmount": s = r5(v); if (s === undefined) return undefined; s = "\"unitAmount\":" + s; break;
+      case "unitAmount": s = str(v); if (s === undefined) return undefined; s = "\"unitAmount\":" + s; break;
       case "flatAmount": s = num(v); if (s === undefined) return undefined; s = "\"flatAmount\":" + s; break;
       default: return undefined;
     }
@@ -276,16 +256,12 @@ function f3(x) {
   return `{${out}}`;
 }
 
-function r6(x) {
-  return f3(x);
-}
-
 function f4(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r6(v);
+    const s = unwritable(v) ? "null" : f3(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -301,12 +277,12 @@ function f5(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "id": s = r2(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
       case "nickname": s = str(v); if (s === undefined) return undefined; s = "\"nickname\":" + s; break;
       case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
       case "type": s = str(v); if (s === undefined) return undefined; s = "\"type\":" + s; break;
       case "amount": s = num(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
-      case "unitAmount": s = r5(v); if (s === undefined) return undefined; s = "\"unitAmount\":" + s; break;
+      case "unitAmount": s = str(v); if (s === undefined) return undefined; s = "\"unitAmount\":" + s; break;
       case "tiers": s = f4(v); if (s === undefined) return undefined; s = "\"tiers\":" + s; break;
       case "usage": s = open(v); if (s === undefined) return undefined; s = "\"usage\":" + s; break;
       case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
@@ -315,14 +291,6 @@ function f5(x) {
     out = out === "" ? s : `${out},${s}`;
   }
   return `{${out}}`;
-}
-
-function r4(x) {
-  return f5(x);
-}
-
-function r10(x) {
-  return str(x);
 }
 
 function f6(x) {
@@ -338,16 +306,12 @@ function f6(x) {
       case "meterType": s = str(v); if (s === undefined) return undefined; s = "\"meterType\":" + s; break;
       case "from": s = str(v); if (s === undefined) return undefined; s = "\"from\":" + s; break;
       case "to": s = str(v); if (s === undefined) return undefined; s = "\"to\":" + s; break;
-      case "quantity": s = r10(v); if (s === undefined) return undefined; s = "\"quantity\":" + s; break;
+      case "quantity": s = str(v); if (s === undefined) return undefined; s = "\"quantity\":" + s; break;
       default: return undefined;
     }
     out = out === "" ? s : `${out},${s}`;
   }
   return `{${out}}`;
-}
-
-function r11(x) {
-  return f6(x);
 }
 
 function f7(x) {
@@ -366,10 +330,10 @@ function f8(x) {
     let s;
     switch (k) {
       case "upTo": s = f7(v); if (s === undefined) return undefined; s = "\"upTo\":" + s; break;
-      case "quantity": s = r10(v); if (s === undefined) return undefined; s = "\"quantity\":" + s; break;
-      case "unitAmount": s = r10(v); if (s === undefined) return undefined; s = "\"unitAmount\":" + s; break;
+      case "quantity": s = str(v); if (s === undefined) return undefined; s = "\"quantity\":" + s; break;
+      case "unitAmount": s = str(v); if (s === undefined) return undefined; s = "\"unitAmount\":" + s; break;
       case "flatAmount": s = num(v); if (s === undefined) return undefined; s = "\"flatAmount\":" + s; break;
-      case "amount": s = r10(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
+      case "amount": s = str(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
       default: return undefined;
     }
     out = out === "" ? s : `${out},${s}`;
@@ -398,15 +362,15 @@ function f10(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "price": s = r2(v); if (s === undefined) return undefined; s = "\"price\":" + s; break;
+      case "price": s = str(v); if (s === undefined) return undefined; s = "\"price\":" + s; break;
       case "description": s = str(v); if (s === undefined) return undefined; s = "\"description\":" + s; break;
       case "periodStart": s = str(v); if (s === undefined) return undefined; s = "\"periodStart\":" + s; break;
       case "periodEnd": s = str(v); if (s === undefined) return undefined; s = "\"periodEnd\":" + s; break;
       case "late": s = bool(v); if (s === undefined) return undefined; s = "\"late\":" + s; break;
-      case "quantity": s = r10(v); if (s === undefined) return undefined; s = "\"quantity\":" + s; break;
+      case "quantity": s = str(v); if (s === undefined) return undefined; s = "\"quantity\":" + s; break;
       case "amount": s = num(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
-      case "exactAmount": s = r10(v); if (s === undefined) return undefined; s = "\"exactAmount\":" + s; break;
-      case "usage": s = r11(v); if (s === undefined) return undefined; s = "\"usage\":" + s; break;
+      case "exactAmount": s = str(v); if (s === undefined) return undefined; s = "\"exactAmount\":" + s; break;
+      case "usage": s = f6(v); if (s === undefined) return undefined; s = "\"usage\":" + s; break;
       case "tiers": s = f9(v); if (s === undefined) return undefined; s = "\"tiers\":" + s; break;
       default: return undefined;
     }
@@ -415,16 +379,12 @@ function f10(x) {
   return `{${out}}`;
 }
 
-function r9(x) {
-  return f10(x);
-}
-
 function f11(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r9(v);
+    const s = unwritable(v) ? "null" : f10(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -440,9 +400,9 @@ function f12(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "id": s = r3(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
       case "number": s = str(v); if (s === undefined) return undefined; s = "\"number\":" + s; break;
-      case "subscription": s = r1(v); if (s === undefined) return undefined; s = "\"subscription\":" + s; break;
+      case "subscription": s = str(v); if (s === undefined) return undefined; s = "\"subscription\":" + s; break;
       case "customer": s = str(v); if (s === undefined) return undefined; s = "\"customer\":" + s; break;
       case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
       case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
@@ -466,16 +426,12 @@ function f12(x) {
   return `{${out}}`;
 }
 
-function r8(x) {
-  return f12(x);
-}
-
 function f13(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r8(v);
+    const s = unwritable(v) ? "null" : f12(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -505,7 +461,7 @@ function f15(x) {
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r4(v);
+    const s = unwritable(v) ? "null" : f5(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -535,7 +491,7 @@ function f17(x) {
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r0(v);
+    const s = unwritable(v) ? "null" : f1(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -565,7 +521,7 @@ function f19(x) {
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r9(v);
+    const s = unwritable(v) ? "null" : f10(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -581,7 +537,7 @@ function f20(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "subscription": s = r1(v); if (s === undefined) return undefined; s = "\"subscription\":" + s; break;
+      case "subscription": s = str(v); if (s === undefined) return undefined; s = "\"subscription\":" + s; break;
       case "customer": s = str(v); if (s === undefined) return undefined; s = "\"customer\":" + s; break;
       case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
       case "periodStart": s = str(v); if (s === undefined) return undefined; s = "\"periodStart\":" + s; break;
@@ -595,21 +551,17 @@ function f20(x) {
   return `{${out}}`;
 }
 
-function r12(x) {
-  return f20(x);
-}
-
-export const billing_cancelSubscription_result = r0;
-export const billing_createPrice_result = r4;
-export const billing_finalizeInvoice_result = r8;
-export const billing_getInvoice_result = r8;
-export const billing_getPrice_result = r4;
-export const billing_getSubscription_result = r0;
+export const billing_cancelSubscription_result = f1;
+export const billing_createPrice_result = f5;
+export const billing_finalizeInvoice_result = f12;
+export const billing_getInvoice_result = f12;
+export const billing_getPrice_result = f5;
+export const billing_getSubscription_result = f1;
 export const billing_listInvoices_result = f14;
 export const billing_listPrices_result = f16;
 export const billing_listSubscriptions_result = f18;
-export const billing_markInvoiceUncollectible_result = r8;
-export const billing_payInvoice_result = r8;
-export const billing_subscribe_result = r0;
-export const billing_upcomingInvoice_result = r12;
-export const billing_voidInvoice_result = r8;
+export const billing_markInvoiceUncollectible_result = f12;
+export const billing_payInvoice_result = f12;
+export const billing_subscribe_result = f1;
+export const billing_upcomingInvoice_result = f20;
+export const billing_voidInvoice_result = f12;

@@ -176,10 +176,6 @@ function f0(x) {
   return `{${out}}`;
 }
 
-function r0(x) {
-  return f0(x);
-}
-
 function f1(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
@@ -214,14 +210,6 @@ function f2(x) {
     out = out === "" ? s : `${out},${s}`;
   }
   return `{${out}}`;
-}
-
-function r2(x) {
-  return str(x);
-}
-
-function r3(x) {
-  return str(x);
 }
 
 function f3(x) {
@@ -301,7 +289,7 @@ function f8(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "status": s = r3(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
       case "at": s = str(v); if (s === undefined) return undefined; s = "\"at\":" + s; break;
       case "detail": s = str(v); if (s === undefined) return undefined; s = "\"detail\":" + s; break;
       default: return undefined;
@@ -332,8 +320,8 @@ function f10(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "id": s = r2(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
-      case "status": s = r3(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
       case "from": s = str(v); if (s === undefined) return undefined; s = "\"from\":" + s; break;
       case "to": s = f3(v); if (s === undefined) return undefined; s = "\"to\":" + s; break;
       case "cc": s = f4(v); if (s === undefined) return undefined; s = "\"cc\":" + s; break;
@@ -359,16 +347,12 @@ function f10(x) {
   return `{${out}}`;
 }
 
-function r1(x) {
-  return f10(x);
-}
-
 function f11(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r1(v);
+    const s = unwritable(v) ? "null" : f10(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -404,7 +388,7 @@ function f13(x) {
     switch (k) {
       case "address": s = str(v); if (s === undefined) return undefined; s = "\"address\":" + s; break;
       case "reason": s = str(v); if (s === undefined) return undefined; s = "\"reason\":" + s; break;
-      case "message": s = r2(v); if (s === undefined) return undefined; s = "\"message\":" + s; break;
+      case "message": s = str(v); if (s === undefined) return undefined; s = "\"message\":" + s; break;
       case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
       default: return undefined;
     }
@@ -413,16 +397,12 @@ function f13(x) {
   return `{${out}}`;
 }
 
-function r4(x) {
-  return f13(x);
-}
-
 function f14(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r4(v);
+    const s = unwritable(v) ? "null" : f13(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -452,7 +432,7 @@ function f16(x) {
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r0(v);
+    const s = unwritable(v) ? "null" : f0(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -505,7 +485,7 @@ function f19(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "message": s = r1(v); if (s === undefined) return undefined; s = "\"message\":" + s; break;
+      case "message": s = f10(v); if (s === undefined) return undefined; s = "\"message\":" + s; break;
       case "error": s = f18(v); if (s === undefined) return undefined; s = "\"error\":" + s; break;
       default: return undefined;
     }
@@ -543,14 +523,14 @@ function f21(x) {
   return `{${out}}`;
 }
 
-export const email_createTemplate_result = r0;
+export const email_createTemplate_result = f0;
 export const email_deleteSuppression_result = f1;
 export const email_deleteTemplate_result = f2;
-export const email_get_result = r1;
-export const email_getTemplate_result = r0;
+export const email_get_result = f10;
+export const email_getTemplate_result = f0;
 export const email_list_result = f12;
 export const email_listSuppressions_result = f15;
 export const email_listTemplates_result = f17;
-export const email_send_result = r1;
+export const email_send_result = f10;
 export const email_sendBatch_result = f21;
-export const email_updateTemplate_result = r0;
+export const email_updateTemplate_result = f0;

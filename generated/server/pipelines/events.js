@@ -43,10 +43,6 @@ const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof
 /** What JSON.stringify leaves out of an object, and writes as null in an array. */
 const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");
 
-function r1(x) {
-  return str(x);
-}
-
 function f0(x) {
   if (typeof x === "string") return str(x);
   if (x === null) return "null";
@@ -80,7 +76,7 @@ function f2(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "id": s = r1(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
       case "type": s = str(v); if (s === undefined) return undefined; s = "\"type\":" + s; break;
       case "timestamp": s = str(v); if (s === undefined) return undefined; s = "\"timestamp\":" + s; break;
       case "apiVersion": s = str(v); if (s === undefined) return undefined; s = "\"apiVersion\":" + s; break;
@@ -95,16 +91,12 @@ function f2(x) {
   return `{${out}}`;
 }
 
-function r0(x) {
-  return f2(x);
-}
-
 function f3(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r0(v);
+    const s = unwritable(v) ? "null" : f2(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -129,5 +121,5 @@ function f4(x) {
   return `{${out}}`;
 }
 
-export const events_get_result = r0;
+export const events_get_result = f2;
 export const events_list_result = f4;

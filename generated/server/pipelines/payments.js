@@ -180,10 +180,6 @@ const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof
 /** What JSON.stringify leaves out of an object, and writes as null in an array. */
 const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");
 
-function r1(x) {
-  return str(x);
-}
-
 function f0(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
@@ -194,7 +190,7 @@ function f0(x) {
     let s;
     switch (k) {
       case "amount": s = num(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
-      case "currency": s = r1(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
       default: return undefined;
     }
     out = out === "" ? s : `${out},${s}`;
@@ -202,16 +198,12 @@ function f0(x) {
   return `{${out}}`;
 }
 
-function r0(x) {
-  return f0(x);
-}
-
 function f1(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r0(v);
+    const s = unwritable(v) ? "null" : f0(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -223,7 +215,7 @@ function f2(x) {
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r0(v);
+    const s = unwritable(v) ? "null" : f0(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -246,18 +238,6 @@ function f3(x) {
     out = out === "" ? s : `${out},${s}`;
   }
   return `{${out}}`;
-}
-
-function r3(x) {
-  return str(x);
-}
-
-function r4(x) {
-  return num(x);
-}
-
-function r5(x) {
-  return str(x);
 }
 
 function f4(x) {
@@ -296,10 +276,6 @@ function f5(x) {
   return `{${out}}`;
 }
 
-function r6(x) {
-  return f5(x);
-}
-
 function f6(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
@@ -309,18 +285,18 @@ function f6(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "id": s = r3(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
-      case "amount": s = r4(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
-      case "currency": s = r1(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "amount": s = num(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
+      case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
       case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
       case "captureMethod": s = str(v); if (s === undefined) return undefined; s = "\"captureMethod\":" + s; break;
-      case "customer": s = r5(v); if (s === undefined) return undefined; s = "\"customer\":" + s; break;
+      case "customer": s = str(v); if (s === undefined) return undefined; s = "\"customer\":" + s; break;
       case "description": s = str(v); if (s === undefined) return undefined; s = "\"description\":" + s; break;
       case "card": s = f4(v); if (s === undefined) return undefined; s = "\"card\":" + s; break;
       case "amountCapturable": s = num(v); if (s === undefined) return undefined; s = "\"amountCapturable\":" + s; break;
       case "amountReceived": s = num(v); if (s === undefined) return undefined; s = "\"amountReceived\":" + s; break;
       case "amountRefunded": s = num(v); if (s === undefined) return undefined; s = "\"amountRefunded\":" + s; break;
-      case "lastPaymentError": s = r6(v); if (s === undefined) return undefined; s = "\"lastPaymentError\":" + s; break;
+      case "lastPaymentError": s = f5(v); if (s === undefined) return undefined; s = "\"lastPaymentError\":" + s; break;
       case "cancellationReason": s = str(v); if (s === undefined) return undefined; s = "\"cancellationReason\":" + s; break;
       case "metadata": s = open(v); if (s === undefined) return undefined; s = "\"metadata\":" + s; break;
       case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
@@ -329,10 +305,6 @@ function f6(x) {
     out = out === "" ? s : `${out},${s}`;
   }
   return `{${out}}`;
-}
-
-function r2(x) {
-  return f6(x);
 }
 
 function f7(x) {
@@ -344,7 +316,7 @@ function f7(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "id": s = r5(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
       case "email": s = str(v); if (s === undefined) return undefined; s = "\"email\":" + s; break;
       case "name": s = str(v); if (s === undefined) return undefined; s = "\"name\":" + s; break;
       case "metadata": s = open(v); if (s === undefined) return undefined; s = "\"metadata\":" + s; break;
@@ -354,10 +326,6 @@ function f7(x) {
     out = out === "" ? s : `${out},${s}`;
   }
   return `{${out}}`;
-}
-
-function r8(x) {
-  return f7(x);
 }
 
 function f8(x) {
@@ -370,9 +338,9 @@ function f8(x) {
     let s;
     switch (k) {
       case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
-      case "intent": s = r3(v); if (s === undefined) return undefined; s = "\"intent\":" + s; break;
-      case "amount": s = r4(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
-      case "currency": s = r1(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
+      case "intent": s = str(v); if (s === undefined) return undefined; s = "\"intent\":" + s; break;
+      case "amount": s = num(v); if (s === undefined) return undefined; s = "\"amount\":" + s; break;
+      case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
       case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
       case "reason": s = str(v); if (s === undefined) return undefined; s = "\"reason\":" + s; break;
       case "createdAt": s = str(v); if (s === undefined) return undefined; s = "\"createdAt\":" + s; break;
@@ -383,16 +351,12 @@ function f8(x) {
   return `{${out}}`;
 }
 
-function r9(x) {
-  return f8(x);
-}
-
 function f9(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r8(v);
+    const s = unwritable(v) ? "null" : f7(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -422,7 +386,7 @@ function f11(x) {
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r2(v);
+    const s = unwritable(v) ? "null" : f6(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -452,7 +416,7 @@ function f13(x) {
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r9(v);
+    const s = unwritable(v) ? "null" : f8(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -478,15 +442,15 @@ function f14(x) {
 }
 
 export const payments_balance_result = f3;
-export const payments_cancelIntent_result = r2;
-export const payments_captureIntent_result = r2;
-export const payments_confirmIntent_result = r2;
-export const payments_createCustomer_result = r8;
-export const payments_createIntent_result = r2;
-export const payments_createRefund_result = r9;
-export const payments_getCustomer_result = r8;
-export const payments_getIntent_result = r2;
+export const payments_cancelIntent_result = f6;
+export const payments_captureIntent_result = f6;
+export const payments_confirmIntent_result = f6;
+export const payments_createCustomer_result = f7;
+export const payments_createIntent_result = f6;
+export const payments_createRefund_result = f8;
+export const payments_getCustomer_result = f7;
+export const payments_getIntent_result = f6;
 export const payments_listCustomers_result = f10;
 export const payments_listIntents_result = f12;
 export const payments_listRefunds_result = f14;
-export const payments_updateCustomer_result = r8;
+export const payments_updateCustomer_result = f7;

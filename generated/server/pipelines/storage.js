@@ -112,10 +112,6 @@ function f0(x) {
   return `{${out}}`;
 }
 
-function r0(x) {
-  return f0(x);
-}
-
 function f1(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
@@ -157,10 +153,6 @@ function f2(x) {
   return `{${out}}`;
 }
 
-function r2(x) {
-  return f2(x);
-}
-
 function f3(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
@@ -170,7 +162,7 @@ function f3(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "object": s = r2(v); if (s === undefined) return undefined; s = "\"object\":" + s; break;
+      case "object": s = f2(v); if (s === undefined) return undefined; s = "\"object\":" + s; break;
       case "content": s = str(v); if (s === undefined) return undefined; s = "\"content\":" + s; break;
       default: return undefined;
     }
@@ -184,7 +176,7 @@ function f4(x) {
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r2(v);
+    const s = unwritable(v) ? "null" : f2(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -210,9 +202,9 @@ function f5(x) {
   return `{${out}}`;
 }
 
-export const storage_createDownloadUrl_result = r0;
-export const storage_createUploadUrl_result = r0;
+export const storage_createDownloadUrl_result = f0;
+export const storage_createUploadUrl_result = f0;
 export const storage_delete_result = f1;
 export const storage_get_result = f3;
 export const storage_list_result = f5;
-export const storage_put_result = r2;
+export const storage_put_result = f2;

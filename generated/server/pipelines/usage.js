@@ -68,10 +68,6 @@ const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof
 /** What JSON.stringify leaves out of an object, and writes as null in an array. */
 const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");
 
-function r1(x) {
-  return str(x);
-}
-
 function f0(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
@@ -94,7 +90,7 @@ function f0(x) {
       case "errorCode": s = str(v); if (s === undefined) return undefined; s = "\"errorCode\":" + s; break;
       case "latencyMs": s = num(v); if (s === undefined) return undefined; s = "\"latencyMs\":" + s; break;
       case "units": s = open(v); if (s === undefined) return undefined; s = "\"units\":" + s; break;
-      case "cost": s = r1(v); if (s === undefined) return undefined; s = "\"cost\":" + s; break;
+      case "cost": s = str(v); if (s === undefined) return undefined; s = "\"cost\":" + s; break;
       case "currency": s = str(v); if (s === undefined) return undefined; s = "\"currency\":" + s; break;
       case "replayed": s = bool(v); if (s === undefined) return undefined; s = "\"replayed\":" + s; break;
       default: return undefined;
@@ -104,16 +100,12 @@ function f0(x) {
   return `{${out}}`;
 }
 
-function r0(x) {
-  return f0(x);
-}
-
 function f1(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r0(v);
+    const s = unwritable(v) ? "null" : f0(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -157,16 +149,12 @@ function f3(x) {
   return `{${out}}`;
 }
 
-function r2(x) {
-  return f3(x);
-}
-
 function f4(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r2(v);
+    const s = unwritable(v) ? "null" : f3(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -236,7 +224,7 @@ function f8(x) {
       case "entity": s = str(v); if (s === undefined) return undefined; s = "\"entity\":" + s; break;
       case "time": s = str(v); if (s === undefined) return undefined; s = "\"time\":" + s; break;
       case "events": s = num(v); if (s === undefined) return undefined; s = "\"events\":" + s; break;
-      case "value": s = r1(v); if (s === undefined) return undefined; s = "\"value\":" + s; break;
+      case "value": s = str(v); if (s === undefined) return undefined; s = "\"value\":" + s; break;
       default: return undefined;
     }
     out = out === "" ? s : `${out},${s}`;
@@ -244,16 +232,12 @@ function f8(x) {
   return `{${out}}`;
 }
 
-function r5(x) {
-  return f8(x);
-}
-
 function f9(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r5(v);
+    const s = unwritable(v) ? "null" : f8(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }

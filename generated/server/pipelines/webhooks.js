@@ -127,10 +127,6 @@ const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof
 /** What JSON.stringify leaves out of an object, and writes as null in an array. */
 const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");
 
-function r1(x) {
-  return str(x);
-}
-
 function f0(x) {
   if (typeof x !== "object" || x === null || !plainObject(x)) return undefined;
   let out = "";
@@ -140,7 +136,7 @@ function f0(x) {
     if (unwritable(v)) continue;
     let s;
     switch (k) {
-      case "id": s = r1(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
+      case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
       case "deleted": s = bool(v); if (s === undefined) return undefined; s = "\"deleted\":" + s; break;
       default: return undefined;
     }
@@ -171,16 +167,12 @@ function f1(x) {
   return `{${out}}`;
 }
 
-function r3(x) {
-  return f1(x);
-}
-
 function f2(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r3(v);
+    const s = unwritable(v) ? "null" : f1(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -199,7 +191,7 @@ function f3(x) {
       case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
       case "eventId": s = str(v); if (s === undefined) return undefined; s = "\"eventId\":" + s; break;
       case "eventType": s = str(v); if (s === undefined) return undefined; s = "\"eventType\":" + s; break;
-      case "endpointId": s = r1(v); if (s === undefined) return undefined; s = "\"endpointId\":" + s; break;
+      case "endpointId": s = str(v); if (s === undefined) return undefined; s = "\"endpointId\":" + s; break;
       case "status": s = str(v); if (s === undefined) return undefined; s = "\"status\":" + s; break;
       case "nextAttemptAt": s = str(v); if (s === undefined) return undefined; s = "\"nextAttemptAt\":" + s; break;
       case "attempts": s = f2(v); if (s === undefined) return undefined; s = "\"attempts\":" + s; break;
@@ -211,16 +203,12 @@ function f3(x) {
   return `{${out}}`;
 }
 
-function r2(x) {
-  return f3(x);
-}
-
 function f4(x) {
   if (!Array.isArray(x) || !plainArray(x)) return undefined;
   let out = "";
   for (let i = 0; i < x.length; i++) {
     const v = x[i];
-    const s = unwritable(v) ? "null" : r2(v);
+    const s = unwritable(v) ? "null" : f3(v);
     if (s === undefined) return undefined;
     out = i === 0 ? s : `${out},${s}`;
   }
@@ -285,7 +273,7 @@ function f8(x) {
     let s;
     switch (k) {
       case "id": s = str(v); if (s === undefined) return undefined; s = "\"id\":" + s; break;
-      case "endpointId": s = r1(v); if (s === undefined) return undefined; s = "\"endpointId\":" + s; break;
+      case "endpointId": s = str(v); if (s === undefined) return undefined; s = "\"endpointId\":" + s; break;
       default: return undefined;
     }
     out = out === "" ? s : `${out},${s}`;
