@@ -3,7 +3,7 @@
  * held until it ends and then run in order, statements outside transactions sent together committed together
  * but failing alone (batches sent with them, and what came while the writer was busy, too; a batch whole or
  * not at all), reads outside transactions never waiting, a writer freed by every way a transaction can
- * end, and the WAL checkpointed beside it.
+ * end, the WAL checkpointed beside it, and temporary data (statement journals) kept in memory.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,6 +38,12 @@ describe('the SQLite writer thread', () => {
     await db.insertInto('wal_filler').values(Array.from({ length: 1000 }, () => ({ body: 'x'.repeat(1000) }))).execute();
     expect(frames().last).toBeGreaterThan(200);
     await expect.poll(() => frames().copied === frames().last, { timeout: 3000 }).toBe(true);
+  });
+
+  it('keeps its temporary data in memory, so that a savepoint\'s journal never becomes a temp file', async () => {
+    // Statements in a transaction run on the writer's connection; 2 is MEMORY.
+    const setting = await db.transaction().execute((trx) => sql<{ temp_store: number }>`pragma temp_store`.execute(trx));
+    expect(setting.rows).toEqual([{ temp_store: 2 }]);
   });
 
   it('holds a write outside any transaction until the open one ends, then runs it after', async () => {

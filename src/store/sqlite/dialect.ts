@@ -41,8 +41,11 @@ interface Checkpointer {
 /**
  * The writer's connection. Its own checkpoints come only past 10,000 WAL pages (about 40 MB), should the
  * checkpointer fall behind or stop: a checkpoint run in a commit holds every call waiting on the writer.
+ * Its temporary data stays in memory: each batch in a shared transaction is a savepoint, which copies every
+ * page it changes into a statement journal, and past 64 KB SQLite would move that journal into a new temp
+ * file (created, written and deleted, many times a second on a busy server).
  */
-const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', 'wal_autocheckpoint = 10000'];
+const PRAGMAS = ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000', 'wal_autocheckpoint = 10000', 'temp_store = MEMORY'];
 
 /**
  * A statement of a batch, with what it must find for the batch to commit: the rows it changes, or the rows
