@@ -7,29 +7,21 @@
  * committed. Writes that may trail their calls (usage records) never join a group (write-usage.ts).
  *
  * Every statement is compiled once (precompiled.ts, bulk-insert.ts). On the embedded store a whole group is
- * one message to the writer thread, run there whole or not at all. On PostgreSQL the calls that only emitted
- * events, in partitions with no enabled endpoint, commit first by one statement (unsubscribed-events.ts);
- * the rest of the group is one transaction.
+ * one message to the writer thread, run there whole or not at all. On PostgreSQL the calls in partitions with
+ * no enabled endpoint (their events and stored replies) commit first by one statement (unsubscribed-writes.ts);
+ * the rest of the group is one transaction. Every event of a group has the group's time.
  *
  * Should a group fail (one call's claim was taken over, say), it is rolled back and each of its writes not
  * yet committed is run again in a transaction of its own, so that only the write at fault fails.
  */
 import { eventStatements, writeEventBatches, type EventBatch } from './events.js';
-import { completeIdempotencyKeys, completionStatement, type IdempotencyCompletion } from './idempotency.js';
+import type { GroupedWrite } from './grouped-write.js';
+import { completeIdempotencyKeys, completionStatement } from './idempotency.js';
 import { embeddedStore, storeKind, type BatchStatement, type EmbeddedStore } from './open.js';
 import { forgetEndpoints } from './partition-endpoints.js';
 import type { Db } from './schema.js';
 import { CallTransaction } from './transaction.js';
-import { writeUnsubscribedEvents } from './unsubscribed-events.js';
-
-/**
- * What one call writes: its events and its stored reply. A stored reply must complete the claim the call
- * holds, or the write fails.
- */
-export interface GroupedWrite {
-  events?: EventBatch;
-  completion?: IdempotencyCompletion;
-}
+import { writeUnsubscribed } from './unsubscribed-writes.js';
 
 /** Thrown for writes whose idempotency claim was no longer held when their reply was to be stored. */
 export class ClaimNoLongerHeld extends Error {
@@ -97,12 +89,13 @@ export class CommitGroup {
     let group = this.#waiting.splice(0, MAX_GROUP);
     if (group.length === 0) return;
     this.#committing += 1;
+    const now = new Date().toISOString();
     try {
       if (this.#embedded) await this.#runBatch(this.#embedded, group);
       else {
         // Those committed by the one statement are answered; what is left (should it fail, all) goes on.
-        group = await this.#writeUnsubscribed(group);
-        if (group.length > 0) await this.#runInTransaction(group);
+        group = await this.#writeUnsubscribed(group, now);
+        if (group.length > 0) await this.#runInTransaction(group, now);
       }
       for (const g of group) g.resolve();
     } catch (error) {
@@ -132,23 +125,27 @@ export class CommitGroup {
   }
 
   /**
-   * Commits the writes that are only events, of partitions no endpoint subscribes to, by one statement
-   * (PostgreSQL); answers them, and returns the rest of the group.
+   * Commits the writes of the calls in partitions no endpoint subscribes to, whose claims are still held, by
+   * one statement (PostgreSQL); answers them, fails those whose claims were taken over, and returns the rest
+   * of the group.
    */
-  async #writeUnsubscribed(group: Waiting[]): Promise<Waiting[]> {
-    const eventsOnly = group.filter(({ write }) => write.events && !write.completion);
-    if (eventsOnly.length === 0) return group;
-    const unwritten = new Set(await writeUnsubscribedEvents(this.#db, eventsOnly.map(({ write }) => write.events!)));
-    const written = new Set(eventsOnly.filter(({ write }) => !unwritten.has(write.events!)));
-    for (const g of written) g.resolve();
-    return group.filter((g) => !written.has(g));
+  async #writeUnsubscribed(group: Waiting[], now: string): Promise<Waiting[]> {
+    const { subscribed, lost } = await writeUnsubscribed(this.#db, group.map(({ write }) => write), now);
+    const rest: Waiting[] = [];
+    group.forEach((g, i) => {
+      if (subscribed.has(i)) rest.push(g);
+      else if (lost.has(i)) g.reject(new ClaimNoLongerHeld([g.write.completion!.key]));
+      else g.resolve();
+    });
+    return rest;
   }
 
-  async #runInTransaction(group: readonly Waiting[]): Promise<void> {
+  /** The group's writes in one transaction; `now`, the events' time, is the group's, or for a write run again alone its own. */
+  async #runInTransaction(group: readonly Waiting[], now = new Date().toISOString()): Promise<void> {
     const tx = new CallTransaction(this.#db);
     try {
       const batches = group.flatMap(({ write }) => (write.events ? [write.events] : []));
-      await writeEventBatches(tx.db, batches);
+      await writeEventBatches(tx.db, batches, now);
       const completions = group.flatMap(({ write }) => (write.completion ? [write.completion] : []));
       if (completions.length > 0 && !(await completeIdempotencyKeys(tx.db, completions))) throw new ClaimNoLongerHeld(completions.map((c) => c.key));
       await tx.commit();

@@ -67,10 +67,9 @@ export function writeEvents(db: Db, origin: EventOrigin, events: readonly Emitte
 
 /**
  * Writes the events of several calls with three statements whatever their number: the events, the enabled
- * endpoints of their partitions, and the deliveries to those subscribed.
+ * endpoints of their partitions, and the deliveries to those subscribed. `now` is the events' time.
  */
-export async function writeEventBatches(db: Db, batches: readonly EventBatch[]): Promise<void> {
-  const now = new Date().toISOString();
+export async function writeEventBatches(db: Db, batches: readonly EventBatch[], now = new Date().toISOString()): Promise<void> {
   const rows = eventRows(batches, now);
   if (rows.length === 0) return;
   await insertRows(db, 'events', rows);

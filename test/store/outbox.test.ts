@@ -12,7 +12,7 @@ import { openShippedStore } from '../../src/server/shipped.js';
 import type { Db, Mode } from '../../src/store/schema.js';
 import { afterCommit, CallTransaction } from '../../src/store/transaction.js';
 import { ClaimNoLongerHeld, CommitGroup } from '../../src/store/commit-group.js';
-import { writeUnsubscribedEvents } from '../../src/store/unsubscribed-events.js';
+import { writeUnsubscribed } from '../../src/store/unsubscribed-writes.js';
 import { endpointsOfPartitions, partitionKey } from '../../src/store/partition-endpoints.js';
 import { insertEndpoint, leaseDueDeliveries, loadDeliveries, settleDelivery } from '../../src/faces/webhooks/store.js';
 import { implementations, type StoreLocation } from './implementations.js';
@@ -199,14 +199,14 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       // An endpoint in one mode leaves the other mode's partition of the same entity without one.
       await endpoint(subscribedEntity, ['billing.*']);
       await endpoint(disabledOnly, ['*'], { status: 'disabled' });
-      const batches = [
-        { origin: origin(quiet), events: [event(), event('keys.key.created')] },
-        { origin: origin(subscribedEntity), events: [event()] },
-        { origin: origin(subscribedEntity, 'live'), events: [event()] },
-        { origin: origin(disabledOnly), events: [event()] },
+      const writes = [
+        { events: { origin: origin(quiet), events: [event(), event('keys.key.created')] } },
+        { events: { origin: origin(subscribedEntity), events: [event()] } },
+        { events: { origin: origin(subscribedEntity, 'live'), events: [event()] } },
+        { events: { origin: origin(disabledOnly), events: [event()] } },
       ];
       // Every enabled endpoint sends its partition's events to the transaction, whatever it subscribes to.
-      expect(await writeUnsubscribedEvents(db, batches)).toEqual([batches[1]]);
+      expect(await writeUnsubscribed(db, writes, iso())).toEqual({ subscribed: new Set([1]), lost: new Set() });
       const modes = async (entity: string) => (await db.selectFrom('events').select('mode').where('entity_id', '=', entity).execute()).map((r) => r.mode);
       expect([await eventCount(quiet), await eventCount(disabledOnly)]).toEqual([2, 1]);
       expect(await modes(subscribedEntity)).toEqual(['live']);
@@ -214,12 +214,59 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       // A statement that fails for its own content (an event id written before) keeps its connection.
       const pool = postgresPool(db)!;
       const connections = pool.totalCount;
-      await expect(writeUnsubscribedEvents(db, [{ origin: origin(quiet), events: [batches[0]!.events[0]!] }])).rejects.toMatchObject({ code: '23505' });
+      await expect(writeUnsubscribed(db, [{ events: { origin: origin(quiet), events: [writes[0]!.events.events[0]!] } }], iso())).rejects.toMatchObject({ code: '23505' });
       expect(pool.totalCount).toBe(connections);
       // A handle derived from the store's, with no pool of its own, writes the same way.
       const derived = db.withoutPlugins();
-      expect(await writeUnsubscribedEvents(derived, [{ origin: origin(quiet), events: [event()] }])).toEqual([]);
+      expect(await writeUnsubscribed(derived, [{ events: { origin: origin(quiet), events: [event()] } }], iso())).toEqual({ subscribed: new Set(), lost: new Set() });
       expect(await eventCount(quiet)).toBe(3);
+    });
+
+    it.runIf(impl.name === 'PostgreSQL')('stores, in the same statement, the replies of calls with no subscribed partition, each call whole or not at all', async () => {
+      const [replying, silent, late, lateSilent, subscribedEntity] = [newId('ent'), newId('ent'), newId('ent'), newId('ent'), newId('ent')];
+      await endpoint(subscribedEntity, ['*']);
+      const claims = [await claim(replying), await claim(silent), await claim(late), await claim(lateSilent), await claim(subscribedEntity)];
+      const [replyingClaim, silentClaim, lateClaim, lateSilentClaim, subscribedClaim] = claims;
+      // Taken over by retries: these calls' replies must not be stored, nor their events written.
+      await db.updateTable('idempotency_records').set({ leased_until: iso(90_000) }).where('key', 'in', [lateClaim!.key, lateSilentClaim!.key]).execute();
+      const writes = [
+        { events: { origin: origin(replying), events: [event()] }, completion: reply(replyingClaim!) },
+        { completion: reply(silentClaim!) },
+        { events: { origin: origin(late), events: [event(), event()] }, completion: reply(lateClaim!) },
+        { completion: reply(lateSilentClaim!) },
+        { events: { origin: origin(subscribedEntity), events: [event()] }, completion: reply(subscribedClaim!) },
+      ];
+      expect(await writeUnsubscribed(db, writes, iso())).toEqual({ subscribed: new Set([4]), lost: new Set([2, 3]) });
+      expect(await Promise.all(claims.map(async (held) => (await recordOf(held!)).state))).toEqual(['done', 'done', 'running', 'running', 'running']);
+      expect([await eventCount(replying), await eventCount(late), await eventCount(subscribedEntity)]).toEqual([1, 0, 0]);
+      // The reply is stored sealed, as the transaction stores it, and read back as it was answered.
+      const stored = await db.selectFrom('idempotency_records').select('body').where('key', '=', replyingClaim!.key).executeTakeFirstOrThrow();
+      expect(stored.body).toMatch(/^sealed:v1:/);
+      expect(await claimIdempotencyKey(db, { ...replyingClaim!, now: iso() })).toMatchObject({ claimed: false, record: { status: 200, body: '{"data":1}' } });
+    });
+
+    it.runIf(impl.name === 'PostgreSQL')('fails a call whose claim was taken over at once, without a transaction, and commits the others of its group', async () => {
+      const group = new CommitGroup(db);
+      const [late, subscribedEntity, quiet] = [newId('ent'), newId('ent'), newId('ent')];
+      await endpoint(subscribedEntity, ['*']);
+      const [lateClaim, subscribedClaim] = [await claim(late), await claim(subscribedEntity)];
+      await db.updateTable('idempotency_records').set({ leased_until: iso(90_000) }).where('key', '=', lateClaim.key).execute();
+      const rollbacks = vi.spyOn(CallTransaction.prototype, 'rollback');
+      try {
+        const outcomes = await Promise.allSettled([
+          group.commit({ events: { origin: origin(late), events: [event()] }, completion: reply(lateClaim) }),
+          group.commit({ events: { origin: origin(subscribedEntity), events: [event()] }, completion: reply(subscribedClaim) }),
+          group.commit({ events: { origin: origin(quiet), events: [event()] } }),
+        ]);
+        expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+        expect((outcomes[0] as PromiseRejectedResult).reason).toBeInstanceOf(ClaimNoLongerHeld);
+        expect([await eventCount(late), await eventCount(subscribedEntity), await eventCount(quiet)]).toEqual([0, 1, 1]);
+        expect(await recordOf(subscribedClaim)).toEqual({ state: 'done', status: 200 });
+        // Told apart by the statement: the subscribed call's transaction did not fail for the other's claim.
+        expect(rollbacks).not.toHaveBeenCalled();
+      } finally {
+        rollbacks.mockRestore();
+      }
     });
 
     it('delivers to an endpoint made after a group found its partition without one, and to one changed since', async () => {
