@@ -50,8 +50,12 @@ export function openAiEndpoint(options: OpenAiCompatibleOptions, path: string): 
 
   return async (body, call) => {
     call.signal.throwIfAborted();
-    const signal = options.timeoutMs === undefined ? call.signal : AbortSignal.any([call.signal, AbortSignal.timeout(options.timeoutMs)]);
-    const failed = (error: unknown) => unreachable(error, call.signal, options.timeoutMs);
+    const timeout = options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs);
+    const signal = timeout ? AbortSignal.any([call.signal, timeout]) : call.signal;
+    // Node's timer holds a time-out signal weakly, and a signal made by AbortSignal.any is held weakly by its
+    // sources: held by nothing else, either could be collected before the time-out fires, and the call would
+    // hang. `failed` holds both for as long as the call can still fail.
+    const failed = (error: unknown) => unreachable(error, call.signal, timeout, signal, options.timeoutMs);
     let response: Response;
     try {
       response = await fetchImpl(endpoint, { method: 'POST', headers, body: JSON.stringify(body), signal });
@@ -75,12 +79,13 @@ export function unexpectedAnswer(what: string, upstreamStatus: number): ApiError
 }
 
 /** What a failed fetch or body read becomes: the caller's own abort passes through untouched. */
-function unreachable(error: unknown, callerSignal: AbortSignal, timeoutMs: number | undefined): unknown {
+function unreachable(error: unknown, callerSignal: AbortSignal, timeout: AbortSignal | undefined, signal: AbortSignal, timeoutMs: number | undefined): unknown {
   if (callerSignal.aborted) return callerSignal.reason;
-  if (error instanceof Error && error.name === 'TimeoutError') {
+  // The request's signal gave up with the time-out's reason.
+  if (timeout?.aborted) {
     return new ApiError('provider_unavailable', `The model provider did not answer within ${timeoutMs} ms.`, {
       details: { timeoutMs },
-      cause: error,
+      cause: signal.reason,
     });
   }
   // undici reports DNS and connection failures as TypeError('fetch failed') with the system error as cause.

@@ -5,6 +5,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProviders, parseModelMap } from '../../src/providers/config.js';
 import { openAiCompatibleModel } from '../../src/providers/openai-compatible.js';
@@ -16,6 +18,12 @@ import { startServer } from '../helpers/server.js';
 import { postStream } from '../helpers/sse.js';
 
 const API_KEY = 'sk-test-0123456789abcdef';
+
+/** A full collection now, without starting the process with --expose-gc. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
 const KNOWN_MODELS = new Set(['gpt-4o-mini', 'gpt-4o', 'llama-3.1-8b']);
 
 interface Received {
@@ -308,6 +316,19 @@ describe('openAiCompatibleModel: errors', () => {
     const error = await apiError(modelFor({ timeoutMs: 100 }).generate(request()));
     expect(error.code).toBe('provider_unavailable');
     expect(error.details).toEqual({ timeoutMs: 100 });
+  });
+
+  it('times out even when the collector runs while it waits', async () => {
+    // Node's timer holds a time-out signal weakly, and a signal made by AbortSignal.any holds its sources
+    // weakly too: a time-out nothing else holds can be collected before it fires, and the call then hangs.
+    let arrived!: () => void;
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
+    behaviour = () => arrived(); // never answers
+    const pending = apiError(modelFor({ timeoutMs: 300 }).generate(request()));
+    await requestArrived;
+    for (let i = 0; i < 3; i++) collectGarbage();
+    const error = await Promise.race([pending, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 3000))]);
+    expect(error).toMatchObject({ code: 'provider_unavailable', details: { timeoutMs: 300 } });
   });
 });
 
