@@ -6,9 +6,10 @@
  * streaming action has no stream check; an atomic one no atomic check), so a call runs only what it needs.
  *
  * Each export takes the runtime's stage kit (src/server/stages/kit.ts) and makes the action's checks, one
- * stage in the contract's signature; the file imports nothing from the runtime, only the face's validators,
- * so that it loads wherever the catalogue is, on the face's first call. Beside each action's checks stands
- * the serializer of its result (result-serializer.ts), where its result schema is closed at its top.
+ * stage in the contract's signature; the file imports nothing from the runtime, only the face's validators
+ * and the serializers' helpers generated beside it, so that it loads wherever the catalogue is, on the face's
+ * first call. Beside each action's checks stands the serializer of its result (result-serializer.ts), where
+ * its result schema is closed at its top.
  */
 import { BATCH_ACTION } from '../core/dispatch-types.js';
 import type { Action, Face } from '../spec/model.js';
@@ -29,11 +30,13 @@ export const hasActionResultSerializer = (action: Action) => hasResultSerializer
 
 const json = (value: unknown) => JSON.stringify(value);
 
-export function emitPipelines(face: Face): { code: string; types: Formatted[] } {
+/** A face's module and its types; `serializes`: its code imports the serializers' helpers (SERIALIZER_HELPERS_PATH). */
+export function emitPipelines(face: Face): { code: string; types: Formatted[]; serializes: boolean } {
   const serializers = new ResultSerializers();
   const serialized = new Set(face.actions.filter((action) => serializers.add(resultSerializerName(action), action.resultSchema)));
   const code = [
     `import * as validators from '../validators/${face.name}.js';`,
+    ...serializers.imports(),
     '',
     ...face.actions.flatMap((action) => [...actionChecks(face, action), '']),
     serializers.source(),
@@ -48,7 +51,7 @@ export function emitPipelines(face: Face): { code: string; types: Formatted[] } 
     ]),
     '',
   ].join('\n');
-  return { code, types: [{ formatted: types }] };
+  return { code, types: [{ formatted: types }], serializes: serialized.size > 0 };
 }
 
 function actionChecks(face: Face, action: Action): string[] {

@@ -15,6 +15,7 @@ import { emitModules, MODULES_PATH } from './emit-handlers.js';
 import { emitMcpTools, MCP_TOOLS_PATH } from './emit-mcp.js';
 import { emitOpenApi, OPENAPI_PATH } from './emit-openapi.js';
 import { emitPipelines, pipelinesPath, pipelineTypesPath } from './emit-pipelines.js';
+import { SERIALIZER_HELPERS, SERIALIZER_HELPERS_PATH } from './result-serializer.js';
 import { emitPython } from './emit-python.js';
 import { emitServerTypes, SERVER_TYPES_PATH } from './emit-server-types.js';
 import { emitValidators, validatorsPath, validatorTypesPath } from './emit-validators.js';
@@ -47,6 +48,7 @@ export async function generate(catalog: Catalog): Promise<Map<string, string>> {
   emitted(SCOPES_PATH, emitScopes(catalog));
   for (const [path, text] of emitClient(catalog)) emitted(path, text);
   for (const [path, text] of emitPython(catalog)) emitted(path, text);
+  let serializes = false;
   for (const face of catalog.faces) {
     const { code, types } = emitValidators(face);
     emitted(validatorsPath(face.name), code);
@@ -54,7 +56,9 @@ export async function generate(catalog: Catalog): Promise<Map<string, string>> {
     const pipelines = emitPipelines(face);
     emitted(pipelinesPath(face.name), pipelines.code);
     emitted(pipelineTypesPath(face.name), pipelines.types);
+    serializes ||= pipelines.serializes;
   }
+  if (serializes) emitted(SERIALIZER_HELPERS_PATH, SERIALIZER_HELPERS);
   for (const [path, text] of emitDocs(catalog)) emitted(path, text);
   emitted(OPENAPI_PATH, emitOpenApi(catalog));
   emitted(EDITOR_SCHEMA_PATH, emitEditorSchema(catalog));

@@ -10,25 +10,32 @@
  */
 import type { JsonSchema } from '../spec/model.js';
 
-/** What every serializer of a module shares, written once at its top. */
+/** Where the helpers every serializer calls are written once, beside the faces' modules that import them. */
+export const SERIALIZER_HELPERS_PATH = 'server/pipelines/serializer-helpers.js';
+
+/** The helpers compiled code calls, by name. */
+const HELPERS = ['str', 'num', 'bool', 'open', 'plainObject', 'plainArray', 'unwritable'] as const;
+
+/** The module of the helpers (SERIALIZER_HELPERS_PATH). */
 export const SERIALIZER_HELPERS = [
   'const json = JSON.stringify;',
   '/** Text JSON.stringify would escape: quotes, backslashes, control characters, surrogates (a lone one is escaped). */',
   'const ESCAPED = /["\\\\\\u0000-\\u001f\\ud800-\\udfff]/;',
-  'const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);',
-  'const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");',
-  'const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);',
+  'export const str = (x) => (typeof x !== "string" ? undefined : ESCAPED.test(x) ? json(x) : `"${x}"`);',
+  'export const num = (x) => (typeof x !== "number" ? undefined : Number.isFinite(x) ? `${x}` : "null");',
+  'export const bool = (x) => (x === true ? "true" : x === false ? "false" : undefined);',
   '/** A value with a toJSON (a BigInt\'s may be its prototype\'s), which JSON.stringify\'s own walk calls with its key. */',
   'const withToJSON = (x) => (x !== null && (typeof x === "object" || typeof x === "function") && typeof x.toJSON === "function") || typeof x === "bigint";',
   '/** A value left open: JSON.stringify\'s. */',
-  'const open = (x) => (withToJSON(x) ? undefined : json(x));',
+  'export const open = (x) => (withToJSON(x) ? undefined : json(x));',
   '/** Its class\'s tag tells a boxed primitive or an array apart, whatever its prototype was made. */',
   'const tag = Object.prototype.toString;',
   '/** An object or array as literals make them, with no toJSON: JSON.stringify walks it as the compiled code does. */',
-  'const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function" && tag.call(x) === "[object Object]"; };',
-  'const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";',
+  'export const plainObject = (x) => { const p = Object.getPrototypeOf(x); return (p === Object.prototype || p === null) && typeof x.toJSON !== "function" && tag.call(x) === "[object Object]"; };',
+  'export const plainArray = (x) => Object.getPrototypeOf(x) === Array.prototype && typeof x.toJSON !== "function";',
   '/** What JSON.stringify leaves out of an object, and writes as null in an array. */',
-  'const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");',
+  'export const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");',
+  '',
 ].join('\n');
 
 const PRIMITIVES: Readonly<Record<string, string>> = { string: 'str', number: 'num', integer: 'num', boolean: 'bool' };
@@ -60,10 +67,15 @@ export class ResultSerializers {
     return true;
   }
 
-  /** The helpers, the functions and the exports; empty when none was added. */
+  /** The import of the helpers, from a face's module beside them (SERIALIZER_HELPERS_PATH); none when none was added. */
+  imports(): string[] {
+    return this.#exports.length === 0 ? [] : [`import { ${HELPERS.join(', ')} } from './${SERIALIZER_HELPERS_PATH.split('/').pop()}';`];
+  }
+
+  /** The functions and the exports; empty when none was added. */
   source(): string {
     if (this.#exports.length === 0) return '';
-    return [SERIALIZER_HELPERS, '', ...this.#compiler.functions.flatMap((f) => [f, '']), ...this.#exports, ''].join('\n');
+    return [...this.#compiler.functions.flatMap((f) => [f, '']), ...this.#exports, ''].join('\n');
   }
 }
 
@@ -77,6 +89,8 @@ class Compiler {
   /** The result schema being compiled, whose `$defs` its references name. */
   #root: JsonSchema = {};
   #made = 0;
+  /** Each function made, by its text with its name left out: a schema shaped like one made before shares its function. */
+  readonly #byText = new Map<string, string>();
   /** Named schemas being made, and those of them a schema inside called by name: recursive ones. */
   readonly #making = new Set<string>();
   readonly #calledWhileMade = new Set<string>();
@@ -186,9 +200,16 @@ class Compiler {
     return made;
   }
 
-  /** Adds a function made once the functions it calls are. */
+  /**
+   * Adds a function made once the functions it calls are, or names the one made before with the same text: the
+   * functions it calls are shared already, so two schemas of one shape end up with one function.
+   */
   #add(make: (name: string) => string): string {
+    const text = make('');
+    const known = this.#byText.get(text);
+    if (known !== undefined) return known;
     const name = `f${this.#made++}`;
+    this.#byText.set(text, name);
     this.functions.push(make(name));
     return name;
   }

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { faces } from '../../generated/server/dispatch.js';
 import { hasActionResultSerializer } from '../../src/generate/emit-pipelines.js';
-import { hasResultSerializer, ResultSerializers } from '../../src/generate/result-serializer.js';
+import { hasResultSerializer, ResultSerializers, SERIALIZER_HELPERS } from '../../src/generate/result-serializer.js';
 import { generatedModule, loadAll } from '../../src/server/generated-module.js';
 import { resultSerializerOf, type ResultSerializer } from '../../src/server/result-serializer.js';
 import { buildCatalog } from '../../src/spec/index.js';
@@ -18,11 +18,14 @@ import type { JsonSchema } from '../../src/spec/model.js';
 /** What the server writes for `value` with `serialize`: its text, or JSON.stringify's where it declines. */
 const written = (serialize: ResultSerializer, value: unknown) => serialize(value) ?? JSON.stringify(value);
 
+/** `source` (exports and all) with the helpers' module before it, as one function body returning `returned`. */
+const moduleBody = (source: string, returned: string) => `${SERIALIZER_HELPERS}\n${source}`.replace(/export const/g, 'const') + `\nreturn ${returned};`;
+
 /** A schema's serializer, compiled as the generator writes it into a face's module. */
 function compile(schema: JsonSchema): ResultSerializer {
   const serializers = new ResultSerializers();
   if (!serializers.add('serialize', schema)) throw new Error('open at its top');
-  return new Function(`${serializers.source().replace('export const', 'const')}\nreturn serialize;`)() as ResultSerializer;
+  return new Function(moduleBody(serializers.source(), 'serialize'))() as ResultSerializer;
 }
 
 /** The value with every object's fields in reverse order. */
@@ -200,9 +203,27 @@ describe('compiled serializers', () => {
     const exported = Object.fromEntries([...source.matchAll(/export const (\w) = (\w+);/g)].map(([, name, fn]) => [name, fn]));
     expect(exported.a).toBe(exported.b);
     expect(new Set([exported.a, exported.c, exported.d]).size).toBe(3);
-    const made = new Function(`${source.replace(/export const/g, 'const')}\nreturn { a, c, d };`)() as Record<string, ResultSerializer>;
+    const made = new Function(moduleBody(source, '{ a, c, d }'))() as Record<string, ResultSerializer>;
     expect([made.a!({ id: 'x', note: 'n' }), made.c!({ id: 1, note: 'n' }), made.d!({ id: 'x', note: 2 })]).toEqual(['{"id":"x","note":"n"}', '{"id":1,"note":"n"}', '{"id":"x","note":2}']);
     expect([made.a!({ id: 1 }), made.d!({ id: 'x', note: 'n' })]).toEqual([undefined, undefined]);
+  });
+
+  it('makes one function for schemas of one shape, named or not, and keeps apart those that differ', () => {
+    const serializers = new ResultSerializers();
+    const list = (item: JsonSchema) => ({ type: 'object', additionalProperties: false, properties: { items: { type: 'array', items: item }, hasMore: { type: 'boolean' } } });
+    const entry = (idType: string) => ({ type: 'object', additionalProperties: false, properties: { id: { type: idType } } });
+    serializers.add('a', list(entry('string')));
+    serializers.add('b', { $ref: '#/$defs/Page', $defs: { Page: list(entry('string')) } });
+    serializers.add('c', list(entry('number')));
+    const source = serializers.source();
+    const exported = Object.fromEntries([...source.matchAll(/export const (\w) = (\w+);/g)].map(([, name, fn]) => [name, fn]));
+    expect(exported.a).toBe(exported.b);
+    expect(exported.c).not.toBe(exported.a);
+    // The entry, its array and the list of each: three functions for a and b, three more for c.
+    expect(source.match(/^function /gm)).toHaveLength(6);
+    const made = new Function(moduleBody(source, '{ b, c }'))() as Record<string, ResultSerializer>;
+    expect([made.b!({ items: [{ id: 'x' }], hasMore: false }), made.c!({ items: [{ id: 1 }] })]).toEqual(['{"items":[{"id":"x"}],"hasMore":false}', '{"items":[{"id":1}]}']);
+    expect(made.c!({ items: [{ id: 'x' }] })).toBeUndefined();
   });
 
   it('makes none for a result open at its top', () => {
