@@ -13,9 +13,6 @@ import type { JsonSchema } from '../spec/model.js';
 /** Where the helpers every serializer calls are written once, beside the faces' modules that import them. */
 export const SERIALIZER_HELPERS_PATH = 'server/pipelines/serializer-helpers.js';
 
-/** The helpers compiled code calls, by name. */
-const HELPERS = ['str', 'num', 'bool', 'open', 'plainObject', 'plainArray', 'unwritable'] as const;
-
 /** The module of the helpers (SERIALIZER_HELPERS_PATH). */
 export const SERIALIZER_HELPERS = [
   'const json = JSON.stringify;',
@@ -37,6 +34,9 @@ export const SERIALIZER_HELPERS = [
   'export const unwritable = (x) => x === undefined || typeof x === "symbol" || (typeof x === "function" && typeof x.toJSON !== "function");',
   '',
 ].join('\n');
+
+/** The helpers compiled code calls, by name: those the helpers' module exports. */
+const HELPERS = [...SERIALIZER_HELPERS.matchAll(/^export const (\w+)/gm)].map((match) => match[1]!);
 
 const PRIMITIVES: Readonly<Record<string, string>> = { string: 'str', number: 'num', integer: 'num', boolean: 'bool' };
 
