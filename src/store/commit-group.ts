@@ -91,7 +91,7 @@ export class CommitGroup {
     this.#committing += 1;
     const now = new Date().toISOString();
     try {
-      if (this.#embedded) await this.#runBatch(this.#embedded, group);
+      if (this.#embedded) await this.#runBatch(this.#embedded, group, now);
       else {
         // Those committed by the one statement are answered; what is left (should it fail, all) goes on.
         group = await this.#writeUnsubscribed(group, now);
@@ -110,8 +110,8 @@ export class CommitGroup {
     }
   }
 
-  /** The group as one batch of the embedded store: one message to its writer, one transaction. */
-  async #runBatch(store: EmbeddedStore, group: readonly Waiting[]): Promise<void> {
+  /** The group as one batch of the embedded store: one message to its writer, one transaction; `now`, the events' time. */
+  async #runBatch(store: EmbeddedStore, group: readonly Waiting[], now: string): Promise<void> {
     const db = this.#db;
     const batches: EventBatch[] = [];
     const statements: BatchStatement[] = [];
@@ -119,7 +119,7 @@ export class CommitGroup {
       if (write.events) batches.push(write.events);
       if (write.completion) statements.push({ query: completionStatement(db, write.completion), changes: 1 });
     }
-    const events = eventStatements(store, db, batches);
+    const events = eventStatements(store, db, batches, now);
     await store.writeBatch(events.statements.length > 0 ? [...events.statements, ...statements] : statements);
     events.committed?.();
   }

@@ -86,10 +86,9 @@ export async function writeEventBatches(db: Db, batches: readonly EventBatch[], 
  * transaction). The endpoints are known here, before the batch runs (read, or copied from an earlier group's
  * read: partition-endpoints.ts), so that the deliveries can be made; the batch reads them again and commits
  * only if it finds the same, so a change since fails it rather than missing an endpoint. `committed` is to be
- * run once the batch has committed.
+ * run once the batch has committed. `now` is the events' time.
  */
-export function eventStatements(store: EmbeddedStore, db: Db, batches: readonly EventBatch[]): { statements: BatchStatement[]; committed?: () => void } {
-  const now = new Date().toISOString();
+export function eventStatements(store: EmbeddedStore, db: Db, batches: readonly EventBatch[], now = new Date().toISOString()): { statements: BatchStatement[]; committed?: () => void } {
   const rows = eventRows(batches, now);
   if (rows.length === 0) return { statements: [] };
   const partitions = partitionsOf(batches);

@@ -116,6 +116,9 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
     const reply = (held: Awaited<ReturnType<typeof claim>>, body = '{"data":1}') => ({ ...held, status: 200, body, headers: '{}' });
     const recordOf = async (held: Awaited<ReturnType<typeof claim>>) =>
       db.selectFrom('idempotency_records').select(['state', 'status']).where('scope', '=', held.scope).where('key', '=', held.key).executeTakeFirstOrThrow();
+    /** Another request takes these claims' keys over, as a retry does once a lease lapses: their calls may no longer write. */
+    const takeOver = (...held: Awaited<ReturnType<typeof claim>>[]) =>
+      db.updateTable('idempotency_records').set({ leased_until: iso(90_000) }).where('key', 'in', held.map((h) => h.key)).execute();
 
     it('commits the writes of concurrent calls in one transaction, and answers each once it is committed', async () => {
       const group = new CommitGroup(db);
@@ -150,7 +153,7 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       const [good, bad, alsoGood] = [newId('ent'), newId('ent'), newId('ent')];
       const [goodClaim, badClaim] = [await claim(good), await claim(bad)];
       // Another request took the key over: the late call's effects must not commit.
-      await db.updateTable('idempotency_records').set({ leased_until: iso(90_000) }).where('key', '=', badClaim.key).execute();
+      await takeOver(badClaim);
       const outcomes = await Promise.allSettled([
         group.commit({ events: { origin: origin(good), events: [event()] }, completion: reply(goodClaim) }),
         group.commit({ events: { origin: origin(bad), events: [event()] }, completion: reply(badClaim) }),
@@ -228,7 +231,7 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       const claims = [await claim(replying), await claim(silent), await claim(late), await claim(lateSilent), await claim(subscribedEntity)];
       const [replyingClaim, silentClaim, lateClaim, lateSilentClaim, subscribedClaim] = claims;
       // Taken over by retries: these calls' replies must not be stored, nor their events written.
-      await db.updateTable('idempotency_records').set({ leased_until: iso(90_000) }).where('key', 'in', [lateClaim!.key, lateSilentClaim!.key]).execute();
+      await takeOver(lateClaim!, lateSilentClaim!);
       const writes = [
         { events: { origin: origin(replying), events: [event()] }, completion: reply(replyingClaim!) },
         { completion: reply(silentClaim!) },
@@ -250,7 +253,7 @@ describe.each(implementations)('calls and the outbox on $name', (impl) => {
       const [late, subscribedEntity, quiet] = [newId('ent'), newId('ent'), newId('ent')];
       await endpoint(subscribedEntity, ['*']);
       const [lateClaim, subscribedClaim] = [await claim(late), await claim(subscribedEntity)];
-      await db.updateTable('idempotency_records').set({ leased_until: iso(90_000) }).where('key', '=', lateClaim.key).execute();
+      await takeOver(lateClaim);
       const rollbacks = vi.spyOn(CallTransaction.prototype, 'rollback');
       try {
         const outcomes = await Promise.allSettled([
